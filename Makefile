@@ -1,0 +1,61 @@
+# LITE and its artifact-evaluation suite. `make help` lists the targets.
+# Every target runs against INVENTORY (default: the local QEMU + Soft-RoCE
+# cluster); `make kick-the-tires INVENTORY=inventory/my-cluster` points the
+# same steps at real hosts.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+
+INVENTORY ?= inventory/local
+export INVENTORY QUICK FULL NODES
+
+LITE_AE := ae-scripts/lite-ae
+FIGURES := $(sort $(basename $(notdir $(wildcard ae-scripts/figures/*.sh))))
+
+.PHONY: help all deps up down status kick-the-tires figures plots test clean \
+	$(addprefix fig-,$(FIGURES))
+
+help:
+	@echo "make all             up -> kick-the-tires -> every figure -> plots (local cluster by default)"
+	@echo "make test            the test suite (shellcheck, unit tests, virtual-cluster integration)"
+	@echo "make deps            install what is missing (Debian packages, guest kernel)"
+	@echo "make up | down | status   the local virtual cluster (NODES=N guests, default 3)"
+	@echo "make kick-the-tires  per-host and per-pair checks with a PASS/FAIL table"
+	@echo "make fig-NAME        run one experiment: $(FIGURES)"
+	@echo "make figures         run every experiment"
+	@echo "make plots           redraw every figure from the latest raw data (no host needed)"
+	@echo "make clean           stop the local cluster, drop boot caches and runtime state (results/ stay)"
+	@echo "Knobs: INVENTORY=FILE, NODES=N, QUICK=1 (short runs), FULL=1 (long runs)"
+
+all: deps up kick-the-tires figures plots
+	@echo "Done. Figures: results/*/*.png. The cluster is still up: 'make down' stops it."
+
+deps:
+	@ae-scripts/deps.sh
+
+up: deps
+	$(LITE_AE) up
+
+down:
+	$(LITE_AE) down
+
+status:
+	$(LITE_AE) status
+
+kick-the-tires: deps up
+	$(LITE_AE) check
+
+$(addprefix fig-,$(FIGURES)): fig-%: deps up
+	$(LITE_AE) run $*
+
+figures: $(addprefix fig-,$(FIGURES))
+
+plots:
+	$(LITE_AE) plot all
+
+test: deps
+	tests/run
+
+clean:
+	-$(LITE_AE) down
+	rm -rf .run .cache

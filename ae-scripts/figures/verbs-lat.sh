@@ -1,0 +1,30 @@
+# shellcheck shell=bash
+# Figure verbs-lat: native RDMA latency with perftest (ib_write_lat,
+# ib_read_lat, ib_send_lat) for message sizes 8 B..64 KiB between the first
+# two nodes of the inventory. perftest reports write/send latency as RTT/2
+# and read latency as the full RTT.
+# Knobs: QUICK=1 (200 iterations per point), FULL=1 (10000), default 1000;
+# SIZES="8 64 ..." overrides the size list.
+
+figure_run() {
+	local out=$1 op size iters=1000 row srv cli
+	[ "${QUICK:-0}" = 1 ] && iters=200
+	[ "${FULL:-0}" = 1 ] && iters=10000
+	[ "${#INV_NODES[@]}" -ge 2 ] || ae_die "verbs-lat needs two nodes; $INV_FILE has ${#INV_NODES[@]}"
+	srv=${INV_NODES[1]} cli=${INV_NODES[0]}
+	local -a sizes
+	read -r -a sizes <<<"${SIZES:-8 16 32 64 128 256 512 1024 2048 4096 8192 16384 32768 65536}"
+	echo "op,bytes,iters,min_us,median_us,avg_us,stdev_us,p99_us,p999_us,max_us" >"$out/data.csv"
+	for op in write read send; do
+		for size in "${sizes[@]}"; do
+			pt_run "ib_${op}_lat" "$srv" "$cli" "$size" "$iters" "$out/raw" "$op-$size" ||
+				ae_die "verbs-lat: $(cat "$out/raw/$op-$size.error" 2>/dev/null)"
+			[ "$AE_DRY_RUN" = 1 ] && continue
+			row=$("$AE_ROOT/ae-scripts/parse-perftest" "$out/raw/$op-$size.json") ||
+				ae_die "verbs-lat: unusable report $out/raw/$op-$size.json"
+			echo "$op,$row" >>"$out/data.csv"
+			printf 'verbs-lat: %-5s %6s B  median %8s us  p99 %8s us\n' "$op" "$size" \
+				"$(cut -d, -f4 <<<"$row")" "$(cut -d, -f7 <<<"$row")"
+		done
+	done
+}

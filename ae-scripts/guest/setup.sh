@@ -1,0 +1,61 @@
+#!/bin/bash
+# Stage 2 of a local-cluster guest: busybox init runs this once at boot on the
+# overlay of the controller's root. It turns the guest into what a real host
+# of the inventory looks like: hostname, kernel modules and headers for the
+# running kernel, a fabric NIC with a Soft-RoCE device on it, and sshd.
+# Parameters (kernel command line): AE_NODE, AE_FABRIC_IP, AE_RDMA_DEV,
+# AE_CACHE (boot cache directory), AE_HOSTS (name=ip,... of every guest).
+set -euo pipefail
+
+say() { echo "lite-ae guest $AE_NODE: $*" >/dev/console; }
+trap 'say "setup failed at line $LINENO"' ERR
+
+kver=$(uname -r)
+hostname "$AE_NODE"
+echo "$AE_NODE" >/etc/hostname
+
+# Fresh runtime directories: the controller's own /run and /tmp must not show.
+mount -t tmpfs -o mode=0755 run /run
+mount -t tmpfs -o mode=1777 tmp /tmp
+mkdir -p /dev/pts /dev/shm
+mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
+mount -t tmpfs -o mode=1777 shm /dev/shm
+# A home of its own: the controller's dotfiles (shell init, keys) stay out.
+mount -t tmpfs -o mode=0700 roothome /root
+
+# The guest kernel's modules live in the boot cache; the controller's
+# linux-headers package already provides /lib/modules/$kver/build.
+mkdir -p "/lib/modules/$kver"
+for f in "$AE_CACHE/modules/lib/modules/$kver"/*; do
+	[ -e "/lib/modules/$kver/${f##*/}" ] || ln -s "$f" "/lib/modules/$kver/"
+done
+modprobe -a crc32_generic virtio_net rdma_rxe ib_uverbs rdma_ucm
+
+# NICs are told apart by MAC: 52:54:00:1a:* fabric, 52:54:00:1b:* management.
+for dev in /sys/class/net/*; do
+	case "$(cat "$dev/address")" in
+	52:54:00:1a:*) ip link set "${dev##*/}" name fabric0 ;;
+	52:54:00:1b:*) ip link set "${dev##*/}" name mgmt0 ;;
+	esac
+done
+ip link set lo up
+ip addr add "$AE_FABRIC_IP/24" dev fabric0
+ip link set fabric0 up
+ip addr add 10.0.2.15/24 dev mgmt0
+ip link set mgmt0 up
+
+{
+	echo "127.0.0.1 localhost"
+	IFS=, read -r -a pairs <<<"$AE_HOSTS"
+	for p in "${pairs[@]}"; do
+		echo "${p#*=} ${p%%=*}"
+	done
+} >/etc/hosts
+
+rdma link add "$AE_RDMA_DEV" type rxe netdev fabric0
+
+# RDMA programs pin memory: sessions inherit sshd's limit.
+ulimit -l unlimited
+mkdir -p /run/sshd
+/usr/sbin/sshd -f "$AE_CACHE/ssh/sshd_config"
+say "ready"

@@ -1,0 +1,194 @@
+# shellcheck shell=bash
+# Kick-the-tires: is every host usable, and does RDMA traffic flow between
+# every pair of nodes? Prints a PASS/FAIL table, then each failure with its
+# reason and a fix; returns non-zero on any failure. Every probe is bounded
+# by AE_CHECK_TIMEOUT, so a hung host costs at most that long.
+
+# shellcheck source=ae-scripts/lib/perftest.sh
+. "$AE_ROOT/ae-scripts/lib/perftest.sh"
+
+AE_CHECK_TIMEOUT=${AE_CHECK_TIMEOUT:-60}
+AE_MIN_MEMLOCK_KB=65536
+
+declare -ga CHK_ROWS=() CHK_FIXES=()
+declare -gA CHK_HOST_OK=()
+CHK_FAILED=0
+
+chk_row() { # SUBJECT CHECK RESULT DETAIL [FIX]
+	CHK_ROWS+=("$(printf '%-14s %-13s %-5s %s' "$1" "$2" "$3" "$4")")
+	if [ "$3" = FAIL ]; then
+		CHK_FAILED=$((CHK_FAILED + 1))
+		CHK_FIXES+=("$1 $2: $4" "    fix: ${5:-see docs}")
+	fi
+}
+
+# The probe runs on the host and prints key=value facts; the verdicts are
+# made here so the remote side needs nothing but a POSIX shell.
+chk_probe_cmd() {
+	local dev=$1 port=$2 gid=$3 d
+	d="/sys/class/infiniband/$dev"
+	cat <<EOF
+k=\$(uname -r); echo "kernel=\$k"
+if [ -f /lib/modules/\$k/build/Makefile ]; then echo headers=yes; else echo headers=no; fi
+if [ -d $d ]; then echo dev=yes; else echo dev=no; fi
+echo "devices=\$(ls /sys/class/infiniband 2>/dev/null | tr '\n' ' ')"
+echo "state=\$(cat $d/ports/$port/state 2>/dev/null)"
+echo "link_layer=\$(cat $d/ports/$port/link_layer 2>/dev/null)"
+echo "gid=\$(cat $d/ports/$port/gids/$gid 2>/dev/null)"
+echo "gid_type=\$(cat $d/ports/$port/gid_attrs/types/$gid 2>/dev/null)"
+echo "memlock=\$(ulimit -l)"
+for t in ib_write_lat ib_read_lat ib_send_lat rsync; do
+	command -v \$t >/dev/null 2>&1 || echo "missing=\$t"
+done
+EOF
+}
+
+# chk_probe HOST: run the probe on HOST within the step limit.
+chk_probe() {
+	AE_TIMEOUT=$AE_CHECK_TIMEOUT ae_ssh "$1" \
+		"$(chk_probe_cmd "$(inv_var "$1" rdma_dev)" "$(inv_var "$1" ib_port)" "$(inv_var "$1" gid_index)")"
+}
+
+chk_fact() { sed -n "s/^$2=//p" "$CHK_DIR/$1.facts" | head -n 1; }
+
+chk_judge_host() {
+	local h=$1 rc=$2 is_node=$3 dev port gid kernel v missing ok=1
+	dev=$(inv_var "$h" rdma_dev) port=$(inv_var "$h" ib_port) gid=$(inv_var "$h" gid_index)
+	if [ "$rc" != 0 ]; then
+		local why
+		why=$(grep -v '^$' "$CHK_DIR/$h.err" | tail -n 1)
+		[ "$rc" = 124 ] && why="no answer within ${AE_CHECK_TIMEOUT}s"
+		chk_row "$h" ssh FAIL "unreachable: ${why:-ssh exit $rc}" \
+			"is it up? (local cluster: 'lite-ae up'); check ssh_host/ssh_port/ssh_user in $INV_FILE; try: ssh -F $AE_SSH_CONFIG $h true"
+		CHK_HOST_OK[$h]=0
+		return
+	fi
+	kernel=$(chk_fact "$h" kernel)
+	chk_row "$h" ssh PASS "kernel $kernel"
+	if [ "$(chk_fact "$h" headers)" = yes ]; then
+		chk_row "$h" headers PASS "/lib/modules/$kernel/build"
+	else
+		chk_row "$h" headers FAIL "no kernel headers for $kernel" \
+			"apt-get install linux-headers-$kernel (the LITE module is built against them)"
+		ok=0
+	fi
+	missing=$(chk_fact "$h" missing)
+	if [ -z "$missing" ]; then
+		chk_row "$h" tools PASS "perftest, rsync"
+	else
+		chk_row "$h" tools FAIL "missing: $(sed -n 's/^missing=//p' "$CHK_DIR/$h.facts" | paste -sd' ' -)" \
+			"apt-get install perftest rsync"
+		ok=0
+	fi
+	if [ "$is_node" = 0 ]; then
+		CHK_HOST_OK[$h]=$ok
+		return
+	fi
+	if [ "$(chk_fact "$h" dev)" != yes ]; then
+		v=$(chk_fact "$h" devices)
+		chk_row "$h" rdma-device FAIL "$dev not present (devices: ${v:-none})" \
+			"Soft-RoCE: rdma link add $dev type rxe netdev $(inv_var "$h" netdev | sed 's/^$/IFACE/'); hardware: load the NIC driver; or set rdma_dev in $INV_FILE"
+		CHK_HOST_OK[$h]=0
+		return
+	fi
+	chk_row "$h" rdma-device PASS "$dev"
+	v=$(chk_fact "$h" state)
+	if [[ "$v" == *ACTIVE* ]]; then
+		chk_row "$h" port PASS "port $port ${v#*: } ($(chk_fact "$h" link_layer))"
+	else
+		chk_row "$h" port FAIL "port $port of $dev is '${v:-missing}', not ACTIVE" \
+			"check the link: rdma link show; ip link set $(inv_var "$h" netdev | sed 's/^$/IFACE/') up; or set ib_port in $INV_FILE"
+		ok=0
+	fi
+	v=$(chk_fact "$h" gid)
+	if [ -n "$v" ] && [[ "$v" =~ [1-9a-f] ]]; then
+		chk_row "$h" gid PASS "index $gid = $v ($(chk_fact "$h" gid_type))"
+	else
+		chk_row "$h" gid FAIL "GID index $gid of $dev port $port is ${v:+empty}${v:-absent}" \
+			"list valid ones: grep . /sys/class/infiniband/$dev/ports/$port/gids/* and set gid_index in $INV_FILE"
+		ok=0
+	fi
+	v=$(chk_fact "$h" memlock)
+	if [ "$v" = unlimited ] || { ae_is_uint "$v" && [ "$v" -ge "$AE_MIN_MEMLOCK_KB" ]; }; then
+		chk_row "$h" memlock PASS "$v"
+	else
+		chk_row "$h" memlock FAIL "locked-memory limit ${v:-unknown} KiB < $AE_MIN_MEMLOCK_KB" \
+			"add '* - memlock unlimited' to /etc/security/limits.conf and log in again"
+		ok=0
+	fi
+	CHK_HOST_OK[$h]=$ok
+}
+
+# chk_pair A B: a short RDMA write latency run, server on B, client on A.
+chk_pair() {
+	local a=$1 b=$2 subj="$1-$2" row
+	if [ "${CHK_HOST_OK[$a]}" != 1 ] || [ "${CHK_HOST_OK[$b]}" != 1 ]; then
+		chk_row "$subj" rdma-traffic SKIP "not run: $([ "${CHK_HOST_OK[$a]}" = 1 ] && echo "$b" || echo "$a") failed its own checks"
+		return
+	fi
+	if AE_TIMEOUT=$AE_CHECK_TIMEOUT pt_run ib_write_lat "$b" "$a" 64 200 "$CHK_DIR" "$subj" &&
+		row=$("$AE_ROOT/ae-scripts/parse-perftest" "$CHK_DIR/$subj.json" 2>"$CHK_DIR/$subj.error"); then
+		chk_row "$subj" rdma-traffic PASS "RC write 64 B x200: median $(cut -d, -f4 <<<"$row") us, p99 $(cut -d, -f7 <<<"$row") us"
+	else
+		chk_row "$subj" rdma-traffic FAIL "$(cat "$CHK_DIR/$subj.error" 2>/dev/null)" \
+			"logs: $CHK_DIR/$subj.*.log; both hosts must reach each other's fabric_ip and use the same gid_index"
+	fi
+}
+
+check_main() {
+	local h i j rc pids=() hosts=() is_node
+	CHK_DIR=$(mktemp -d "$AE_STATE/check.XXXXXX")
+	mapfile -t hosts < <(inv_all_hosts)
+	printf 'kick-the-tires: %s (%d hosts), step limit %ss\n' "$INV_FILE" "${#hosts[@]}" "$AE_CHECK_TIMEOUT"
+	if [ "$AE_DRY_RUN" = 1 ]; then
+		for h in "${hosts[@]}"; do chk_probe "$h"; done
+		pt_run ib_write_lat "${INV_NODES[1]:-${INV_NODES[0]}}" "${INV_NODES[0]}" 64 200 "$CHK_DIR" dry
+		return 0
+	fi
+	for h in "${hosts[@]}"; do
+		chk_probe "$h" >"$CHK_DIR/$h.facts" 2>"$CHK_DIR/$h.err" &
+		pids+=($!)
+	done
+	for i in "${!hosts[@]}"; do
+		rc=0
+		wait "${pids[$i]}" || rc=$?
+		is_node=0
+		[[ " ${INV_NODES[*]} " == *" ${hosts[$i]} "* ]] && is_node=1
+		chk_judge_host "${hosts[$i]}" "$rc" "$is_node"
+	done
+	for ((i = 0; i < ${#INV_NODES[@]}; i++)); do
+		for ((j = i + 1; j < ${#INV_NODES[@]}; j++)); do
+			chk_pair "${INV_NODES[$i]}" "${INV_NODES[$j]}"
+		done
+	done
+
+	printf '%-14s %-13s %-5s %s\n' "HOST/PAIR" CHECK RESULT DETAIL
+	printf '%s\n' "${CHK_ROWS[@]}"
+	if [ "$CHK_FAILED" -gt 0 ]; then
+		printf '\nFailures:\n'
+		printf '  %s\n' "${CHK_FIXES[@]}"
+		printf '\nkick-the-tires: FAIL (%d of %d checks failed; details in %s)\n' \
+			"$CHK_FAILED" "${#CHK_ROWS[@]}" "$CHK_DIR"
+		return 1
+	fi
+	printf '\nkick-the-tires: PASS (%d checks)\n' "${#CHK_ROWS[@]}"
+	rm -rf "$CHK_DIR"
+}
+
+# check_dmesg: any WARNING/BUG/Oops in a node's kernel log fails.
+check_dmesg() {
+	local out rc=0 h
+	for h in "${INV_NODES[@]}"; do
+		out=$(ae_ssh "$h" "dmesg --notime 2>/dev/null || cat /dev/kmsg" 2>&1) || {
+			ae_warn "$h: cannot read the kernel log: $out"
+			rc=1
+			continue
+		}
+		if grep -E 'WARNING:|BUG:|Oops|Call Trace:|general protection fault|Kernel panic' <<<"$out" >&2; then
+			ae_warn "$h: kernel log shows the problems above"
+			rc=1
+		fi
+	done
+	[ "$rc" = 0 ] && ae_log "dmesg clean on ${#INV_NODES[@]} nodes"
+	return "$rc"
+}

@@ -1,0 +1,135 @@
+# shellcheck shell=bash
+# Experiments and their results. Each run of a figure gets a fresh directory
+# results/<UTC time>-<figure>/ with the raw data, data.csv, a provenance
+# file and the plot; nothing is ever deleted or overwritten on a rerun.
+# A figure is ae-scripts/figures/<name>.sh (defining figure_run OUTDIR) plus
+# plots/<name>.gp (reading data.csv, writing <name>.png and <name>.svg).
+
+AE_RESULTS=${AE_RESULTS:-$AE_ROOT/results}
+
+fig_list() {
+	local f
+	for f in "$AE_ROOT"/ae-scripts/figures/*.sh; do
+		f=${f##*/}
+		echo "${f%.sh}"
+	done
+}
+
+fig_known() {
+	fig_list | grep -qxF -- "$1" || ae_die "unknown figure '$1' (known: $(fig_list | paste -sd' ' -))"
+}
+
+# fig_new_dir NAME: create and print a fresh result directory.
+fig_new_dir() {
+	local base dir n=1
+	base="$AE_RESULTS/$(date -u +%Y%m%dT%H%M%SZ)-$1"
+	dir=$base
+	while ! mkdir -p "$(dirname "$dir")" || ! mkdir "$dir" 2>/dev/null; do
+		n=$((n + 1))
+		dir="$base.$n"
+	done
+	echo "$dir"
+}
+
+# fig_provenance DIR NAME: who, what and where of a run, as "key: value".
+fig_provenance() {
+	local dir=$1 name=$2 h facts
+	cp "$INV_FILE" "$dir/inventory"
+	{
+		echo "figure: $name"
+		echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+		echo "git_commit: $(ae_git_commit)"
+		echo "inventory: $INV_FILE (copied to ./inventory)"
+		echo "controller: $(uname -n) $(uname -r)"
+		echo "quick: ${QUICK:-0} full: ${FULL:-0}"
+		if [ "$INV_VCLUSTER" = 1 ]; then
+			echo "testbed: ${#INV_NODES[@]} QEMU/TCG guests, $(inv_vc cpus) vCPU $(inv_vc mem_mb) MiB each, Soft-RoCE"
+		else
+			echo "testbed: ${#INV_NODES[@]} hosts from $(basename "$INV_FILE")"
+		fi
+		for h in "${INV_NODES[@]}"; do
+			facts=$(ae_ssh "$h" "$(fig_host_facts_cmd "$h")" 2>/dev/null) || facts="unreachable"
+			echo "host $h: $facts"
+		done
+	} >"$dir/provenance.txt"
+}
+
+fig_host_facts_cmd() {
+	local dev port gid
+	dev=$(inv_var "$1" rdma_dev) port=$(inv_var "$1" ib_port) gid=$(inv_var "$1" gid_index)
+	cat <<EOF
+printf 'kernel=%s device=%s port=%s link_layer=%s gid_index=%s gid=%s fw=%s perftest=%s rdma-core=%s\n' \
+ "\$(uname -r)" "$dev" "$port" "\$(cat /sys/class/infiniband/$dev/ports/$port/link_layer 2>/dev/null)" \
+ "$gid" "\$(cat /sys/class/infiniband/$dev/ports/$port/gids/$gid 2>/dev/null)" \
+ "\$(cat /sys/class/infiniband/$dev/fw_ver 2>/dev/null)" \
+ "\$(dpkg-query -W -f='\${Version}' perftest 2>/dev/null || echo unknown)" \
+ "\$(dpkg-query -W -f='\${Version}' rdma-core 2>/dev/null || echo unknown)"
+EOF
+}
+
+# fig_run NAME: run a figure's experiment into a fresh directory, then plot.
+fig_run() {
+	local name=$1 dir
+	fig_known "$name"
+	if [ "$AE_DRY_RUN" = 1 ]; then
+		dir=$(mktemp -d)
+		(
+			# shellcheck source=/dev/null
+			. "$AE_ROOT/ae-scripts/figures/$name.sh"
+			figure_run "$dir"
+		)
+		rm -rf "$dir"
+		return 0
+	fi
+	dir=$(fig_new_dir "$name")
+	ae_log "$name: results go to $dir"
+	fig_provenance "$dir" "$name"
+	(
+		# shellcheck source=/dev/null
+		. "$AE_ROOT/ae-scripts/figures/$name.sh"
+		figure_run "$dir"
+	) 2>&1 | tee "$dir/run.log"
+	[ "${PIPESTATUS[0]}" = 0 ] || ae_die "$name: experiment failed; partial data kept in $dir"
+	fig_plot_dir "$name" "$dir"
+}
+
+# fig_latest NAME: the newest result directory of NAME that has data.
+fig_latest() {
+	local d
+	for d in $(find "$AE_RESULTS" -maxdepth 1 -type d -name "*-$1*" 2>/dev/null | sort -r); do
+		[[ "${d##*/}" =~ ^[0-9]{8}T[0-9]{6}Z-$1(\.[0-9]+)?$ ]] || continue
+		if [ -s "$d/data.csv" ]; then
+			echo "$d"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# fig_plot_dir NAME DIR: draw DIR/data.csv with plots/NAME.gp into DIR.
+fig_plot_dir() {
+	local name=$1 dir=$2 testbed
+	testbed=$(sed -n 's/^testbed: //p' "$dir/provenance.txt" 2>/dev/null)
+	gnuplot -e "datafile='$dir/data.csv'; outbase='$dir/$name'; testbed='${testbed:-unknown testbed}'" \
+		"$AE_ROOT/plots/$name.gp" || ae_die "$name: gnuplot failed on $dir/data.csv"
+	ae_log "$name: plotted $dir/$name.png"
+}
+
+fig_plot() {
+	local name dir names=()
+	if [ "$1" = all ]; then
+		mapfile -t names < <(fig_list)
+	else
+		fig_known "$1"
+		names=("$1")
+	fi
+	for name in "${names[@]}"; do
+		if dir=$(fig_latest "$name"); then
+			fig_plot_dir "$name" "$dir"
+		elif [ "$1" = all ]; then
+			ae_log "$name: no results yet, skipped (run: make fig-$name)"
+		else
+			ae_die "$name: no results under $AE_RESULTS (run: make fig-$name)"
+		fi
+	done
+}

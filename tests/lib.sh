@@ -1,0 +1,40 @@
+# shellcheck shell=bash
+# Helpers for the tests: assertions that say what was expected and what came.
+
+TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+AE_ROOT=$(cd "$TESTS_DIR/.." && pwd)
+# shellcheck disable=SC2034 # used by the tests that source this file
+LITE_AE=$AE_ROOT/ae-scripts/lite-ae
+TEST_TMP=$(mktemp -d)
+trap 'rm -rf "$TEST_TMP"' EXIT
+# Keep the tests' state away from a cluster the user may have running.
+export AE_STATE_DIR=$TEST_TMP/state AE_RESULTS=$TEST_TMP/results
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+assert_eq() { # WHAT EXPECTED ACTUAL
+	[ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"
+}
+
+assert_match() { # WHAT REGEX TEXT
+	grep -qE -- "$2" <<<"$3" || fail "$1: expected a match for /$2/ in:
+$3"
+}
+
+assert_no_match() { # WHAT REGEX TEXT
+	! grep -qE -- "$2" <<<"$3" || fail "$1: unexpected match for /$2/ in:
+$3"
+}
+
+# expect_error WHAT REGEX CMD...: CMD must fail and say REGEX on stderr.
+expect_error() {
+	local what=$1 re=$2 err rc=0
+	shift 2
+	err=$("$@" 2>&1 >/dev/null) || rc=$?
+	[ "$rc" != 0 ] || fail "$what: expected failure, got exit 0"
+	assert_match "$what" "$re" "$err"
+	echo "ok: $what -> $(head -n 1 <<<"$err")"
+}
