@@ -9,9 +9,9 @@ AE_CACHE=${AE_CACHE:-$AE_ROOT/.cache/vm}
 
 PACKAGES=(
 	qemu-system-x86 qemu-utils vde2 busybox-static kmod cpio
-	rdma-core ibverbs-utils libibverbs-dev librdmacm-dev perftest
-	pdsh rsync openssh-client openssh-server iproute2 jq
-	gnuplot-nox shellcheck make gcc coreutils procps
+	rdma-core ibverbs-providers ibverbs-utils libibverbs-dev librdmacm-dev perftest
+	pdsh rsync openssh-client openssh-server iproute2
+	gnuplot-nox fonts-dejavu-core shellcheck make gcc coreutils procps
 )
 
 log() { printf 'deps: %s\n' "$*" >&2; }
@@ -33,7 +33,7 @@ apt_install() {
 		apt_updated=1
 	fi
 	log "installing: $*"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
 }
 
 mapfile -t todo < <(missing_packages "${PACKAGES[@]}")
