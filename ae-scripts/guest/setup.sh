@@ -14,21 +14,26 @@ kver=$(uname -r)
 hostname "$AE_NODE"
 echo "$AE_NODE" >/etc/hostname
 
-# Fresh runtime directories: the controller's own /run and /tmp must not show.
+# Take what is needed from the controller's boot cache first: the mounts
+# below may hide its path (a checkout can live under /tmp or /root).
+mkdir -p /etc/lite-ae/ssh "/lib/modules/$kver/kernel"
+cp "$AE_CACHE/ssh/sshd_config" "$AE_CACHE/ssh/authorized_keys" \
+	"$AE_CACHE/ssh/ssh_host_ed25519_key" /etc/lite-ae/ssh/
+chmod 600 /etc/lite-ae/ssh/ssh_host_ed25519_key
+# The guest kernel's modules; the controller's linux-headers package
+# already provides /lib/modules/$kver/build.
+cp "$AE_CACHE/modules/lib/modules/$kver"/modules.* "/lib/modules/$kver/"
+mount --bind "$AE_CACHE/modules/lib/modules/$kver/kernel" "/lib/modules/$kver/kernel"
+
+# Fresh runtime directories and a home of its own: the controller's /run,
+# /tmp and dotfiles (shell init, keys) stay out.
 mount -t tmpfs -o mode=0755 run /run
 mount -t tmpfs -o mode=1777 tmp /tmp
+mount -t tmpfs -o mode=0700 roothome /root
 mkdir -p /dev/pts /dev/shm
 mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
 mount -t tmpfs -o mode=1777 shm /dev/shm
-# A home of its own: the controller's dotfiles (shell init, keys) stay out.
-mount -t tmpfs -o mode=0700 roothome /root
 
-# The guest kernel's modules live in the boot cache; the controller's
-# linux-headers package already provides /lib/modules/$kver/build.
-mkdir -p "/lib/modules/$kver"
-for f in "$AE_CACHE/modules/lib/modules/$kver"/*; do
-	[ -e "/lib/modules/$kver/${f##*/}" ] || ln -s "$f" "/lib/modules/$kver/"
-done
 modprobe -a crc32_generic virtio_net rdma_rxe ib_uverbs rdma_ucm
 
 # NICs are told apart by MAC: 52:54:00:1a:* fabric, 52:54:00:1b:* management.
@@ -57,5 +62,5 @@ rdma link add "$AE_RDMA_DEV" type rxe netdev fabric0
 # RDMA programs pin memory: sessions inherit sshd's limit.
 ulimit -l unlimited
 mkdir -p /run/sshd
-/usr/sbin/sshd -f "$AE_CACHE/ssh/sshd_config"
+/usr/sbin/sshd -f /etc/lite-ae/ssh/sshd_config
 say "ready"
