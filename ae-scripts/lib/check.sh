@@ -25,7 +25,7 @@ chk_row() { # SUBJECT CHECK RESULT DETAIL [FIX]
 # The probe runs on the host and prints key=value facts; the verdicts are
 # made here so the remote side needs nothing but a POSIX shell.
 chk_probe_cmd() {
-	local dev=$1 port=$2 gid=$3 d
+	local dev=$1 port=$2 gid=$3 d # $4: the host
 	d="/sys/class/infiniband/$dev"
 	cat <<EOF
 k=\$(uname -r); echo "kernel=\$k"
@@ -40,13 +40,14 @@ echo "memlock=\$(ulimit -l)"
 for t in ib_write_lat ib_read_lat ib_send_lat rsync; do
 	command -v \$t >/dev/null 2>&1 || echo "missing=\$t"
 done
+echo "lite=\$($(lite_status_cmd "$4"))"
 EOF
 }
 
 # chk_probe HOST: run the probe on HOST within the step limit.
 chk_probe() {
 	AE_TIMEOUT=$AE_CHECK_TIMEOUT ae_ssh "$1" \
-		"$(chk_probe_cmd "$(inv_var "$1" rdma_dev)" "$(inv_var "$1" ib_port)" "$(inv_var "$1" gid_index)")"
+		"$(chk_probe_cmd "$(inv_var "$1" rdma_dev)" "$(inv_var "$1" ib_port)" "$(inv_var "$1" gid_index)" "$1")"
 }
 
 chk_fact() { sed -n "s/^$2=//p" "$CHK_DIR/$1.facts" | head -n 1; }
@@ -116,7 +117,20 @@ chk_judge_host() {
 			"add '* - memlock unlimited' to /etc/security/limits.conf and log in again"
 		ok=0
 	fi
+	chk_judge_lite "$h"
 	CHK_HOST_OK[$h]=$ok
+}
+
+# chk_judge_lite HOST: LITE's own state; not installed is fine (INFO).
+chk_judge_lite() {
+	local h=$1 v n=${#INV_NODES[@]}
+	v=$(chk_fact "$h" lite)
+	case "$v" in
+	not-loaded | "") chk_row "$h" lite INFO "lite.ko not loaded (lite-ae install)" ;;
+	*"nodes=$n "*) chk_row "$h" lite PASS "$v" ;;
+	*) chk_row "$h" lite FAIL "cluster incomplete: $v (want nodes=$n)" \
+		"lite-ae install re-forms it; the kernel log (dmesg) says which peer failed" ;;
+	esac
 }
 
 # chk_pair A B: a short RDMA write latency run, server on B, client on A.

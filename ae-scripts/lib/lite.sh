@@ -1,0 +1,90 @@
+# shellcheck shell=bash
+# Installing LITE on the inventory's hosts: build lite.ko and the tools,
+# load the module everywhere, start lite-manager on the manager host, join
+# the nodes in inventory order (so node ids follow it) and wait until every
+# node reaches every other one. 'uninstall' reverses it.
+
+AE_MANAGER_PORT=${AE_MANAGER_PORT:-18500}
+AE_MANAGER_PIDFILE=/run/lite-manager.pid
+AE_MANAGER_LOG=/var/log/lite-manager.log
+
+lite_rdir() { inv_var "$1" remote_dir; }
+
+# lite_build: build on the controller when its headers match the hosts'
+# kernel (seconds), else on every host (minutes in an emulated guest).
+lite_build() {
+	local kver h
+	kver=$(ae_ssh "${INV_NODES[0]}" 'uname -r') || ae_die "${INV_NODES[0]}: cannot read its kernel version"
+	[ "$AE_DRY_RUN" = 1 ] && kver=${kver:-$(uname -r)}
+	if [ -f "/lib/modules/$kver/build/Makefile" ]; then
+		ae_log "building lite.ko for $kver and the tools on the controller"
+		ae_run_bounded 600 "build" make -s -C "$AE_ROOT/lite" KVER="$kver" >&2 ||
+			ae_die "building lite/ failed"
+		ae_run_bounded 600 "build" make -s -C "$AE_ROOT/manager" >&2 ||
+			ae_die "building manager/ failed"
+		ae_sync || ae_die "sync failed"
+	else
+		ae_log "no headers for $kver on the controller: building on every host"
+		ae_sync || ae_die "sync failed"
+		while read -r h; do
+			AE_TIMEOUT=900 ae_ssh "$h" "make -s -C $(lite_rdir "$h")/lite && make -s -C $(lite_rdir "$h")/manager" ||
+				ae_die "$h: build failed"
+		done < <(inv_all_hosts)
+	fi
+}
+
+lite_manager_stop() {
+	ae_ssh "$INV_MANAGER" "p=\$(cat $AE_MANAGER_PIDFILE 2>/dev/null) || exit 0
+		if [ \"\$(cat /proc/\$p/comm 2>/dev/null)\" = lite-manager ]; then
+			kill \$p
+			for i in \$(seq 50); do kill -0 \$p 2>/dev/null || break; sleep 0.1; done
+		fi
+		rm -f $AE_MANAGER_PIDFILE"
+}
+
+lite_install() {
+	local h i=0 out n=${#INV_NODES[@]} mgr_ip
+	lite_build
+	for h in "${INV_NODES[@]}"; do
+		ae_ssh "$h" "if [ -e /sys/module/lite ]; then rmmod lite || exit 1; fi
+			insmod $(lite_rdir "$h")/lite/lite.ko device=$(inv_var "$h" rdma_dev) port=$(inv_var "$h" ib_port) gid_index=$(inv_var "$h" gid_index)" ||
+			ae_die "$h: loading lite.ko failed (in use? see dmesg)"
+	done
+	lite_manager_stop
+	ae_ssh "$INV_MANAGER" "setsid $(lite_rdir "$INV_MANAGER")/manager/lite-manager -p $AE_MANAGER_PORT --pidfile $AE_MANAGER_PIDFILE </dev/null >>$AE_MANAGER_LOG 2>&1 &
+		for i in \$(seq 50); do [ -s $AE_MANAGER_PIDFILE ] && exit 0; sleep 0.1; done
+		echo 'lite-manager did not start:' >&2; tail -n 5 $AE_MANAGER_LOG >&2; exit 1" ||
+		ae_die "$INV_MANAGER: cannot start lite-manager"
+	mgr_ip=$(inv_var "$INV_MANAGER" fabric_ip)
+	for h in "${INV_NODES[@]}"; do
+		i=$((i + 1))
+		out=$(ae_ssh "$h" "$(lite_rdir "$h")/lite/tools/lite-join -p $AE_MANAGER_PORT $mgr_ip") ||
+			ae_die "$h: joining the manager at $mgr_ip:$AE_MANAGER_PORT failed"
+		[ "$AE_DRY_RUN" = 1 ] || [ "$out" = "node_id=$i" ] ||
+			ae_die "$h: got '$out', expected node_id=$i (inventory order)"
+	done
+	for h in "${INV_NODES[@]}"; do
+		out=$(ae_ssh "$h" "$(lite_rdir "$h")/lite/tools/lite-join --status --wait $n --timeout 90") ||
+			ae_die "$h: the cluster did not form: $out"
+		ae_log "$h: $out"
+	done
+	ae_log "LITE installed: $n nodes joined, manager on $INV_MANAGER ($mgr_ip:$AE_MANAGER_PORT)"
+}
+
+lite_uninstall() {
+	local h rc=0
+	for h in "${INV_NODES[@]}"; do
+		ae_ssh "$h" "[ ! -e /sys/module/lite ] || rmmod lite" || {
+			ae_warn "$h: rmmod lite failed (in use?)"
+			rc=1
+		}
+	done
+	lite_manager_stop || rc=1
+	[ "$rc" = 0 ] && ae_log "LITE uninstalled"
+	return "$rc"
+}
+
+# lite_status_cmd HOST: prints "node_id=.. nodes=.." or "not-loaded".
+lite_status_cmd() {
+	echo "if [ -e /dev/lite ]; then $(lite_rdir "$1")/lite/tools/lite-join --status 2>&1 || true; else echo not-loaded; fi"
+}

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The RDMA device LITE runs on: found through ib_register_client, one per
+ * node. Its PD carries the unsafe global rkey, so that an LMR never costs a
+ * NIC memory registration; one CQ serves every QP of the pool.
+ */
+#include <linux/slab.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_verbs.h>
+
+#include "lite_priv.h"
+
+/* rx and tx entries of every QP of every peer, with room for drain WRs */
+#define LITE_CQ_DEPTH \
+	((LITE_MAX_NODES - 1) * LITE_MAX_QPS_PER_PEER * \
+	 (LITE_RX_DEPTH + LITE_TX_DEPTH + 2))
+
+static DEFINE_MUTEX(lite_dev_lock);
+static struct lite_dev *lite_dev;	/* protected by lite_dev_lock */
+static bool lite_dev_dying;		/* protected by lite_dev_lock */
+
+static void lite_dev_free(struct lite_dev *dev)
+{
+	if (!dev)
+		return;
+	if (dev->cq)
+		ib_free_cq(dev->cq);
+	if (dev->pd)
+		ib_dealloc_pd(dev->pd);
+	kfree(dev);
+}
+
+static int lite_add_one(struct ib_device *ibdev)
+{
+	struct lite_dev *dev;
+	int cqe, ret;
+
+	if (*lite_param_device && strcmp(dev_name(&ibdev->dev), lite_param_device))
+		return -EOPNOTSUPP;
+	if (lite_param_port < rdma_start_port(ibdev) ||
+	    lite_param_port > rdma_end_port(ibdev)) {
+		lite_warn("%s has no port %u\n", dev_name(&ibdev->dev), lite_param_port);
+		return -EOPNOTSUPP;
+	}
+
+	mutex_lock(&lite_dev_lock);
+	if (lite_dev) {
+		mutex_unlock(&lite_dev_lock);
+		return -EOPNOTSUPP;	/* one device per node */
+	}
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	if (!dev) {
+		ret = -ENOMEM;
+		goto err_unlock;
+	}
+	dev->ibdev = ibdev;
+	dev->port = lite_param_port;
+	dev->gid_index = lite_param_gid_index;
+	dev->link_layer = rdma_port_get_link_layer(ibdev, dev->port);
+
+	dev->pd = ib_alloc_pd(ibdev, IB_PD_UNSAFE_GLOBAL_RKEY);
+	if (IS_ERR(dev->pd)) {
+		ret = PTR_ERR(dev->pd);
+		dev->pd = NULL;
+		lite_err("%s: ib_alloc_pd failed: %d\n", dev_name(&ibdev->dev), ret);
+		goto err_free;
+	}
+	cqe = min(LITE_CQ_DEPTH, ibdev->attrs.max_cqe);
+	dev->cq = ib_alloc_cq(ibdev, dev, cqe, 0, IB_POLL_WORKQUEUE);
+	if (IS_ERR(dev->cq)) {
+		ret = PTR_ERR(dev->cq);
+		dev->cq = NULL;
+		lite_err("%s: ib_alloc_cq(%d) failed: %d\n", dev_name(&ibdev->dev), cqe, ret);
+		goto err_free;
+	}
+	lite_dev = dev;
+	lite_dev_dying = false;
+	mutex_unlock(&lite_dev_lock);
+	lite_info("using %s port %u\n", dev_name(&ibdev->dev), dev->port);
+	return 0;
+
+err_free:
+	lite_dev_free(dev);
+err_unlock:
+	mutex_unlock(&lite_dev_lock);
+	return ret;
+}
+
+static void lite_remove_one(struct ib_device *ibdev, void *client_data)
+{
+	struct lite_dev *dev;
+
+	mutex_lock(&lite_dev_lock);
+	if (!lite_dev || lite_dev->ibdev != ibdev) {
+		mutex_unlock(&lite_dev_lock);
+		return;
+	}
+	lite_dev_dying = true;
+	mutex_unlock(&lite_dev_lock);
+
+	/* Everything built on the device goes first: peers, QPs, socket. */
+	lite_membership_exit();
+
+	mutex_lock(&lite_dev_lock);
+	dev = lite_dev;
+	lite_dev = NULL;
+	mutex_unlock(&lite_dev_lock);
+	lite_info("detached from %s\n", dev_name(&ibdev->dev));
+	lite_dev_free(dev);
+}
+
+static struct ib_client lite_client = {
+	.name	= "lite",
+	.add	= lite_add_one,
+	.remove	= lite_remove_one,
+};
+
+/**
+ * lite_device_get() - the device LITE runs on, with its addressing refreshed
+ *
+ * Context: process context; the caller holds the membership lock, which
+ * device removal takes before freeing the device.
+ * Return: the device, or an ERR_PTR: -ENODEV when none is attached,
+ * -ENETDOWN when its port is not ACTIVE, -EADDRNOTAVAIL without a GID.
+ */
+struct lite_dev *lite_device_get(void)
+{
+	struct ib_port_attr attr;
+	struct lite_dev *dev;
+	int ret;
+
+	mutex_lock(&lite_dev_lock);
+	dev = lite_dev_dying ? NULL : lite_dev;
+	mutex_unlock(&lite_dev_lock);
+	if (!dev)
+		return ERR_PTR(-ENODEV);
+
+	ret = ib_query_port(dev->ibdev, dev->port, &attr);
+	if (ret)
+		return ERR_PTR(ret);
+	if (attr.state != IB_PORT_ACTIVE)
+		return ERR_PTR(-ENETDOWN);
+	dev->lid = attr.lid;
+	dev->mtu = attr.active_mtu;
+	ret = rdma_query_gid(dev->ibdev, dev->port, dev->gid_index, &dev->gid);
+	if (ret || (dev->link_layer == IB_LINK_LAYER_ETHERNET &&
+		    ipv6_addr_any((struct in6_addr *)dev->gid.raw)))
+		return ERR_PTR(-EADDRNOTAVAIL);
+	return dev;
+}
+
+int lite_device_init(void)
+{
+	return ib_register_client(&lite_client);
+}
+
+void lite_device_exit(void)
+{
+	ib_unregister_client(&lite_client);
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * LITE cluster-manager wire protocol, version 1.
+ *
+ * Shared by the kernel module (lite/) and the user-space manager
+ * (manager/). Every message is a fixed header followed by exactly
+ * hdr.length payload bytes; all integers are little-endian; every
+ * reserved field must be zero. The message sequence is in docs/protocol.md.
+ */
+#ifndef LITE_PROTO_H
+#define LITE_PROTO_H
+
+#include <linux/types.h>
+
+#define LITE_PROTO_MAGIC	0x4554494cU	/* "LITE" read as __le32 */
+#define LITE_PROTO_VERSION	1
+#define LITE_PROTO_DEFAULT_PORT	18500
+
+#define LITE_MAX_NODES		64	/* node ids are 1..LITE_MAX_NODES-1 */
+#define LITE_MAX_QPS_PER_PEER	16
+#define LITE_NAME_LEN		32	/* host name, NUL-padded */
+#define LITE_REASON_LEN		96	/* reject text, NUL-padded */
+
+enum lite_msg_type {
+	LITE_MSG_JOIN		= 1,	/* node -> manager, first message */
+	LITE_MSG_WELCOME	= 2,	/* manager -> node: its id */
+	LITE_MSG_REJECT		= 3,	/* manager -> node: join refused */
+	LITE_MSG_PEER_UP	= 4,	/* manager -> node: create QPs for a peer */
+	LITE_MSG_PEER_DOWN	= 5,	/* manager -> node: a peer left */
+	LITE_MSG_QP_INFO	= 6,	/* node -> manager -> node */
+};
+
+enum lite_link_layer {
+	LITE_LINK_IB		= 1,	/* addressed by LID */
+	LITE_LINK_ETHERNET	= 2,	/* RoCE: addressed by GID */
+};
+
+struct lite_msg_hdr {
+	__le32	magic;
+	__le16	version;
+	__le16	type;		/* enum lite_msg_type */
+	__le32	length;		/* payload bytes after this header */
+	__le32	reserved;
+};
+
+/* Where a node's RDMA port is. */
+struct lite_port_addr {
+	__u8	gid[16];
+	__le16	lid;
+	__u8	link_layer;	/* enum lite_link_layer */
+	__u8	mtu;		/* enum ib_mtu: 1 (256) .. 5 (4096) */
+	__le32	reserved;
+};
+
+struct lite_msg_join {
+	struct lite_port_addr addr;
+	__le16	qps_per_peer;	/* K: RC QPs this node wants per peer */
+	__le16	requested_id;	/* 0: any free id */
+	__u8	ib_port;
+	__u8	reserved[3];
+	char	name[LITE_NAME_LEN];
+};
+
+struct lite_msg_welcome {
+	__le16	node_id;
+	__le16	qps_per_peer;	/* the cluster's K */
+	__le32	generation;	/* incarnation of this node id */
+};
+
+struct lite_msg_reject {
+	__le32	error;		/* a positive errno value */
+	char	reason[LITE_REASON_LEN];
+};
+
+/*
+ * Sent to every member about every other one (both ways) when a node joins.
+ * The receiver creates K QPs for the peer and answers with QP_INFO.
+ */
+struct lite_msg_peer_up {
+	__le16	node_id;
+	__le16	reserved;
+	__le32	generation;
+	struct lite_port_addr addr;
+	char	name[LITE_NAME_LEN];
+};
+
+struct lite_msg_peer_down {
+	__le16	node_id;
+	__le16	reserved;
+	__le32	generation;
+};
+
+struct lite_qp_endpoint {
+	__le32	qpn;		/* 24 bits used */
+	__le32	psn;		/* 24 bits used */
+};
+
+/*
+ * "My K QPs for you." The manager checks src_node/src_gen against the
+ * sender and forwards it unchanged to dst_node if dst_gen is current.
+ */
+struct lite_msg_qp_info {
+	__le16	src_node;
+	__le16	dst_node;
+	__le32	src_gen;
+	__le32	dst_gen;
+	__le16	nr_qps;		/* == the cluster's K */
+	__le16	reserved;
+	struct lite_qp_endpoint qp[LITE_MAX_QPS_PER_PEER];
+};
+
+#define LITE_MSG_MAX_PAYLOAD	sizeof(struct lite_msg_qp_info)
+
+#endif /* LITE_PROTO_H */

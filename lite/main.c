@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * LITE: Local Indirection TiEr for RDMA, as a loadable module for Linux 6.1.
+ * Module parameters, init and exit.
+ */
+#include <linux/module.h>
+
+#include "lite_priv.h"
+
+char *lite_param_device = "";
+module_param_named(device, lite_param_device, charp, 0444);
+MODULE_PARM_DESC(device, "RDMA device to use (default: the first with an ACTIVE port)");
+
+unsigned int lite_param_port = 1;
+module_param_named(port, lite_param_port, uint, 0444);
+MODULE_PARM_DESC(port, "port of the RDMA device (default: 1)");
+
+unsigned int lite_param_gid_index = 1;
+module_param_named(gid_index, lite_param_gid_index, uint, 0444);
+MODULE_PARM_DESC(gid_index, "GID table index for RoCE addressing (default: 1, RoCE v2/IPv4 on rxe)");
+
+unsigned int lite_param_qps_per_peer = 4;
+module_param_named(qps_per_peer, lite_param_qps_per_peer, uint, 0444);
+MODULE_PARM_DESC(qps_per_peer, "RC QPs per node pair, shared by all applications (default: 4)");
+
+static int __init lite_init(void)
+{
+	int ret;
+
+	if (!lite_param_qps_per_peer ||
+	    lite_param_qps_per_peer > LITE_MAX_QPS_PER_PEER) {
+		lite_err("qps_per_peer must be 1..%d\n", LITE_MAX_QPS_PER_PEER);
+		return -EINVAL;
+	}
+	ret = lite_device_init();
+	if (ret)
+		return ret;
+	ret = lite_chardev_init();
+	if (ret)
+		goto err_device;
+	lite_info("loaded (qps_per_peer=%u)\n", lite_param_qps_per_peer);
+	return 0;
+
+err_device:
+	lite_device_exit();
+	return ret;
+}
+
+static void __exit lite_exit(void)
+{
+	lite_chardev_exit();
+	lite_membership_exit();
+	lite_device_exit();
+	lite_info("unloaded\n");
+}
+
+module_init(lite_init);
+module_exit(lite_exit);
+MODULE_DESCRIPTION("LITE: Local Indirection TiEr for RDMA");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Cluster membership: the TCP connection to lite-manager and the peer table.
+ * Joining sends JOIN and waits for WELCOME; a kernel thread then handles
+ * PEER_UP (create the peer's QPs, send QP_INFO), QP_INFO (connect them) and
+ * PEER_DOWN (tear them down). Every message from the network is validated
+ * before use; a protocol violation disconnects from the manager.
+ * Protocol: include/lite_proto.h and docs/protocol.md.
+ */
+#include <linux/inet.h>
+#include <linux/kthread.h>
+#include <linux/net.h>
+#include <linux/slab.h>
+#include <linux/utsname.h>
+#include <net/sock.h>
+
+#include "lite_priv.h"
+
+#define LITE_JOIN_TIMEOUT	(10 * HZ)
+
+static struct lite_cluster {
+	struct mutex		lock;	/* everything below */
+	struct lite_dev		*dev;
+	struct socket		*sock;
+	struct task_struct	*thread;
+	u16			node_id;	/* 0: not joined */
+	u32			gen;
+	u16			k;
+	struct lite_peer	*peers[LITE_MAX_NODES];
+} lite_cluster = {
+	.lock = __MUTEX_INITIALIZER(lite_cluster.lock),
+};
+
+/* Payload sizes by message type; anything else is refused. */
+static const size_t lite_msg_size[] = {
+	[LITE_MSG_JOIN]		= sizeof(struct lite_msg_join),
+	[LITE_MSG_WELCOME]	= sizeof(struct lite_msg_welcome),
+	[LITE_MSG_REJECT]	= sizeof(struct lite_msg_reject),
+	[LITE_MSG_PEER_UP]	= sizeof(struct lite_msg_peer_up),
+	[LITE_MSG_PEER_DOWN]	= sizeof(struct lite_msg_peer_down),
+	[LITE_MSG_QP_INFO]	= sizeof(struct lite_msg_qp_info),
+};
+
+union lite_msg_body {
+	struct lite_msg_welcome		welcome;
+	struct lite_msg_reject		reject;
+	struct lite_msg_peer_up		peer_up;
+	struct lite_msg_peer_down	peer_down;
+	struct lite_msg_qp_info		qp_info;
+};
+
+u16 lite_node_id(void)
+{
+	return READ_ONCE(lite_cluster.node_id);
+}
+
+u32 lite_node_gen(void)
+{
+	return READ_ONCE(lite_cluster.gen);
+}
+
+unsigned int lite_qps_per_peer(void)
+{
+	return READ_ONCE(lite_cluster.k);
+}
+
+/**
+ * lite_nr_nodes() - nodes this one can reach, itself included
+ * @connected: set to a bitmap of those node ids
+ *
+ * Context: process context.
+ * Return: 0 when not joined, else 1 + the number of peers whose QPs are up.
+ */
+unsigned int lite_nr_nodes(u64 *connected)
+{
+	unsigned int i, n = 0;
+
+	*connected = 0;
+	mutex_lock(&lite_cluster.lock);
+	if (lite_cluster.node_id) {
+		*connected |= BIT_ULL(lite_cluster.node_id);
+		n = 1;
+		for (i = 1; i < LITE_MAX_NODES; i++) {
+			struct lite_peer *p = lite_cluster.peers[i];
+
+			if (p && READ_ONCE(p->state) == LITE_PEER_UP) {
+				*connected |= BIT_ULL(i);
+				n++;
+			}
+		}
+	}
+	mutex_unlock(&lite_cluster.lock);
+	return n;
+}
+
+static int lite_send_msg(struct socket *sock, u16 type, const void *body,
+			 size_t len)
+{
+	struct lite_msg_hdr hdr = {
+		.magic		= cpu_to_le32(LITE_PROTO_MAGIC),
+		.version	= cpu_to_le16(LITE_PROTO_VERSION),
+		.type		= cpu_to_le16(type),
+		.length		= cpu_to_le32(len),
+	};
+	struct kvec vec[2] = {
+		{ .iov_base = &hdr, .iov_len = sizeof(hdr) },
+		{ .iov_base = (void *)body, .iov_len = len },
+	};
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+	int ret;
+
+	ret = kernel_sendmsg(sock, &msg, vec, 2, sizeof(hdr) + len);
+	if (ret < 0)
+		return ret;
+	return ret == sizeof(hdr) + len ? 0 : -EIO;
+}
+
+static int lite_recv_all(struct socket *sock, void *buf, size_t len)
+{
+	struct kvec vec = { .iov_base = buf, .iov_len = len };
+	struct msghdr msg = {};
+	int ret;
+
+	ret = kernel_recvmsg(sock, &msg, &vec, 1, len, MSG_WAITALL);
+	if (ret < 0)
+		return ret;
+	return ret == len ? 0 : -ECONNRESET;
+}
+
+/* Read one message; return its type, or a negative errno. */
+static int lite_recv_msg(struct socket *sock, union lite_msg_body *body)
+{
+	struct lite_msg_hdr hdr;
+	u16 type;
+	u32 len;
+	int ret;
+
+	ret = lite_recv_all(sock, &hdr, sizeof(hdr));
+	if (ret)
+		return ret;
+	type = le16_to_cpu(hdr.type);
+	len = le32_to_cpu(hdr.length);
+	if (le32_to_cpu(hdr.magic) != LITE_PROTO_MAGIC ||
+	    le16_to_cpu(hdr.version) != LITE_PROTO_VERSION || hdr.reserved) {
+		lite_err("manager: bad message header (magic %#x version %u)\n",
+			 le32_to_cpu(hdr.magic), le16_to_cpu(hdr.version));
+		return -EPROTO;
+	}
+	if (type >= ARRAY_SIZE(lite_msg_size) || !lite_msg_size[type] ||
+	    type == LITE_MSG_JOIN || len != lite_msg_size[type]) {
+		lite_err("manager: unexpected message type %u length %u\n", type, len);
+		return -EPROTO;
+	}
+	ret = lite_recv_all(sock, body, len);
+	return ret ? ret : type;
+}
+
+static bool lite_addr_ok(const struct lite_port_addr *a)
+{
+	return a->link_layer ==
+		(lite_cluster.dev->link_layer == IB_LINK_LAYER_ETHERNET ?
+		 LITE_LINK_ETHERNET : LITE_LINK_IB) &&
+	       a->mtu >= IB_MTU_256 && a->mtu <= IB_MTU_4096 && !a->reserved;
+}
+
+static bool lite_peer_id_ok(u16 id)
+{
+	return id > 0 && id < LITE_MAX_NODES && id != lite_cluster.node_id;
+}
+
+static void lite_peer_remove(u16 id)
+{
+	struct lite_peer *peer = lite_cluster.peers[id];
+
+	if (!peer)
+		return;
+	lite_cluster.peers[id] = NULL;
+	lite_peer_destroy(peer);
+}
+
+static int lite_handle_peer_up(const struct lite_msg_peer_up *up)
+{
+	u16 id = le16_to_cpu(up->node_id);
+	u32 gen = le32_to_cpu(up->generation);
+	struct lite_msg_qp_info info;
+	struct lite_peer *peer;
+
+	if (!lite_peer_id_ok(id) || up->reserved || !lite_addr_ok(&up->addr) ||
+	    strnlen(up->name, LITE_NAME_LEN) == LITE_NAME_LEN) {
+		lite_err("manager: invalid PEER_UP for node %u\n", id);
+		return -EPROTO;
+	}
+	if (lite_cluster.peers[id]) {
+		if (lite_cluster.peers[id]->gen == gen) {
+			lite_err("manager: duplicate PEER_UP for node %u\n", id);
+			return -EPROTO;
+		}
+		lite_peer_remove(id);	/* an older incarnation */
+	}
+	peer = lite_peer_create(lite_cluster.dev, id, gen, up, lite_cluster.k);
+	if (IS_ERR(peer))
+		return 0;	/* our failure, not the manager's: stay joined */
+	lite_cluster.peers[id] = peer;
+	lite_peer_fill_qp_info(peer, &info);
+	info.src_node = cpu_to_le16(lite_cluster.node_id);
+	info.src_gen = cpu_to_le32(lite_cluster.gen);
+	info.dst_gen = cpu_to_le32(gen);
+	lite_info("node %u (%s) announced, generation %u\n", id, peer->name, gen);
+	return lite_send_msg(lite_cluster.sock, LITE_MSG_QP_INFO, &info,
+			     sizeof(info));
+}
+
+static int lite_handle_qp_info(const struct lite_msg_qp_info *info)
+{
+	u16 src = le16_to_cpu(info->src_node);
+	unsigned int i, n = le16_to_cpu(info->nr_qps);
+	struct lite_peer *peer;
+
+	if (!lite_peer_id_ok(src) || info->reserved || n != lite_cluster.k) {
+		lite_err("manager: invalid QP_INFO from node %u\n", src);
+		return -EPROTO;
+	}
+	for (i = 0; i < LITE_MAX_QPS_PER_PEER; i++) {
+		u32 qpn = le32_to_cpu(info->qp[i].qpn);
+		u32 psn = le32_to_cpu(info->qp[i].psn);
+
+		if (qpn > 0xffffff || psn > 0xffffff ||
+		    (i >= n && (qpn || psn))) {
+			lite_err("manager: invalid QP %u in QP_INFO from node %u\n", i, src);
+			return -EPROTO;
+		}
+	}
+	peer = lite_cluster.peers[src];
+	if (!peer || peer->gen != le32_to_cpu(info->src_gen) ||
+	    le16_to_cpu(info->dst_node) != lite_cluster.node_id ||
+	    le32_to_cpu(info->dst_gen) != lite_cluster.gen) {
+		lite_info("stale QP_INFO from node %u dropped\n", src);
+		return 0;
+	}
+	lite_peer_connect(peer, info);
+	return 0;
+}
+
+static int lite_handle_peer_down(const struct lite_msg_peer_down *down)
+{
+	u16 id = le16_to_cpu(down->node_id);
+	struct lite_peer *peer;
+
+	if (!lite_peer_id_ok(id) || down->reserved) {
+		lite_err("manager: invalid PEER_DOWN for node %u\n", id);
+		return -EPROTO;
+	}
+	peer = lite_cluster.peers[id];
+	if (peer && peer->gen == le32_to_cpu(down->generation)) {
+		lite_info("node %u (%s) left\n", id, peer->name);
+		lite_peer_remove(id);
+	}
+	return 0;
+}
+
+static int lite_handle_msg(int type, const union lite_msg_body *body)
+{
+	switch (type) {
+	case LITE_MSG_PEER_UP:
+		return lite_handle_peer_up(&body->peer_up);
+	case LITE_MSG_QP_INFO:
+		return lite_handle_qp_info(&body->qp_info);
+	case LITE_MSG_PEER_DOWN:
+		return lite_handle_peer_down(&body->peer_down);
+	default:
+		lite_err("manager: message type %d after joining\n", type);
+		return -EPROTO;
+	}
+}
+
+static int lite_membership_thread(void *unused)
+{
+	union lite_msg_body *body;
+	int ret = -ENOMEM;
+
+	body = kmalloc(sizeof(*body), GFP_KERNEL);
+	while (body && !kthread_should_stop()) {
+		ret = lite_recv_msg(lite_cluster.sock, body);
+		if (ret < 0)
+			break;
+		mutex_lock(&lite_cluster.lock);
+		ret = lite_handle_msg(ret, body);
+		mutex_unlock(&lite_cluster.lock);
+		if (ret < 0)
+			break;
+	}
+	kfree(body);
+	if (!kthread_should_stop())
+		lite_warn("disconnected from the manager (%d); peers stay connected, no membership changes until rejoin\n",
+			  ret);
+
+	/* Wait for lite_membership_exit(), which owns the socket. */
+	set_current_state(TASK_INTERRUPTIBLE);
+	while (!kthread_should_stop()) {
+		schedule();
+		set_current_state(TASK_INTERRUPTIBLE);
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+static void lite_fill_join(struct lite_dev *dev, struct lite_msg_join *join)
+{
+	memset(join, 0, sizeof(*join));
+	memcpy(join->addr.gid, dev->gid.raw, sizeof(join->addr.gid));
+	join->addr.lid = cpu_to_le16(dev->lid);
+	join->addr.link_layer = dev->link_layer == IB_LINK_LAYER_ETHERNET ?
+				LITE_LINK_ETHERNET : LITE_LINK_IB;
+	join->addr.mtu = dev->mtu;
+	join->qps_per_peer = cpu_to_le16(lite_param_qps_per_peer);
+	join->ib_port = dev->port;
+	strscpy(join->name, utsname()->nodename, sizeof(join->name));
+}
+
+/* Send JOIN, wait for WELCOME; fills the cluster's id, generation and K. */
+static int lite_join_handshake(struct socket *sock, struct lite_dev *dev)
+{
+	union lite_msg_body *body;
+	struct lite_msg_join join;
+	u16 id, k;
+	int ret;
+
+	lite_fill_join(dev, &join);
+	ret = lite_send_msg(sock, LITE_MSG_JOIN, &join, sizeof(join));
+	if (ret)
+		return ret;
+	body = kmalloc(sizeof(*body), GFP_KERNEL);
+	if (!body)
+		return -ENOMEM;
+	ret = lite_recv_msg(sock, body);
+	if (ret == LITE_MSG_REJECT) {
+		u32 err = le32_to_cpu(body->reject.error);
+
+		body->reject.reason[LITE_REASON_LEN - 1] = '\0';
+		lite_err("manager refused the join: %s (%u)\n",
+			 body->reject.reason, err);
+		ret = err > 0 && err < MAX_ERRNO ? -(int)err : -ECONNREFUSED;
+	} else if (ret == LITE_MSG_WELCOME) {
+		id = le16_to_cpu(body->welcome.node_id);
+		k = le16_to_cpu(body->welcome.qps_per_peer);
+		if (!id || id >= LITE_MAX_NODES || k != lite_param_qps_per_peer) {
+			lite_err("manager: invalid WELCOME (id %u, K %u)\n", id, k);
+			ret = -EPROTO;
+		} else {
+			lite_cluster.node_id = id;
+			lite_cluster.gen = le32_to_cpu(body->welcome.generation);
+			lite_cluster.k = k;
+			ret = 0;
+		}
+	} else if (ret >= 0) {
+		lite_err("manager: expected WELCOME, got type %d\n", ret);
+		ret = -EPROTO;
+	}
+	kfree(body);
+	return ret;
+}
+
+/**
+ * lite_membership_join() - join the cluster whose manager is at @manager
+ * @manager: IPv4 address of lite-manager, as text
+ * @port: its TCP port
+ * @ib_port: RDMA port to use; 0 for the module parameter, which is the only
+ *	port this node serves
+ * @node_id: set to the id the manager assigned
+ *
+ * Connections to the other members are then built in the background; see
+ * lite_nr_nodes().
+ *
+ * Context: process context; sleeps up to 10 s for the manager.
+ * Return: 0, -EISCONN when already joined, -EINVAL for a bad address or
+ * port, -ENODEV/-ENETDOWN/-EADDRNOTAVAIL when the RDMA port is unusable, a
+ * socket error, the manager's refusal as -errno, or -EPROTO.
+ */
+int lite_membership_join(const char *manager, u16 port, u32 ib_port,
+			 u32 *node_id)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(port) };
+	struct task_struct *thread;
+	struct lite_dev *dev;
+	struct socket *sock;
+	int ret;
+
+	if (!port || !in4_pton(manager, -1, (u8 *)&sin.sin_addr.s_addr, '\0', NULL))
+		return -EINVAL;
+	if (ib_port && ib_port != lite_param_port)
+		return -EINVAL;
+
+	mutex_lock(&lite_cluster.lock);
+	if (lite_cluster.sock) {
+		ret = -EISCONN;
+		goto out_unlock;
+	}
+	dev = lite_device_get();
+	if (IS_ERR(dev)) {
+		ret = PTR_ERR(dev);
+		goto out_unlock;
+	}
+	ret = sock_create_kern(&init_net, AF_INET, SOCK_STREAM, IPPROTO_TCP, &sock);
+	if (ret)
+		goto out_unlock;
+	sock->sk->sk_sndtimeo = LITE_JOIN_TIMEOUT;
+	sock->sk->sk_rcvtimeo = LITE_JOIN_TIMEOUT;
+	ret = kernel_connect(sock, (struct sockaddr *)&sin, sizeof(sin), 0);
+	if (ret) {
+		lite_err("cannot reach the manager at %pI4:%u: %d\n",
+			 &sin.sin_addr, port, ret);
+		goto err_release;
+	}
+	lite_cluster.dev = dev;
+	ret = lite_join_handshake(sock, dev);
+	if (ret)
+		goto err_release;
+	sock->sk->sk_rcvtimeo = MAX_SCHEDULE_TIMEOUT;
+	lite_cluster.sock = sock;
+	thread = kthread_run(lite_membership_thread, NULL, "lite_member");
+	if (IS_ERR(thread)) {
+		ret = PTR_ERR(thread);
+		lite_cluster.sock = NULL;
+		goto err_release;
+	}
+	lite_cluster.thread = thread;
+	*node_id = lite_cluster.node_id;
+	lite_info("joined the cluster at %pI4:%u as node %u (generation %u, %u QPs per peer)\n",
+		  &sin.sin_addr, port, lite_cluster.node_id, lite_cluster.gen,
+		  lite_cluster.k);
+	mutex_unlock(&lite_cluster.lock);
+	return 0;
+
+err_release:
+	lite_cluster.node_id = 0;
+	lite_cluster.dev = NULL;
+	sock_release(sock);
+out_unlock:
+	mutex_unlock(&lite_cluster.lock);
+	return ret;
+}
+
+/**
+ * lite_membership_exit() - leave the cluster: close the manager connection
+ * (the manager tells the others) and tear down every peer's QPs
+ *
+ * Context: process context. Safe to call when not joined, and twice.
+ */
+void lite_membership_exit(void)
+{
+	struct task_struct *thread;
+	unsigned int i;
+
+	mutex_lock(&lite_cluster.lock);
+	thread = lite_cluster.thread;
+	lite_cluster.thread = NULL;
+	if (lite_cluster.sock)
+		kernel_sock_shutdown(lite_cluster.sock, SHUT_RDWR);
+	mutex_unlock(&lite_cluster.lock);
+
+	/* The thread takes the lock per message: stop it unlocked. */
+	if (thread)
+		kthread_stop(thread);
+
+	mutex_lock(&lite_cluster.lock);
+	for (i = 1; i < LITE_MAX_NODES; i++)
+		lite_peer_remove(i);
+	if (lite_cluster.sock) {
+		sock_release(lite_cluster.sock);
+		lite_cluster.sock = NULL;
+		lite_info("left the cluster (was node %u)\n", lite_cluster.node_id);
+	}
+	lite_cluster.node_id = 0;
+	lite_cluster.gen = 0;
+	lite_cluster.k = 0;
+	lite_cluster.dev = NULL;
+	mutex_unlock(&lite_cluster.lock);
+}

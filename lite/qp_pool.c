@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The QP pool: K RC QPs per peer, shared by every application on the node.
+ * A peer's QPs are created on PEER_UP (to INIT, receives posted), connected
+ * on the peer's QP_INFO (RTR, RTS), and proven by a hello sent on each one:
+ * the peer is UP once a hello has arrived on every QP.
+ */
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <rdma/ib_verbs.h>
+
+#include "lite_priv.h"
+
+#define LITE_RX_BUF_SIZE	64
+#define LITE_QP_TIMEOUT		17	/* 4.096 us * 2^17 = 0.5 s: TCG guests are slow */
+#define LITE_QP_RETRY		7
+#define LITE_RNR_INFINITE	7
+#define LITE_RD_ATOMIC		16
+
+/* The first message on every QP; checked against the peer we expect. */
+struct lite_hello {
+	__le32	magic;
+	__le16	src_node;
+	__le16	qp_index;
+	__le32	src_gen;
+	__le32	reserved;
+};
+
+static void lite_qp_event(struct ib_event *event, void *context)
+{
+	struct lite_qp *lqp = context;
+
+	lite_warn("node %u QP %u: async event %s\n", lqp->peer->id, lqp->index,
+		  ib_event_msg(event->event));
+	if (event->event == IB_EVENT_QP_FATAL ||
+	    event->event == IB_EVENT_QP_ACCESS_ERR)
+		WRITE_ONCE(lqp->peer->state, LITE_PEER_FAILED);
+}
+
+static int lite_post_rx(struct lite_rx_buf *rx)
+{
+	struct lite_peer *peer = rx->lqp->peer;
+	struct ib_sge sge = {
+		.addr	= rx->dma,
+		.length	= LITE_RX_BUF_SIZE,
+		.lkey	= peer->dev->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe		= &rx->cqe,
+		.sg_list	= &sge,
+		.num_sge	= 1,
+	};
+
+	return ib_post_recv(rx->lqp->qp, &wr, NULL);
+}
+
+static bool lite_hello_ok(const struct lite_qp *lqp, const struct ib_wc *wc,
+			  const struct lite_hello *h)
+{
+	return wc->byte_len == sizeof(*h) &&
+	       le32_to_cpu(h->magic) == LITE_PROTO_MAGIC &&
+	       le16_to_cpu(h->src_node) == lqp->peer->id &&
+	       le32_to_cpu(h->src_gen) == lqp->peer->gen &&
+	       le16_to_cpu(h->qp_index) == lqp->index && !h->reserved;
+}
+
+static void lite_rx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct lite_rx_buf *rx = container_of(wc->wr_cqe, struct lite_rx_buf, cqe);
+	struct lite_qp *lqp = rx->lqp;
+	struct lite_peer *peer = lqp->peer;
+	unsigned long flags;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			lite_warn("node %u QP %u: receive failed: %s\n", peer->id,
+				  lqp->index, ib_wc_status_msg(wc->status));
+		return;
+	}
+	ib_dma_sync_single_for_cpu(peer->dev->ibdev, rx->dma, LITE_RX_BUF_SIZE,
+				   DMA_FROM_DEVICE);
+	if (!lite_hello_ok(lqp, wc, rx->data)) {
+		lite_warn("node %u QP %u: unexpected message (%u bytes) dropped\n",
+			  peer->id, lqp->index, wc->byte_len);
+	} else if (!test_and_set_bit(lqp->index, &peer->hello_seen) &&
+		   bitmap_weight(&peer->hello_seen, peer->nr_qps) == peer->nr_qps) {
+		WRITE_ONCE(peer->state, LITE_PEER_UP);
+		lite_info("node %u (%s): %u QPs up\n", peer->id, peer->name,
+			  peer->nr_qps);
+	}
+	ib_dma_sync_single_for_device(peer->dev->ibdev, rx->dma,
+				      LITE_RX_BUF_SIZE, DMA_FROM_DEVICE);
+	/* Under the lock: once teardown set closing, nothing is reposted. */
+	spin_lock_irqsave(&peer->lock, flags);
+	if (!peer->closing && lite_post_rx(rx))
+		lite_warn("node %u QP %u: cannot repost a receive\n", peer->id,
+			  lqp->index);
+	spin_unlock_irqrestore(&peer->lock, flags);
+}
+
+static void lite_tx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct lite_qp *lqp = container_of(wc->wr_cqe, struct lite_qp, tx_cqe);
+
+	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR) {
+		lite_warn("node %u QP %u: hello failed: %s\n", lqp->peer->id,
+			  lqp->index, ib_wc_status_msg(wc->status));
+		WRITE_ONCE(lqp->peer->state, LITE_PEER_FAILED);
+	}
+}
+
+static void lite_qp_free_bufs(struct lite_qp *lqp)
+{
+	struct ib_device *ibdev = lqp->peer->dev->ibdev;
+	int i;
+
+	for (i = 0; i < LITE_RX_DEPTH; i++) {
+		struct lite_rx_buf *rx = &lqp->rx[i];
+
+		if (!rx->data)
+			continue;
+		if (rx->dma)
+			ib_dma_unmap_single(ibdev, rx->dma, LITE_RX_BUF_SIZE,
+					    DMA_FROM_DEVICE);
+		kfree(rx->data);
+	}
+	if (lqp->tx_dma)
+		ib_dma_unmap_single(ibdev, lqp->tx_dma, sizeof(struct lite_hello),
+				    DMA_TO_DEVICE);
+	kfree(lqp->tx_data);
+}
+
+static int lite_qp_alloc_bufs(struct lite_qp *lqp)
+{
+	struct ib_device *ibdev = lqp->peer->dev->ibdev;
+	int i;
+
+	for (i = 0; i < LITE_RX_DEPTH; i++) {
+		struct lite_rx_buf *rx = &lqp->rx[i];
+
+		rx->lqp = lqp;
+		rx->cqe.done = lite_rx_done;
+		rx->data = kzalloc(LITE_RX_BUF_SIZE, GFP_KERNEL);
+		if (!rx->data)
+			return -ENOMEM;
+		rx->dma = ib_dma_map_single(ibdev, rx->data, LITE_RX_BUF_SIZE,
+					    DMA_FROM_DEVICE);
+		if (ib_dma_mapping_error(ibdev, rx->dma)) {
+			rx->dma = 0;
+			return -ENOMEM;
+		}
+	}
+	lqp->tx_cqe.done = lite_tx_done;
+	lqp->tx_data = kzalloc(sizeof(struct lite_hello), GFP_KERNEL);
+	if (!lqp->tx_data)
+		return -ENOMEM;
+	lqp->tx_dma = ib_dma_map_single(ibdev, lqp->tx_data,
+					sizeof(struct lite_hello), DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(ibdev, lqp->tx_dma)) {
+		lqp->tx_dma = 0;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Create one QP, move it to INIT and post its receives. */
+static int lite_qp_create(struct lite_peer *peer, struct lite_qp *lqp)
+{
+	struct lite_dev *dev = peer->dev;
+	struct ib_qp_init_attr init = {
+		.event_handler	= lite_qp_event,
+		.qp_context	= lqp,
+		.send_cq	= dev->cq,
+		.recv_cq	= dev->cq,
+		.cap = {
+			.max_send_wr	= LITE_TX_DEPTH + 1,	/* +1 for drain */
+			.max_recv_wr	= LITE_RX_DEPTH + 1,	/* +1 for drain */
+			.max_send_sge	= 1,
+			.max_recv_sge	= 1,
+		},
+		.sq_sig_type	= IB_SIGNAL_REQ_WR,
+		.qp_type	= IB_QPT_RC,
+	};
+	struct ib_qp_attr attr = {
+		.qp_state	= IB_QPS_INIT,
+		.pkey_index	= 0,
+		.port_num	= dev->port,
+		.qp_access_flags = IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE |
+				   IB_ACCESS_REMOTE_ATOMIC,
+	};
+	int i, ret;
+
+	ret = lite_qp_alloc_bufs(lqp);
+	if (ret)
+		return ret;
+	lqp->qp = ib_create_qp(dev->pd, &init);
+	if (IS_ERR(lqp->qp)) {
+		ret = PTR_ERR(lqp->qp);
+		lqp->qp = NULL;
+		return ret;
+	}
+	lqp->psn = get_random_u32() & 0xffffff;
+	ret = ib_modify_qp(lqp->qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+	if (ret)
+		return ret;
+	lqp->inited = true;
+	for (i = 0; i < LITE_RX_DEPTH; i++) {
+		ret = lite_post_rx(&lqp->rx[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * lite_peer_create() - create a peer's K QPs, ready for its QP_INFO
+ * @dev: the RDMA device
+ * @id: the peer's node id
+ * @gen: the peer's generation (incarnation of @id)
+ * @up: the manager's PEER_UP message, already validated
+ * @nr_qps: the cluster's K
+ *
+ * Context: process context, membership lock held.
+ * Return: the peer, or an ERR_PTR.
+ */
+struct lite_peer *lite_peer_create(struct lite_dev *dev, u16 id, u32 gen,
+				   const struct lite_msg_peer_up *up,
+				   unsigned int nr_qps)
+{
+	struct lite_peer *peer;
+	unsigned int i;
+	int ret;
+
+	peer = kzalloc(struct_size(peer, qps, nr_qps), GFP_KERNEL);
+	if (!peer)
+		return ERR_PTR(-ENOMEM);
+	peer->id = id;
+	peer->gen = gen;
+	peer->dev = dev;
+	peer->nr_qps = nr_qps;
+	peer->addr = up->addr;
+	peer->state = LITE_PEER_CREATED;
+	spin_lock_init(&peer->lock);
+	strscpy(peer->name, up->name, sizeof(peer->name));
+	for (i = 0; i < nr_qps; i++) {
+		peer->qps[i].peer = peer;
+		peer->qps[i].index = i;
+		ret = lite_qp_create(peer, &peer->qps[i]);
+		if (ret) {
+			lite_err("node %u: creating QP %u failed: %d\n", id, i, ret);
+			lite_peer_destroy(peer);
+			return ERR_PTR(ret);
+		}
+	}
+	return peer;
+}
+
+/**
+ * lite_peer_fill_qp_info() - describe our QPs for @peer in a QP_INFO body
+ * @peer: the peer
+ * @info: filled except src_node, src_gen and dst_gen
+ */
+void lite_peer_fill_qp_info(struct lite_peer *peer,
+			    struct lite_msg_qp_info *info)
+{
+	unsigned int i;
+
+	memset(info, 0, sizeof(*info));
+	info->dst_node = cpu_to_le16(peer->id);
+	info->nr_qps = cpu_to_le16(peer->nr_qps);
+	for (i = 0; i < peer->nr_qps; i++) {
+		info->qp[i].qpn = cpu_to_le32(peer->qps[i].qp->qp_num);
+		info->qp[i].psn = cpu_to_le32(peer->qps[i].psn);
+	}
+}
+
+static void lite_fill_av(struct lite_peer *peer, struct rdma_ah_attr *ah)
+{
+	struct lite_dev *dev = peer->dev;
+
+	ah->type = rdma_ah_find_type(dev->ibdev, dev->port);
+	rdma_ah_set_port_num(ah, dev->port);
+	rdma_ah_set_sl(ah, 0);
+	if (peer->addr.link_layer == LITE_LINK_ETHERNET) {
+		union ib_gid dgid;
+
+		memcpy(dgid.raw, peer->addr.gid, sizeof(dgid.raw));
+		rdma_ah_set_grh(ah, &dgid, 0, dev->gid_index, 64, 0);
+	} else {
+		rdma_ah_set_dlid(ah, le16_to_cpu(peer->addr.lid));
+	}
+}
+
+static int lite_qp_connect(struct lite_qp *lqp, u32 remote_qpn, u32 remote_psn)
+{
+	struct lite_peer *peer = lqp->peer;
+	struct lite_dev *dev = peer->dev;
+	struct ib_qp_attr attr = {
+		.qp_state		= IB_QPS_RTR,
+		.path_mtu		= min_t(enum ib_mtu, dev->mtu, peer->addr.mtu),
+		.dest_qp_num		= remote_qpn,
+		.rq_psn			= remote_psn,
+		.max_dest_rd_atomic	= min(LITE_RD_ATOMIC, dev->ibdev->attrs.max_qp_rd_atom),
+		.min_rnr_timer		= 12,
+	};
+	struct lite_hello *h = lqp->tx_data;
+	struct ib_sge sge = {
+		.addr	= lqp->tx_dma,
+		.length	= sizeof(*h),
+		.lkey	= dev->pd->local_dma_lkey,
+	};
+	struct ib_send_wr wr = {
+		.wr_cqe		= &lqp->tx_cqe,
+		.sg_list	= &sge,
+		.num_sge	= 1,
+		.opcode		= IB_WR_SEND,
+		.send_flags	= IB_SEND_SIGNALED,
+	};
+	int ret;
+
+	lite_fill_av(peer, &attr.ah_attr);
+	ret = ib_modify_qp(lqp->qp, &attr, IB_QP_STATE | IB_QP_AV |
+			   IB_QP_PATH_MTU | IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
+	if (ret)
+		return ret;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_RTS;
+	attr.sq_psn = lqp->psn;
+	attr.timeout = LITE_QP_TIMEOUT;
+	attr.retry_cnt = LITE_QP_RETRY;
+	attr.rnr_retry = LITE_RNR_INFINITE;
+	attr.max_rd_atomic = min(LITE_RD_ATOMIC, dev->ibdev->attrs.max_qp_init_rd_atom);
+	ret = ib_modify_qp(lqp->qp, &attr, IB_QP_STATE | IB_QP_TIMEOUT |
+			   IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | IB_QP_SQ_PSN |
+			   IB_QP_MAX_QP_RD_ATOMIC);
+	if (ret)
+		return ret;
+	lqp->rts = true;
+
+	*h = (struct lite_hello) {
+		.magic		= cpu_to_le32(LITE_PROTO_MAGIC),
+		.src_node	= cpu_to_le16(lite_node_id()),
+		.qp_index	= cpu_to_le16(lqp->index),
+		.src_gen	= cpu_to_le32(lite_node_gen()),
+	};
+	ib_dma_sync_single_for_device(dev->ibdev, lqp->tx_dma, sizeof(*h),
+				      DMA_TO_DEVICE);
+	return ib_post_send(lqp->qp, &wr, NULL);
+}
+
+/**
+ * lite_peer_connect() - connect our QPs to the peer's and say hello
+ * @peer: a peer in state CREATED
+ * @info: the peer's QP_INFO, already validated (nr_qps == K)
+ *
+ * Context: process context, membership lock held.
+ * Return: 0 or a negative errno; on error the peer is FAILED.
+ */
+int lite_peer_connect(struct lite_peer *peer,
+		      const struct lite_msg_qp_info *info)
+{
+	unsigned int i;
+	int ret;
+
+	if (peer->state != LITE_PEER_CREATED)
+		return -EALREADY;
+	for (i = 0; i < peer->nr_qps; i++) {
+		ret = lite_qp_connect(&peer->qps[i], le32_to_cpu(info->qp[i].qpn),
+				      le32_to_cpu(info->qp[i].psn));
+		if (ret) {
+			lite_err("node %u: connecting QP %u failed: %d\n",
+				 peer->id, i, ret);
+			peer->state = LITE_PEER_FAILED;
+			return ret;
+		}
+	}
+	/* A fast peer's hellos may already have made us UP. */
+	cmpxchg(&peer->state, LITE_PEER_CREATED, LITE_PEER_CONNECTING);
+	return 0;
+}
+
+/**
+ * lite_peer_destroy() - drain and destroy a peer's QPs, free the peer
+ * @peer: the peer, no longer reachable from the peer table
+ *
+ * Context: process context (sleeps until every work request completed).
+ */
+void lite_peer_destroy(struct lite_peer *peer)
+{
+	unsigned long flags;
+	unsigned int i;
+
+	spin_lock_irqsave(&peer->lock, flags);
+	peer->closing = true;
+	spin_unlock_irqrestore(&peer->lock, flags);
+	for (i = 0; i < peer->nr_qps; i++) {
+		struct lite_qp *lqp = &peer->qps[i];
+
+		if (lqp->qp) {
+			/* Flushes every posted WR, so no buffer is in use after. */
+			if (lqp->inited)
+				ib_drain_qp(lqp->qp);
+			ib_destroy_qp(lqp->qp);
+		}
+		lite_qp_free_bufs(lqp);
+	}
+	kfree(peer);
+}
