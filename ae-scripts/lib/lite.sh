@@ -20,14 +20,14 @@ lite_build() {
 		ae_log "building lite.ko for $kver and the tools on the controller"
 		ae_run_bounded 600 "build" make -s -C "$AE_ROOT/lite" KVER="$kver" >&2 ||
 			ae_die "building lite/ failed"
-		ae_run_bounded 600 "build" make -s -C "$AE_ROOT/manager" >&2 ||
+		ae_run_bounded 600 "build" make -s -C "$AE_ROOT/manager" lite-manager >&2 ||
 			ae_die "building manager/ failed"
 		ae_sync || ae_die "sync failed"
 	else
 		ae_log "no headers for $kver on the controller: building on every host"
 		ae_sync || ae_die "sync failed"
 		while read -r h; do
-			AE_TIMEOUT=900 ae_ssh "$h" "make -s -C $(lite_rdir "$h")/lite && make -s -C $(lite_rdir "$h")/manager" ||
+			AE_TIMEOUT=900 ae_ssh "$h" "make -s -C $(lite_rdir "$h")/lite && make -s -C $(lite_rdir "$h")/manager lite-manager" ||
 				ae_die "$h: build failed"
 		done < <(inv_all_hosts)
 	fi
