@@ -12,22 +12,25 @@ export INVENTORY QUICK FULL NODES
 LITE_AE := ae-scripts/lite-ae
 FIGURES := $(sort $(basename $(notdir $(wildcard ae-scripts/figures/*.sh))))
 
-.PHONY: help all deps up down status kick-the-tires figures plots test clean \
+.PHONY: help all deps up down status kick-the-tires lite-install lite-uninstall \
+	figures plots test clean \
 	$(addprefix fig-,$(FIGURES))
 
 help:
-	@echo "make all             up -> kick-the-tires -> every figure -> plots (local cluster by default)"
+	@echo "make all             up -> kick-the-tires -> lite-install -> every figure -> plots"
 	@echo "make test            the test suite (shellcheck, unit tests, virtual-cluster integration)"
 	@echo "make deps            install what is missing (Debian packages, guest kernel)"
 	@echo "make up | down | status   the local virtual cluster (NODES=N guests, default 3)"
 	@echo "make kick-the-tires  per-host and per-pair checks with a PASS/FAIL table"
+	@echo "make lite-install    build LITE, load it on every node, start the manager, join all nodes"
+	@echo "make lite-uninstall  unload LITE everywhere and stop the manager"
 	@echo "make fig-NAME        run one experiment: $(FIGURES)"
 	@echo "make figures         run every experiment"
 	@echo "make plots           redraw every figure from the latest raw data (no host needed)"
 	@echo "make clean           stop the local cluster, drop boot caches and runtime state (results/ stay)"
 	@echo "Knobs: INVENTORY=FILE, NODES=N, QUICK=1 (short runs), FULL=1 (long runs)"
 
-all: deps up kick-the-tires figures plots
+all: deps up kick-the-tires lite-install figures plots
 	@echo "Done. Figures: results/*/*.png. The cluster is still up: 'make down' stops it."
 
 deps:
@@ -45,6 +48,12 @@ status:
 kick-the-tires: deps up
 	$(LITE_AE) check
 
+lite-install: deps up
+	$(LITE_AE) install
+
+lite-uninstall:
+	$(LITE_AE) uninstall
+
 $(addprefix fig-,$(FIGURES)): fig-%: deps up
 	$(LITE_AE) run $*
 
@@ -58,4 +67,6 @@ test: deps
 
 clean:
 	-$(LITE_AE) down
+	-$(MAKE) -s -C lite clean
+	-$(MAKE) -s -C manager clean
 	rm -rf .run .cache
