@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/* The manager's protocol state machine: see cluster.h. */
+#define _GNU_SOURCE	/* strerrorname_np */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cluster.h"
+
+static const char *err_name(int err)
+{
+	const char *name = strerrorname_np(-err);
+
+	return name ? name : "unknown error";
+}
+
+static const char *link_name(unsigned int link_layer)
+{
+	return link_layer == LITE_LINK_IB ? "IB" : "Ethernet";
+}
+
+static void send_msg(struct lite_cluster *c, struct lite_sess *to,
+		     const struct lite_msg *m)
+{
+	c->ops->send(c->ctx, to, m, lite_msg_size(m));
+}
+
+const char *lite_sess_label(const struct lite_sess *s, char *buf, size_t len)
+{
+	switch (s->state) {
+	case LITE_SESS_MEMBER:
+		snprintf(buf, len, "peer %s (node %u)", s->peer, s->node_id);
+		break;
+	case LITE_SESS_NEW:
+		snprintf(buf, len, "peer %s (not joined)", s->peer);
+		break;
+	default:
+		snprintf(buf, len, "peer %s (gone)", s->peer);
+		break;
+	}
+	return buf;
+}
+
+/*
+ * The one way a connection is refused: log it and, if the peer is still
+ * waiting for WELCOME, tell it why. A member gets no REJECT: that message
+ * means "join refused", and a member's own errors are in our log.
+ */
+static int refuse(struct lite_cluster *c, struct lite_sess *s, int err,
+		  const char *what, const char *reason)
+{
+	char label[LITE_PEER_STRLEN + 32];
+	struct lite_msg m;
+
+	c->ops->log(c->ctx, "%s: %s%s (%s); closing",
+		    lite_sess_label(s, label, sizeof(label)), what, reason,
+		    err_name(err));
+	if (s->state == LITE_SESS_NEW) {
+		lite_msg_init(&m, LITE_MSG_REJECT);
+		m.reject.error = htole32(-err);
+		/* m is zeroed, so the reason stays NUL-padded. */
+		snprintf(m.reject.reason, sizeof(m.reject.reason), "%s",
+			 reason);
+		send_msg(c, s, &m);
+	}
+	return err;
+}
+
+int lite_sess_fail(struct lite_cluster *c, struct lite_sess *s, int err,
+		   const char *fmt, ...)
+{
+	char reason[LITE_REASON_LEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	return refuse(c, s, err, "", reason);
+}
+
+int lite_cluster_init(struct lite_cluster *c,
+		      const struct lite_cluster_cfg *cfg,
+		      const struct lite_cluster_ops *ops, void *ctx)
+{
+	if (cfg->max_nodes < 1 || cfg->max_nodes > LITE_MAX_NODE_ID ||
+	    cfg->k > LITE_MAX_QPS_PER_PEER || cfg->ib_port > 255)
+		return -EINVAL;
+	*c = (struct lite_cluster){
+		.cfg = *cfg,
+		.ops = ops,
+		.ctx = ctx,
+		.k = cfg->k,
+	};
+	return 0;
+}
+
+void lite_cluster_cleanup(struct lite_cluster *c)
+{
+	*c = (struct lite_cluster){ .ops = NULL };
+}
+
+void lite_sess_init(struct lite_sess *s, const char *peer, void *owner)
+{
+	*s = (struct lite_sess){
+		.state = LITE_SESS_NEW,
+		.owner = owner,
+	};
+	lite_framer_init(&s->framer);
+	snprintf(s->peer, sizeof(s->peer), "%s", peer);
+}
+
+static void peer_up_of(struct lite_msg *m, const struct lite_sess *s)
+{
+	lite_msg_init(m, LITE_MSG_PEER_UP);
+	m->peer_up.node_id = htole16(s->node_id);
+	m->peer_up.generation = htole32(s->gen);
+	m->peer_up.addr = s->addr;
+	memcpy(m->peer_up.name, s->name, sizeof(m->peer_up.name));
+}
+
+/* Every check that needs the cluster; fills REASON on failure. */
+static int admit(struct lite_cluster *c, const struct lite_msg_join *j,
+		 char *reason, size_t len)
+{
+	unsigned int k = le16toh(j->qps_per_peer);
+	unsigned int want = le16toh(j->requested_id);
+	const char *why;
+	int ret;
+
+	ret = lite_check_join(j, &why);
+	if (ret) {
+		snprintf(reason, len, "%s", why);
+		return ret;
+	}
+	if (c->cfg.ib_port && j->ib_port != c->cfg.ib_port) {
+		snprintf(reason, len, "ib_port %u, but this cluster uses port %u",
+			 j->ib_port, c->cfg.ib_port);
+		return -EINVAL;
+	}
+	if (c->k && k != c->k) {
+		snprintf(reason, len,
+			 "qps_per_peer %u, but the cluster's K is %u", k, c->k);
+		return -EINVAL;
+	}
+	if (c->link_layer && j->addr.link_layer != c->link_layer) {
+		snprintf(reason, len, "link layer %s, but the cluster is %s",
+			 link_name(j->addr.link_layer),
+			 link_name(c->link_layer));
+		return -EINVAL;
+	}
+	if (c->nr_members >= c->cfg.max_nodes) {
+		snprintf(reason, len, "cluster full (%u nodes)",
+			 c->cfg.max_nodes);
+		return -ENOSPC;
+	}
+	if (want > c->cfg.max_nodes) {
+		snprintf(reason, len, "requested_id %u above the maximum %u",
+			 want, c->cfg.max_nodes);
+		return -EINVAL;
+	}
+	if (want && c->member[want]) {
+		snprintf(reason, len, "node id %u is in use", want);
+		return -EADDRINUSE;
+	}
+	return 0;
+}
+
+static int sess_join(struct lite_cluster *c, struct lite_sess *s,
+		     const struct lite_msg_join *j)
+{
+	unsigned int id = le16toh(j->requested_id);
+	char reason[LITE_REASON_LEN];
+	struct lite_msg m;
+	int ret;
+
+	ret = admit(c, j, reason, sizeof(reason));
+	if (ret)
+		return refuse(c, s, ret, "JOIN refused: ", reason);
+
+	/* Lowest free id, so ids follow join order and come back on rejoin. */
+	for (unsigned int i = 1; !id && i <= c->cfg.max_nodes; i++)
+		if (!c->member[i])
+			id = i;
+	if (++c->last_gen == 0)
+		c->last_gen = 1;
+	s->state = LITE_SESS_MEMBER;
+	s->node_id = id;
+	s->gen = c->last_gen;
+	s->addr = j->addr;
+	memcpy(s->name, j->name, sizeof(s->name));
+	c->member[id] = s;
+	c->nr_members++;
+	if (!c->k)
+		c->k = le16toh(j->qps_per_peer);
+	if (!c->link_layer)
+		c->link_layer = j->addr.link_layer;
+	c->ops->log(c->ctx, "node %u (%s) joined from %s, generation %u",
+		    id, s->name, s->peer, s->gen);
+
+	lite_msg_init(&m, LITE_MSG_WELCOME);
+	m.welcome.node_id = htole16(id);
+	m.welcome.qps_per_peer = htole16(c->k);
+	m.welcome.generation = htole32(s->gen);
+	send_msg(c, s, &m);
+
+	for (unsigned int i = 1; i <= LITE_MAX_NODE_ID; i++) {
+		struct lite_sess *e = c->member[i];
+
+		if (!e || e == s)
+			continue;
+		peer_up_of(&m, e);
+		send_msg(c, s, &m);
+		peer_up_of(&m, s);
+		send_msg(c, e, &m);
+	}
+	return 0;
+}
+
+static void log_repeats(struct lite_cluster *c, struct lite_sess *s)
+{
+	if (!s->drop_repeats)
+		return;
+	c->ops->log(c->ctx,
+		    "node %u (%s): %lu more QP_INFO for node %u generation %u dropped",
+		    s->node_id, s->name, s->drop_repeats, s->drop_dst,
+		    s->drop_gen);
+	s->drop_repeats = 0;
+}
+
+static int sess_qp_info(struct lite_cluster *c, struct lite_sess *s,
+			const struct lite_msg *m)
+{
+	const struct lite_msg_qp_info *q = &m->qp_info;
+	unsigned int dst = le16toh(q->dst_node);
+	uint32_t dst_gen = le32toh(q->dst_gen);
+	struct lite_sess *d;
+	const char *why;
+	int ret;
+
+	ret = lite_check_qp_info(q, c->k, s->node_id, s->gen, &why);
+	if (ret)
+		return refuse(c, s, ret, "QP_INFO: ", why);
+
+	/* dst is in 1..63 now. A stale dst is a legal race: drop, keep s. */
+	d = c->member[dst];
+	if (!d || d->gen != dst_gen) {
+		char now[32] = "not a member";
+
+		/* Once per (dst, gen): a flood must not flood the log. */
+		if (s->drop_dst == dst && s->drop_gen == dst_gen) {
+			s->drop_repeats++;
+			return 0;
+		}
+		log_repeats(c, s);
+		s->drop_dst = dst;
+		s->drop_gen = dst_gen;
+		if (d)
+			snprintf(now, sizeof(now), "now generation %u", d->gen);
+		c->ops->log(c->ctx,
+			    "node %u (%s): QP_INFO for node %u generation %u dropped (%s)",
+			    s->node_id, s->name, dst, dst_gen, now);
+		return 0;
+	}
+	/* Unchanged, byte for byte: the header was checked to be canonical. */
+	send_msg(c, d, m);
+	return 0;
+}
+
+static int sess_message(struct lite_cluster *c, struct lite_sess *s,
+			const struct lite_msg *m)
+{
+	unsigned int type = le16toh(m->hdr.type);
+	char reason[LITE_REASON_LEN];
+
+	if (s->state == LITE_SESS_NEW) {
+		if (type == LITE_MSG_JOIN)
+			return sess_join(c, s, &m->join);
+		snprintf(reason, sizeof(reason),
+			 "first message is %s, expected JOIN",
+			 lite_msg_type_name(type));
+		return refuse(c, s, -EPROTO, "", reason);
+	}
+	switch (type) {
+	case LITE_MSG_QP_INFO:
+		return sess_qp_info(c, s, m);
+	case LITE_MSG_JOIN:
+		return refuse(c, s, -EPROTO, "", "second JOIN");
+	default:
+		snprintf(reason, sizeof(reason),
+			 "%s is a manager-to-node message",
+			 lite_msg_type_name(type));
+		return refuse(c, s, -EPROTO, "", reason);
+	}
+}
+
+/* A bad header's reason, with the offending value where it helps. */
+static void hdr_reason(const struct lite_msg_hdr *h, int err, const char *why,
+		       char *buf, size_t len)
+{
+	switch (err) {
+	case -EPROTONOSUPPORT:
+		snprintf(buf, len, "protocol version %u; this manager speaks %u",
+			 le16toh(h->version), LITE_PROTO_VERSION);
+		break;
+	case -ENOMSG:
+		snprintf(buf, len, "unknown message type %u", le16toh(h->type));
+		break;
+	case -EMSGSIZE:
+	case -EBADMSG:
+		if (le32toh(h->magic) == LITE_PROTO_MAGIC) {
+			snprintf(buf, len, "%s length %u: %s",
+				 lite_msg_type_name(le16toh(h->type)),
+				 le32toh(h->length), why);
+			break;
+		}
+		/* fall through */
+	default:
+		snprintf(buf, len, "%s", why);
+		break;
+	}
+}
+
+int lite_sess_input(struct lite_cluster *c, struct lite_sess *s,
+		    const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	char reason[LITE_REASON_LEN];
+	const struct lite_msg *m;
+	const char *why;
+	size_t used;
+	int ret;
+
+	while (len) {
+		if (s->state == LITE_SESS_GONE)
+			return -EPIPE;
+		ret = lite_framer_push(&s->framer, p, len, &used, &m, &why);
+		p += used;
+		len -= used;
+		if (ret < 0) {
+			hdr_reason(&s->framer.msg.hdr, ret, why, reason,
+				   sizeof(reason));
+			return refuse(c, s, ret, "", reason);
+		}
+		if (ret == 1) {
+			ret = sess_message(c, s, m);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+void lite_sess_leave(struct lite_cluster *c, struct lite_sess *s)
+{
+	struct lite_msg m;
+
+	if (s->state == LITE_SESS_MEMBER) {
+		c->member[s->node_id] = NULL;
+		c->nr_members--;
+		log_repeats(c, s);
+		c->ops->log(c->ctx, "node %u (%s) left", s->node_id, s->name);
+		lite_msg_init(&m, LITE_MSG_PEER_DOWN);
+		m.peer_down.node_id = htole16(s->node_id);
+		m.peer_down.generation = htole32(s->gen);
+		for (unsigned int i = 1; i <= LITE_MAX_NODE_ID; i++)
+			if (c->member[i])
+				send_msg(c, c->member[i], &m);
+		/* An empty cluster is a new cluster: its first node sets K. */
+		if (!c->nr_members) {
+			c->k = c->cfg.k;
+			c->link_layer = 0;
+		}
+	}
+	s->state = LITE_SESS_GONE;
+}

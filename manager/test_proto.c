@@ -1,0 +1,660 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * Unit test of the protocol code: the validators (proto.c), the framer
+ * (framer.c) and the cluster state machine (cluster.c), with no sockets.
+ * One line per case; exit status 1 if any case failed.
+ */
+#define _GNU_SOURCE	/* strerrorname_np */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cluster.h"
+#include "framer.h"
+#include "proto.h"
+
+/* The cluster every message case is checked against. */
+#define K	4
+#define SRC	1
+#define SRC_GEN	7
+
+static int failures;
+static int cases;
+
+static const char *err_str(int err)
+{
+	const char *name;
+
+	if (!err)
+		return "0";
+	name = strerrorname_np(err < 0 ? -err : err);
+	return name ? name : "?";
+}
+
+static void __attribute__((format(printf, 2, 3)))
+report(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	cases++;
+	if (!ok)
+		failures++;
+	printf("%s ", ok ? "ok  " : "FAIL");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+static void expect_err(const char *name, int want, int got, const char *why)
+{
+	if (want == got)
+		report(true, "%s -> %s%s%s", name, err_str(got),
+		       got ? ": " : "", got ? why : "");
+	else
+		report(false, "%s: expected %s, got %s (%s)", name,
+		       err_str(want), err_str(got), got ? why : "accepted");
+}
+
+/* --- message templates: each valid as it stands --- */
+
+static void valid_join(struct lite_msg *m)
+{
+	lite_msg_init(m, LITE_MSG_JOIN);
+	m->join.addr.gid[0] = 0xfe;
+	m->join.addr.gid[1] = 0x80;
+	m->join.addr.gid[15] = 0x01;
+	m->join.addr.link_layer = LITE_LINK_ETHERNET;
+	m->join.addr.mtu = 3;
+	m->join.qps_per_peer = htole16(K);
+	m->join.ib_port = 1;
+	strcpy(m->join.name, "node-a");
+}
+
+static void valid_qp_info(struct lite_msg *m)
+{
+	lite_msg_init(m, LITE_MSG_QP_INFO);
+	m->qp_info.src_node = htole16(SRC);
+	m->qp_info.src_gen = htole32(SRC_GEN);
+	m->qp_info.dst_node = htole16(3);
+	m->qp_info.dst_gen = htole32(9);
+	m->qp_info.nr_qps = htole16(K);
+	for (unsigned int i = 0; i < K; i++) {
+		m->qp_info.qp[i].qpn = htole32(0x11 + i);
+		m->qp_info.qp[i].psn = htole32(0xabcdef - i);
+	}
+}
+
+/*
+ * What the manager does with one message from a node that is member SRC:
+ * frame it, then validate its payload. Returns the first error.
+ */
+static int check_bytes(const void *buf, size_t len, const char **why)
+{
+	const struct lite_msg *m = NULL;
+	struct lite_framer f;
+	size_t used;
+	int ret;
+
+	*why = "";
+	lite_framer_init(&f);
+	ret = lite_framer_push(&f, buf, len, &used, &m, why);
+	if (ret < 0)
+		return ret;
+	if (ret == 0) {
+		*why = "incomplete";
+		return -EAGAIN;
+	}
+	if (used != len) {
+		*why = "bytes left over";
+		return -E2BIG;
+	}
+	switch (le16toh(m->hdr.type)) {
+	case LITE_MSG_JOIN:
+		return lite_check_join(&m->join, why);
+	case LITE_MSG_QP_INFO:
+		return lite_check_qp_info(&m->qp_info, K, SRC, SRC_GEN, why);
+	case LITE_MSG_WELCOME:
+		return lite_check_welcome(&m->welcome, why);
+	case LITE_MSG_REJECT:
+		return lite_check_reject(&m->reject, why);
+	case LITE_MSG_PEER_UP:
+		return lite_check_peer_up(&m->peer_up, why);
+	case LITE_MSG_PEER_DOWN:
+		return lite_check_peer_down(&m->peer_down, why);
+	}
+	*why = "framer passed an unknown type";
+	return -EFAULT;
+}
+
+/* --- the table --- */
+
+#define MUT(fn) static void fn(struct lite_msg *m)
+
+MUT(hdr_bad_magic) { m->hdr.magic = htole32(0x4554494d); }
+MUT(hdr_magic_be) { m->hdr.magic = htobe32(LITE_PROTO_MAGIC); }
+MUT(hdr_version_2) { m->hdr.version = htole16(2); }
+MUT(hdr_version_0) { m->hdr.version = 0; }
+MUT(hdr_version_be) { m->hdr.version = htobe16(1); }
+MUT(hdr_type_0) { m->hdr.type = 0; }
+MUT(hdr_type_7) { m->hdr.type = htole16(7); }
+MUT(hdr_type_ffff) { m->hdr.type = 0xffff; }
+MUT(hdr_reserved) { m->hdr.reserved = htole32(1); }
+MUT(hdr_reserved_top) { m->hdr.reserved = htole32(0x80000000); }
+MUT(hdr_len_max) { m->hdr.length = 0xffffffff; }
+MUT(hdr_len_145) { m->hdr.length = htole32(LITE_MSG_MAX_PAYLOAD + 1); }
+MUT(hdr_len_be) { m->hdr.length = htobe32(64); }
+MUT(hdr_len_0) { m->hdr.length = 0; }
+MUT(hdr_len_63) { m->hdr.length = htole32(63); }
+MUT(hdr_len_65) { m->hdr.length = htole32(65); }
+MUT(hdr_len_144) { m->hdr.length = htole32(144); }
+MUT(hdr_len_143) { m->hdr.length = htole32(143); }
+
+MUT(join_k_0) { m->join.qps_per_peer = 0; }
+MUT(join_k_1) { m->join.qps_per_peer = htole16(1); }
+MUT(join_k_16) { m->join.qps_per_peer = htole16(16); }
+MUT(join_k_17) { m->join.qps_per_peer = htole16(17); }
+MUT(join_k_be) { m->join.qps_per_peer = htobe16(4); }
+MUT(join_ll_0) { m->join.addr.link_layer = 0; }
+MUT(join_ll_3) { m->join.addr.link_layer = 3; }
+MUT(join_ll_ib) { m->join.addr.link_layer = LITE_LINK_IB;
+		  m->join.addr.lid = htole16(7); }
+MUT(join_mtu_0) { m->join.addr.mtu = 0; }
+MUT(join_mtu_1) { m->join.addr.mtu = 1; }
+MUT(join_mtu_5) { m->join.addr.mtu = 5; }
+MUT(join_mtu_6) { m->join.addr.mtu = 6; }
+MUT(join_addr_reserved) { m->join.addr.reserved = htole32(1 << 24); }
+MUT(join_reserved_0) { m->join.reserved[0] = 1; }
+MUT(join_reserved_2) { m->join.reserved[2] = 0x80; }
+MUT(join_name_unterminated) { memset(m->join.name, 'a', LITE_NAME_LEN); }
+MUT(join_name_31) { memset(m->join.name, 'a', LITE_NAME_LEN - 1); }
+MUT(join_name_ctrl) { m->join.name[2] = '\n'; }
+MUT(join_name_del) { m->join.name[0] = 0x7f; }
+MUT(join_name_high) { m->join.name[5] = (char)0xc3; }
+MUT(join_name_empty) { memset(m->join.name, 0, LITE_NAME_LEN); }
+MUT(join_name_unpadded) { m->join.name[LITE_NAME_LEN - 1] = 'x'; }
+MUT(join_name_spaces) { strcpy(m->join.name, "rack 3 / node-7"); }
+MUT(join_id_63) { m->join.requested_id = htole16(63); }
+MUT(join_id_64) { m->join.requested_id = htole16(64); }
+MUT(join_ib_port_0) { m->join.ib_port = 0; }
+
+MUT(qp_qpn_24) { m->qp_info.qp[0].qpn = htole32(1U << 24); }
+MUT(qp_psn_24) { m->qp_info.qp[K - 1].psn = htole32(1U << 24); }
+MUT(qp_qpn_max) { m->qp_info.qp[1].qpn = htole32(0xffffff);
+		  m->qp_info.qp[1].psn = htole32(0xffffff); }
+MUT(qp_qpn_top) { m->qp_info.qp[2].qpn = htole32(0xff000000); }
+MUT(qp_beyond_qpn) { m->qp_info.qp[K].qpn = htole32(1); }
+MUT(qp_beyond_psn) { m->qp_info.qp[15].psn = htole32(1); }
+MUT(qp_src_is_dst) { m->qp_info.dst_node = htole16(SRC); }
+MUT(qp_dst_0) { m->qp_info.dst_node = 0; }
+MUT(qp_dst_64) { m->qp_info.dst_node = htole16(64); }
+MUT(qp_dst_63) { m->qp_info.dst_node = htole16(63); }
+MUT(qp_nr_3) { m->qp_info.nr_qps = htole16(K - 1); }
+MUT(qp_nr_5) { m->qp_info.nr_qps = htole16(K + 1);
+	       m->qp_info.qp[K].qpn = htole32(5); }
+MUT(qp_nr_0) { m->qp_info.nr_qps = 0; }
+MUT(qp_nr_17) { m->qp_info.nr_qps = htole16(17); }
+MUT(qp_nr_ffff) { m->qp_info.nr_qps = 0xffff; }
+MUT(qp_forged_src) { m->qp_info.src_node = htole16(SRC + 1); }
+MUT(qp_forged_gen) { m->qp_info.src_gen = htole32(SRC_GEN - 1); }
+MUT(qp_reserved) { m->qp_info.reserved = htole16(1); }
+
+MUT(welcome_ok) { lite_msg_init(m, LITE_MSG_WELCOME);
+		  m->welcome.node_id = htole16(1);
+		  m->welcome.qps_per_peer = htole16(K);
+		  m->welcome.generation = htole32(1); }
+MUT(welcome_id_0) { welcome_ok(m); m->welcome.node_id = 0; }
+MUT(welcome_gen_0) { welcome_ok(m); m->welcome.generation = 0; }
+MUT(reject_ok) { lite_msg_init(m, LITE_MSG_REJECT);
+		 m->reject.error = htole32(EINVAL);
+		 strcpy(m->reject.reason, "no"); }
+MUT(reject_err_0) { reject_ok(m); m->reject.error = 0; }
+MUT(reject_err_neg) { reject_ok(m); m->reject.error = htole32(-EINVAL); }
+MUT(reject_unterminated) { reject_ok(m);
+			   memset(m->reject.reason, 'r', LITE_REASON_LEN); }
+MUT(peer_up_ok) { struct lite_msg j;
+		  valid_join(&j);
+		  lite_msg_init(m, LITE_MSG_PEER_UP);
+		  m->peer_up.node_id = htole16(2);
+		  m->peer_up.generation = htole32(5);
+		  m->peer_up.addr = j.join.addr;
+		  memcpy(m->peer_up.name, j.join.name, LITE_NAME_LEN); }
+MUT(peer_up_reserved) { peer_up_ok(m); m->peer_up.reserved = 1; }
+MUT(peer_up_bad_name) { peer_up_ok(m); m->peer_up.name[0] = 1; }
+MUT(peer_down_ok) { lite_msg_init(m, LITE_MSG_PEER_DOWN);
+		    m->peer_down.node_id = htole16(2);
+		    m->peer_down.generation = htole32(5); }
+MUT(peer_down_id_64) { peer_down_ok(m);
+		       m->peer_down.node_id = htole16(64); }
+
+struct msg_case {
+	const char *name;
+	void (*base)(struct lite_msg *m);
+	void (*mutate)(struct lite_msg *m);
+	int err;
+};
+
+static const struct msg_case msg_cases[] = {
+	{ "valid JOIN", valid_join, NULL, 0 },
+	{ "valid QP_INFO", valid_qp_info, NULL, 0 },
+	{ "header: bad magic", valid_join, hdr_bad_magic, -EBADMSG },
+	{ "header: big-endian magic", valid_join, hdr_magic_be, -EBADMSG },
+	{ "header: version 2", valid_join, hdr_version_2, -EPROTONOSUPPORT },
+	{ "header: version 0", valid_join, hdr_version_0, -EPROTONOSUPPORT },
+	{ "header: big-endian version", valid_join, hdr_version_be,
+	  -EPROTONOSUPPORT },
+	{ "header: type 0", valid_join, hdr_type_0, -ENOMSG },
+	{ "header: type 7", valid_join, hdr_type_7, -ENOMSG },
+	{ "header: type 0xffff", valid_join, hdr_type_ffff, -ENOMSG },
+	{ "header: reserved 1", valid_join, hdr_reserved, -EINVAL },
+	{ "header: reserved top bit", valid_join, hdr_reserved_top, -EINVAL },
+	{ "header: length 0xffffffff", valid_join, hdr_len_max, -EMSGSIZE },
+	{ "header: length max+1", valid_qp_info, hdr_len_145, -EMSGSIZE },
+	{ "header: big-endian length", valid_join, hdr_len_be, -EMSGSIZE },
+	{ "header: JOIN length 0", valid_join, hdr_len_0, -EBADMSG },
+	{ "header: JOIN length 63 (one short)", valid_join, hdr_len_63,
+	  -EBADMSG },
+	{ "header: JOIN length 65 (one over)", valid_join, hdr_len_65,
+	  -EBADMSG },
+	{ "header: JOIN length 144", valid_join, hdr_len_144, -EBADMSG },
+	{ "header: QP_INFO length 143 (one short)", valid_qp_info, hdr_len_143,
+	  -EBADMSG },
+	{ "JOIN: K=0", valid_join, join_k_0, -EINVAL },
+	{ "JOIN: K=1", valid_join, join_k_1, 0 },
+	{ "JOIN: K=16", valid_join, join_k_16, 0 },
+	{ "JOIN: K=17", valid_join, join_k_17, -EINVAL },
+	{ "JOIN: K big-endian", valid_join, join_k_be, -EINVAL },
+	{ "JOIN: link layer 0", valid_join, join_ll_0, -EINVAL },
+	{ "JOIN: link layer 3", valid_join, join_ll_3, -EINVAL },
+	{ "JOIN: link layer IB", valid_join, join_ll_ib, 0 },
+	{ "JOIN: mtu 0", valid_join, join_mtu_0, -EINVAL },
+	{ "JOIN: mtu 1", valid_join, join_mtu_1, 0 },
+	{ "JOIN: mtu 5", valid_join, join_mtu_5, 0 },
+	{ "JOIN: mtu 6", valid_join, join_mtu_6, -EINVAL },
+	{ "JOIN: addr reserved", valid_join, join_addr_reserved, -EINVAL },
+	{ "JOIN: reserved[0]", valid_join, join_reserved_0, -EINVAL },
+	{ "JOIN: reserved[2]", valid_join, join_reserved_2, -EINVAL },
+	{ "JOIN: name unterminated", valid_join, join_name_unterminated,
+	  -EINVAL },
+	{ "JOIN: name of 31 chars", valid_join, join_name_31, 0 },
+	{ "JOIN: name with newline", valid_join, join_name_ctrl, -EINVAL },
+	{ "JOIN: name with DEL", valid_join, join_name_del, -EINVAL },
+	{ "JOIN: name with byte 0xc3", valid_join, join_name_high, -EINVAL },
+	{ "JOIN: empty name", valid_join, join_name_empty, -EINVAL },
+	{ "JOIN: name not NUL-padded", valid_join, join_name_unpadded,
+	  -EINVAL },
+	{ "JOIN: name with spaces", valid_join, join_name_spaces, 0 },
+	{ "JOIN: requested_id 63", valid_join, join_id_63, 0 },
+	{ "JOIN: requested_id 64", valid_join, join_id_64, -EINVAL },
+	{ "JOIN: ib_port 0", valid_join, join_ib_port_0, -EINVAL },
+	{ "QP_INFO: qpn 2^24", valid_qp_info, qp_qpn_24, -ERANGE },
+	{ "QP_INFO: psn 2^24", valid_qp_info, qp_psn_24, -ERANGE },
+	{ "QP_INFO: qpn, psn 2^24-1", valid_qp_info, qp_qpn_max, 0 },
+	{ "QP_INFO: qpn 0xff000000", valid_qp_info, qp_qpn_top, -ERANGE },
+	{ "QP_INFO: qpn set beyond nr_qps", valid_qp_info, qp_beyond_qpn,
+	  -EINVAL },
+	{ "QP_INFO: last psn set beyond nr_qps", valid_qp_info, qp_beyond_psn,
+	  -EINVAL },
+	{ "QP_INFO: src == dst", valid_qp_info, qp_src_is_dst, -EINVAL },
+	{ "QP_INFO: dst 0", valid_qp_info, qp_dst_0, -EINVAL },
+	{ "QP_INFO: dst 64", valid_qp_info, qp_dst_64, -EINVAL },
+	{ "QP_INFO: dst 63", valid_qp_info, qp_dst_63, 0 },
+	{ "QP_INFO: nr_qps K-1", valid_qp_info, qp_nr_3, -EINVAL },
+	{ "QP_INFO: nr_qps K+1", valid_qp_info, qp_nr_5, -EINVAL },
+	{ "QP_INFO: nr_qps 0", valid_qp_info, qp_nr_0, -EINVAL },
+	{ "QP_INFO: nr_qps 17", valid_qp_info, qp_nr_17, -EINVAL },
+	{ "QP_INFO: nr_qps 0xffff", valid_qp_info, qp_nr_ffff, -EINVAL },
+	{ "QP_INFO: forged src_node", valid_qp_info, qp_forged_src, -EPERM },
+	{ "QP_INFO: forged src_gen", valid_qp_info, qp_forged_gen, -EPERM },
+	{ "QP_INFO: reserved", valid_qp_info, qp_reserved, -EINVAL },
+	{ "WELCOME: valid", welcome_ok, NULL, 0 },
+	{ "WELCOME: node_id 0", welcome_ok, welcome_id_0, -EINVAL },
+	{ "WELCOME: generation 0", welcome_ok, welcome_gen_0, -EINVAL },
+	{ "REJECT: valid", reject_ok, NULL, 0 },
+	{ "REJECT: error 0", reject_ok, reject_err_0, -EINVAL },
+	{ "REJECT: negative error", reject_ok, reject_err_neg, -EINVAL },
+	{ "REJECT: reason unterminated", reject_ok, reject_unterminated,
+	  -EINVAL },
+	{ "PEER_UP: valid", peer_up_ok, NULL, 0 },
+	{ "PEER_UP: reserved", peer_up_ok, peer_up_reserved, -EINVAL },
+	{ "PEER_UP: bad name", peer_up_ok, peer_up_bad_name, -EINVAL },
+	{ "PEER_DOWN: valid", peer_down_ok, NULL, 0 },
+	{ "PEER_DOWN: node 64", peer_down_ok, peer_down_id_64, -EINVAL },
+};
+
+static void run_msg_cases(void)
+{
+	for (size_t i = 0; i < sizeof(msg_cases) / sizeof(msg_cases[0]); i++) {
+		const struct msg_case *t = &msg_cases[i];
+		struct lite_msg m;
+		const char *why;
+		size_t len;
+		int ret;
+
+		t->base(&m);
+		/* The template's payload, whatever the header then says. */
+		len = sizeof(m.hdr) +
+		      lite_msg_payload_size(le16toh(m.hdr.type));
+		if (t->mutate)
+			t->mutate(&m);
+		ret = check_bytes(&m, len, &why);
+		expect_err(t->name, t->err, ret, why);
+	}
+}
+
+/* --- streams: how bytes arrive must not matter --- */
+
+/* Feed BUF in pieces of STEP bytes; collect the messages' types. */
+static int feed(const void *buf, size_t len, size_t step, unsigned int *types,
+		unsigned int *nr, size_t *consumed, const char **why)
+{
+	const unsigned char *p = buf;
+	const struct lite_msg *m;
+	struct lite_framer f;
+	size_t off = 0, used, n;
+	int ret;
+
+	lite_framer_init(&f);
+	*nr = 0;
+	*consumed = 0;
+	while (off < len) {
+		n = len - off < step ? len - off : step;
+		while (n) {
+			ret = lite_framer_push(&f, p + off, n, &used, &m, why);
+			off += used;
+			n -= used;
+			*consumed = off;
+			if (ret < 0)
+				return ret;
+			if (ret == 1)
+				types[(*nr)++] = le16toh(m->hdr.type);
+		}
+	}
+	return lite_framer_pending(&f) ? -EAGAIN : 0;
+}
+
+static void run_stream_cases(void)
+{
+	unsigned char buf[4 * LITE_MSG_MAX_SIZE];
+	struct lite_msg a, b;
+	unsigned int types[8], nr;
+	size_t la, lb, used;
+	const char *why = "";
+	char name[96];
+	bool ok;
+	int ret;
+
+	valid_join(&a);
+	valid_qp_info(&b);
+	la = lite_msg_size(&a);
+	lb = lite_msg_size(&b);
+	memcpy(buf, &a, la);
+	memcpy(buf + la, &b, lb);
+
+	/* Every read size from 1 byte to both messages at once. */
+	ok = true;
+	for (size_t step = 1; step <= la + lb; step++) {
+		ret = feed(buf, la + lb, step, types, &nr, &used, &why);
+		if (ret || nr != 2 || types[0] != LITE_MSG_JOIN ||
+		    types[1] != LITE_MSG_QP_INFO) {
+			report(false, "two messages in reads of %zu bytes: %s, %u messages",
+			       step, err_str(ret), nr);
+			ok = false;
+		}
+	}
+	if (ok)
+		report(true, "JOIN + QP_INFO in reads of 1..%zu bytes -> 2 messages",
+		       la + lb);
+
+	ret = feed(buf, la + lb, la + lb, types, &nr, &used, &why);
+	report(!ret && nr == 2, "two messages in one read -> %u messages", nr);
+
+	ret = feed(buf, la + lb / 2, 7, types, &nr, &used, &why);
+	report(ret == -EAGAIN && nr == 1,
+	       "one and a half messages -> 1 message, rest pending (%s)",
+	       err_str(ret));
+
+	ret = feed(buf, 10, 1, types, &nr, &used, &why);
+	report(ret == -EAGAIN && nr == 0, "10 header bytes -> waiting (%s)",
+	       err_str(ret));
+
+	/* A bad header is refused at its 16th byte, not at the payload's. */
+	hdr_len_max(&a);
+	memcpy(buf, &a, sizeof(a.hdr));
+	ret = feed(buf, sizeof(a.hdr), 1, types, &nr, &used, &why);
+	report(ret == -EMSGSIZE && used == sizeof(a.hdr),
+	       "length 0xffffffff, byte by byte -> %s after %zu bytes",
+	       err_str(ret), used);
+
+	/* A good message, then garbage: one message, then an error. */
+	valid_join(&a);
+	memcpy(buf, &a, la);
+	memset(buf + la, 0xab, 64);
+	ret = feed(buf, la + 64, 3, types, &nr, &used, &why);
+	report(ret == -EBADMSG && nr == 1 && used == la + sizeof(a.hdr),
+	       "JOIN then garbage -> 1 message, then %s after %zu bytes",
+	       err_str(ret), used);
+
+	/* Errors are sticky and consume nothing. */
+	{
+		struct lite_framer f;
+		const struct lite_msg *m;
+
+		lite_framer_init(&f);
+		ret = lite_framer_push(&f, buf + la, 64, &used, &m, &why);
+		ret = lite_framer_push(&f, &a, la, &used, &m, &why);
+		report(ret == -EBADMSG && used == 0,
+		       "after an error -> still %s, %zu bytes taken",
+		       err_str(ret), used);
+	}
+
+	/* Each header error, detected with exactly 16 bytes in. */
+	for (size_t i = 2; i < sizeof(msg_cases) / sizeof(msg_cases[0]); i++) {
+		const struct msg_case *t = &msg_cases[i];
+		struct lite_msg m;
+
+		if (strncmp(t->name, "header:", 7))
+			continue;
+		t->base(&m);
+		t->mutate(&m);
+		ret = feed(&m, sizeof(m.hdr), 16, types, &nr, &used, &why);
+		snprintf(name, sizeof(name), "%s, header only", t->name);
+		expect_err(name, t->err, ret, why);
+	}
+}
+
+/* --- the cluster state machine, with in-memory connections --- */
+
+#define NR_SESS 6
+
+struct sink {
+	unsigned char buf[64 * LITE_MSG_MAX_SIZE];
+	size_t len;
+};
+
+static struct sink sinks[NR_SESS];
+static struct lite_sess sess[NR_SESS];
+static char last_log[256];
+
+static void sink_send(void *ctx, struct lite_sess *to, const void *msg,
+		      size_t len)
+{
+	struct sink *s = &sinks[to - sess];
+
+	(void)ctx;
+	if (s->len + len <= sizeof(s->buf)) {
+		memcpy(s->buf + s->len, msg, len);
+		s->len += len;
+	}
+}
+
+static void sink_log(void *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)ctx;
+	va_start(ap, fmt);
+	vsnprintf(last_log, sizeof(last_log), fmt, ap);
+	va_end(ap);
+}
+
+static const struct lite_cluster_ops sink_ops = {
+	.send = sink_send,
+	.log = sink_log,
+};
+
+/* Take the next message queued to session I; type 0 if none. */
+static unsigned int take(unsigned int i, struct lite_msg *m)
+{
+	struct sink *s = &sinks[i];
+	size_t len;
+
+	memset(m, 0, sizeof(*m));
+	if (s->len < sizeof(m->hdr))
+		return 0;
+	memcpy(&m->hdr, s->buf, sizeof(m->hdr));
+	len = lite_msg_size(m);
+	memcpy(m, s->buf, len);
+	memmove(s->buf, s->buf + len, s->len - len);
+	s->len -= len;
+	return le16toh(m->hdr.type);
+}
+
+static int join_as(struct lite_cluster *c, unsigned int i, const char *name,
+		   unsigned int k, unsigned int requested)
+{
+	struct lite_msg m;
+
+	valid_join(&m);
+	memset(m.join.name, 0, sizeof(m.join.name));
+	snprintf(m.join.name, sizeof(m.join.name), "%s", name);
+	m.join.qps_per_peer = htole16(k);
+	m.join.requested_id = htole16(requested);
+	lite_sess_init(&sess[i], name, NULL);
+	sinks[i].len = 0;
+	return lite_sess_input(c, &sess[i], &m, lite_msg_size(&m));
+}
+
+static void expect_reject(const char *what, unsigned int i, int err)
+{
+	struct lite_msg m;
+	unsigned int type = take(i, &m);
+
+	report(type == LITE_MSG_REJECT &&
+	       le32toh(m.reject.error) == (uint32_t)-err,
+	       "%s -> REJECT %s \"%s\"", what,
+	       err_str(type == LITE_MSG_REJECT ? le32toh(m.reject.error) : 0),
+	       type == LITE_MSG_REJECT ? m.reject.reason : "(no REJECT)");
+}
+
+static void run_cluster_cases(void)
+{
+	struct lite_cluster_cfg cfg = { .max_nodes = 3, .ib_port = 1 };
+	struct lite_cluster c;
+	struct lite_msg m, q;
+	unsigned int type;
+	uint32_t gen2;
+	int ret;
+
+	ret = lite_cluster_init(&c, &cfg, &sink_ops, NULL);
+	report(!ret, "cluster init -> %s", err_str(ret));
+
+	ret = join_as(&c, 0, "a", K, 0);
+	type = take(0, &m);
+	report(!ret && type == LITE_MSG_WELCOME &&
+	       le16toh(m.welcome.node_id) == 1 &&
+	       le16toh(m.welcome.qps_per_peer) == K &&
+	       le32toh(m.welcome.generation) == 1,
+	       "first JOIN -> WELCOME id 1, K %u, generation 1", K);
+
+	ret = join_as(&c, 1, "b", K, 0);
+	type = take(1, &m);
+	report(!ret && type == LITE_MSG_WELCOME &&
+	       le16toh(m.welcome.node_id) == 2, "second JOIN -> id 2");
+	gen2 = le32toh(m.welcome.generation);
+	type = take(1, &m);
+	report(type == LITE_MSG_PEER_UP && le16toh(m.peer_up.node_id) == 1 &&
+	       !strcmp(m.peer_up.name, "a"), "node 2 gets PEER_UP(1)");
+	type = take(0, &m);
+	report(type == LITE_MSG_PEER_UP && le16toh(m.peer_up.node_id) == 2 &&
+	       le32toh(m.peer_up.generation) == gen2, "node 1 gets PEER_UP(2)");
+
+	ret = join_as(&c, 2, "c", K + 1, 0);
+	report(ret == -EINVAL, "JOIN with another K -> %s", err_str(ret));
+	expect_reject("JOIN with another K", 2, -EINVAL);
+	ret = join_as(&c, 2, "c", K, 2);
+	expect_reject("JOIN asking for a used id", 2, -EADDRINUSE);
+	ret = join_as(&c, 2, "c", K, 3);
+	type = take(2, &m);
+	report(type == LITE_MSG_WELCOME && le16toh(m.welcome.node_id) == 3,
+	       "JOIN asking for id 3 -> id 3");
+	sinks[0].len = sinks[1].len = sinks[2].len = 0;
+	ret = join_as(&c, 3, "d", K, 0);
+	expect_reject("JOIN into a full cluster", 3, -ENOSPC);
+
+	/* QP_INFO 1 -> 3: forwarded unchanged. */
+	valid_qp_info(&q);
+	q.qp_info.src_gen = htole32(sess[0].gen);
+	q.qp_info.dst_gen = htole32(sess[2].gen);
+	ret = lite_sess_input(&c, &sess[0], &q, lite_msg_size(&q));
+	type = take(2, &m);
+	report(!ret && type == LITE_MSG_QP_INFO &&
+	       !memcmp(&m, &q, lite_msg_size(&q)),
+	       "QP_INFO 1 -> 3 forwarded byte for byte");
+
+	/* To a stale generation: dropped, sender kept. */
+	q.qp_info.dst_gen = htole32(sess[2].gen + 100);
+	ret = lite_sess_input(&c, &sess[0], &q, lite_msg_size(&q));
+	type = take(2, &m);
+	report(!ret && !type && strstr(last_log, "dropped"),
+	       "QP_INFO to a stale generation -> dropped: %s", last_log);
+
+	/* Node 2 leaves; 1 and 3 hear it; a new JOIN gets id 2 back. */
+	lite_sess_leave(&c, &sess[1]);
+	type = take(0, &m);
+	report(type == LITE_MSG_PEER_DOWN &&
+	       le16toh(m.peer_down.node_id) == 2 &&
+	       le32toh(m.peer_down.generation) == gen2 &&
+	       take(2, &q) == LITE_MSG_PEER_DOWN,
+	       "node 2 leaves -> PEER_DOWN(2, %u) to 1 and 3", gen2);
+	ret = join_as(&c, 1, "b", K, 0);
+	type = take(1, &m);
+	report(type == LITE_MSG_WELCOME && le16toh(m.welcome.node_id) == 2 &&
+	       le32toh(m.welcome.generation) > gen2,
+	       "rejoin -> id 2, generation %u > %u",
+	       le32toh(m.welcome.generation), gen2);
+
+	/* Violations from a member: closed, no REJECT (it is not joining). */
+	sinks[0].len = 0;
+	valid_join(&m);
+	ret = lite_sess_input(&c, &sess[0], &m, lite_msg_size(&m));
+	report(ret == -EPROTO && !take(0, &m), "second JOIN -> %s, closing",
+	       err_str(ret));
+	lite_sess_leave(&c, &sess[0]);
+	peer_down_ok(&m);
+	ret = lite_sess_input(&c, &sess[2], &m, lite_msg_size(&m));
+	report(ret == -EPROTO, "PEER_DOWN from a node -> %s: %s", err_str(ret),
+	       last_log);
+
+	/* Before JOIN: anything else is refused with a REJECT. */
+	lite_sess_init(&sess[4], "x", NULL);
+	valid_qp_info(&q);
+	ret = lite_sess_input(&c, &sess[4], &q, lite_msg_size(&q));
+	expect_reject("QP_INFO before JOIN", 4, -EPROTO);
+	lite_sess_init(&sess[4], "x", NULL);
+	hdr_version_2(&q);
+	ret = lite_sess_input(&c, &sess[4], &q, sizeof(q.hdr));
+	expect_reject("version 2 before JOIN", 4, -EPROTONOSUPPORT);
+	lite_cluster_cleanup(&c);
+}
+
+int main(void)
+{
+	run_msg_cases();
+	run_stream_cases();
+	run_cluster_cases();
+	printf("%d cases, %d failed\n", cases, failures);
+	return failures ? 1 : 0;
+}
