@@ -158,3 +158,19 @@ void lite_device_exit(void)
 {
 	ib_unregister_client(&lite_client);
 }
+
+/**
+ * lite_device_rkey() - the global rkey peers use to reach this node's LMRs
+ *
+ * Return: the PD's unsafe global rkey, 0 when no device is attached.
+ */
+u32 lite_device_rkey(void)
+{
+	u32 rkey = 0;
+
+	mutex_lock(&lite_dev_lock);
+	if (lite_dev)
+		rkey = lite_dev->pd->unsafe_global_rkey;
+	mutex_unlock(&lite_dev_lock);
+	return rkey;
+}

@@ -6,6 +6,9 @@
 #define LITE_PRIV_H
 
 #include <linux/mutex.h>
+#include <linux/refcount.h>
+#include <linux/semaphore.h>
+#include <linux/uio.h>
 #include <linux/wait.h>
 #include <rdma/ib_verbs.h>
 
@@ -37,10 +40,12 @@ struct lite_dev {
 int lite_device_init(void);
 void lite_device_exit(void);
 struct lite_dev *lite_device_get(void);
+u32 lite_device_rkey(void);
 
 /* qp_pool.c: K RC QPs per peer */
-#define LITE_RX_DEPTH	8	/* receives posted per QP */
-#define LITE_TX_DEPTH	16	/* sends outstanding per QP */
+#define LITE_RX_DEPTH	16	/* receives posted per QP */
+#define LITE_TX_DEPTH	32	/* sends outstanding per QP */
+#define LITE_RX_BUF_SIZE 4096	/* a hello or one control message */
 
 struct lite_peer;
 
@@ -58,6 +63,7 @@ struct lite_qp {
 	u32			psn;
 	bool			inited;	/* reached INIT: must be drained */
 	bool			rts;
+	struct semaphore	credits;	/* free send queue entries */
 	struct lite_rx_buf	rx[LITE_RX_DEPTH];
 	struct ib_cqe		tx_cqe;
 	void			*tx_data;	/* the hello */
@@ -78,8 +84,10 @@ struct lite_peer {
 	struct lite_port_addr	addr;
 	enum lite_peer_state	state;
 	unsigned long		hello_seen;	/* bit i: hello on QP i */
-	spinlock_t		lock;		/* closing vs. reposting */
+	refcount_t		refs;	/* the table's + lite_peer_get()'s */
+	spinlock_t		lock;		/* closing vs. posting */
 	bool			closing;
+	atomic_t		next_qp;
 	struct lite_dev		*dev;
 	unsigned int		nr_qps;
 	struct lite_qp		qps[];
@@ -93,6 +101,9 @@ int lite_peer_connect(struct lite_peer *peer,
 void lite_peer_destroy(struct lite_peer *peer);
 void lite_peer_fill_qp_info(struct lite_peer *peer,
 			    struct lite_msg_qp_info *info);
+struct lite_qp *lite_peer_pick_qp(struct lite_peer *peer);
+int lite_qp_post(struct lite_qp *lqp, const struct ib_send_wr *wr);
+void lite_qp_complete(struct lite_qp *lqp);
 
 /* membership.c: the manager connection and the peer table */
 int lite_membership_join(const char *manager, u16 port, u32 ib_port,
@@ -102,6 +113,50 @@ u16 lite_node_id(void);
 u32 lite_node_gen(void);
 unsigned int lite_nr_nodes(u64 *connected);
 unsigned int lite_qps_per_peer(void);
+struct lite_peer *lite_peer_get(u16 id, u32 gen);
+void lite_peer_put(struct lite_peer *peer);
+
+/* ctrl.c: request/response control messages between nodes' modules */
+int lite_ctrl_init(void);
+void lite_ctrl_exit(void);
+int lite_ctrl_call(u16 node, u32 gen, u16 type, const void *req, u32 req_len,
+		   void *resp, u32 *resp_len);
+void lite_ctrl_recv(struct lite_peer *peer, const void *buf, u32 len);
+void lite_ctrl_peer_down(u16 node);
+void lite_ctrl_queue(struct work_struct *work);
+void lite_ctrl_flush(void);
+
+/* lmr.c: the LMRs this node owns, and what it has published */
+struct lite_lmr;
+struct lite_lmr_desc;
+void lite_lmr_exit(void);
+void lite_lmr_destroy_all(void);
+void lite_lmr_peer_down(u16 node, u32 gen);
+void lite_lmr_set_device(struct ib_device *ibdev);
+int lite_lmr_create(u64 size, u32 flags, u16 creator, u32 creator_gen,
+		    struct lite_lmr_desc *d, u32 *len);
+int lite_lmr_free(u32 id, u16 requester, u32 requester_gen);
+int lite_lmr_publish(u32 id, u64 identifier, u32 perm, s32 password);
+int lite_lmr_ask(u64 identifier, u32 perm, s32 password, u16 asker,
+		 struct lite_lmr_desc *d, u32 *len);
+struct lite_lmr *lite_lmr_get(u32 id);
+void lite_lmr_put(struct lite_lmr *lmr);
+int lite_lmr_serve(u16 src, u32 src_gen, u16 type, const void *req, u32 len,
+		   void *resp, u32 *resp_len);
+int lite_lmr_copy(struct lite_lmr *lmr, u64 off, struct iov_iter *iter,
+		  u64 len, bool to_lmr);
+int lite_lmr_memset(struct lite_lmr *lmr, u64 off, int value, u64 len);
+int lite_lmr_memmove(struct lite_lmr *dst, u64 doff, struct lite_lmr *src,
+		     u64 soff, u64 len);
+
+/* handle.c, rdma.c, api.c: handles, data operations, the API */
+struct lite_ctx;
+struct lite_ctx *lite_ctx_create(void);
+void lite_ctx_destroy(struct lite_ctx *ctx);
+extern struct lite_ctx *lite_kernel_ctx;
+int lite_handles_revoke(u16 node, u32 lmr_id);
+int lite_api_init(void);
+void lite_api_exit(void);
 
 /* chardev.c: /dev/lite */
 int lite_chardev_init(void);

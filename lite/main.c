@@ -32,9 +32,15 @@ static int __init lite_init(void)
 		lite_err("qps_per_peer must be 1..%d\n", LITE_MAX_QPS_PER_PEER);
 		return -EINVAL;
 	}
-	ret = lite_device_init();
+	ret = lite_ctrl_init();
 	if (ret)
 		return ret;
+	ret = lite_api_init();
+	if (ret)
+		goto err_ctrl;
+	ret = lite_device_init();
+	if (ret)
+		goto err_api;
 	ret = lite_chardev_init();
 	if (ret)
 		goto err_device;
@@ -43,14 +49,21 @@ static int __init lite_init(void)
 
 err_device:
 	lite_device_exit();
+err_api:
+	lite_api_exit();
+err_ctrl:
+	lite_ctrl_exit();
 	return ret;
 }
 
 static void __exit lite_exit(void)
 {
 	lite_chardev_exit();
+	lite_api_exit();	/* frees what kernel users left, cluster-wide */
 	lite_membership_exit();
 	lite_device_exit();
+	lite_ctrl_exit();
+	lite_lmr_exit();
 	lite_info("unloaded\n");
 }
 

@@ -26,9 +26,11 @@ static struct lite_cluster {
 	u16			node_id;	/* 0: not joined */
 	u32			gen;
 	u16			k;
-	struct lite_peer	*peers[LITE_MAX_NODES];
+	struct lite_peer	*peers[LITE_MAX_NODES];	/* + peers_lock to change */
+	spinlock_t		peers_lock;	/* peers[] for lite_peer_get() */
 } lite_cluster = {
 	.lock = __MUTEX_INITIALIZER(lite_cluster.lock),
+	.peers_lock = __SPIN_LOCK_UNLOCKED(lite_cluster.peers_lock),
 };
 
 /* Payload sizes by message type; anything else is refused. */
@@ -91,6 +93,43 @@ unsigned int lite_nr_nodes(u64 *connected)
 	}
 	mutex_unlock(&lite_cluster.lock);
 	return n;
+}
+
+/**
+ * lite_peer_get() - a reference on a connected peer
+ * @id: its node id
+ * @gen: the generation the caller knows it by; 0 for the current one
+ *
+ * Context: any; does not sleep.
+ * Return: the peer, or NULL when @id is not a member whose QPs are up (or
+ * is a later incarnation than @gen).
+ */
+struct lite_peer *lite_peer_get(u16 id, u32 gen)
+{
+	struct lite_peer *peer;
+	unsigned long flags;
+
+	if (!id || id >= LITE_MAX_NODES)
+		return NULL;
+	spin_lock_irqsave(&lite_cluster.peers_lock, flags);
+	peer = lite_cluster.peers[id];
+	if (peer && (READ_ONCE(peer->state) != LITE_PEER_UP ||
+		     (gen && peer->gen != gen)))
+		peer = NULL;
+	if (peer)
+		refcount_inc(&peer->refs);
+	spin_unlock_irqrestore(&lite_cluster.peers_lock, flags);
+	return peer;
+}
+
+/**
+ * lite_peer_put() - drop a reference from lite_peer_get()
+ * @peer: the peer
+ */
+void lite_peer_put(struct lite_peer *peer)
+{
+	if (refcount_dec_and_test(&peer->refs))
+		wake_up_var(&peer->refs);
 }
 
 static int lite_send_msg(struct socket *sock, u16 type, const void *body,
@@ -171,11 +210,16 @@ static bool lite_peer_id_ok(u16 id)
 static void lite_peer_remove(u16 id)
 {
 	struct lite_peer *peer = lite_cluster.peers[id];
+	u32 peer_gen = peer ? peer->gen : 0;
 
 	if (!peer)
 		return;
+	spin_lock_irq(&lite_cluster.peers_lock);
 	lite_cluster.peers[id] = NULL;
+	spin_unlock_irq(&lite_cluster.peers_lock);
+	lite_ctrl_peer_down(id);
 	lite_peer_destroy(peer);
+	lite_lmr_peer_down(id, peer_gen);
 }
 
 static int lite_handle_peer_up(const struct lite_msg_peer_up *up)
@@ -200,7 +244,9 @@ static int lite_handle_peer_up(const struct lite_msg_peer_up *up)
 	peer = lite_peer_create(lite_cluster.dev, id, gen, up, lite_cluster.k);
 	if (IS_ERR(peer))
 		return 0;	/* our failure, not the manager's: stay joined */
+	spin_lock_irq(&lite_cluster.peers_lock);
 	lite_cluster.peers[id] = peer;
+	spin_unlock_irq(&lite_cluster.peers_lock);
 	lite_peer_fill_qp_info(peer, &info);
 	info.src_node = cpu_to_le16(lite_cluster.node_id);
 	info.src_gen = cpu_to_le32(lite_cluster.gen);
@@ -424,6 +470,7 @@ int lite_membership_join(const char *manager, u16 port, u32 ib_port,
 		goto err_release;
 	}
 	lite_cluster.thread = thread;
+	lite_lmr_set_device(dev->ibdev);
 	*node_id = lite_cluster.node_id;
 	lite_info("joined the cluster at %pI4:%u as node %u (generation %u, %u QPs per peer)\n",
 		  &sin.sin_addr, port, lite_cluster.node_id, lite_cluster.gen,
@@ -465,6 +512,10 @@ void lite_membership_exit(void)
 	mutex_lock(&lite_cluster.lock);
 	for (i = 1; i < LITE_MAX_NODES; i++)
 		lite_peer_remove(i);
+	/* No peer can reach our memory any more: free what we own. */
+	lite_ctrl_flush();
+	lite_lmr_destroy_all();
+	lite_lmr_set_device(NULL);
 	if (lite_cluster.sock) {
 		sock_release(lite_cluster.sock);
 		lite_cluster.sock = NULL;

@@ -3,7 +3,9 @@
  * The QP pool: K RC QPs per peer, shared by every application on the node.
  * A peer's QPs are created on PEER_UP (to INIT, receives posted), connected
  * on the peer's QP_INFO (RTR, RTS), and proven by a hello sent on each one:
- * the peer is UP once a hello has arrived on every QP.
+ * the peer is UP once a hello has arrived on every QP. After that, a QP
+ * carries control messages (ctrl.c) and one-sided data operations (rdma.c);
+ * a semaphore per QP hands out its send queue entries.
  */
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -11,7 +13,6 @@
 
 #include "lite_priv.h"
 
-#define LITE_RX_BUF_SIZE	64
 #define LITE_QP_TIMEOUT		17	/* 4.096 us * 2^17 = 0.5 s: TCG guests are slow */
 #define LITE_QP_RETRY		7
 #define LITE_RNR_INFINITE	7
@@ -79,14 +80,18 @@ static void lite_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	ib_dma_sync_single_for_cpu(peer->dev->ibdev, rx->dma, LITE_RX_BUF_SIZE,
 				   DMA_FROM_DEVICE);
-	if (!lite_hello_ok(lqp, wc, rx->data)) {
+	if (test_bit(lqp->index, &peer->hello_seen)) {
+		lite_ctrl_recv(peer, rx->data, wc->byte_len);
+	} else if (!lite_hello_ok(lqp, wc, rx->data)) {
 		lite_warn("node %u QP %u: unexpected message (%u bytes) dropped\n",
 			  peer->id, lqp->index, wc->byte_len);
-	} else if (!test_and_set_bit(lqp->index, &peer->hello_seen) &&
-		   bitmap_weight(&peer->hello_seen, peer->nr_qps) == peer->nr_qps) {
-		WRITE_ONCE(peer->state, LITE_PEER_UP);
-		lite_info("node %u (%s): %u QPs up\n", peer->id, peer->name,
-			  peer->nr_qps);
+	} else {
+		set_bit(lqp->index, &peer->hello_seen);
+		if (bitmap_weight(&peer->hello_seen, peer->nr_qps) == peer->nr_qps) {
+			WRITE_ONCE(peer->state, LITE_PEER_UP);
+			lite_info("node %u (%s): %u QPs up\n", peer->id,
+				  peer->name, peer->nr_qps);
+		}
 	}
 	ib_dma_sync_single_for_device(peer->dev->ibdev, rx->dma,
 				      LITE_RX_BUF_SIZE, DMA_FROM_DEVICE);
@@ -173,7 +178,7 @@ static int lite_qp_create(struct lite_peer *peer, struct lite_qp *lqp)
 		.send_cq	= dev->cq,
 		.recv_cq	= dev->cq,
 		.cap = {
-			.max_send_wr	= LITE_TX_DEPTH + 1,	/* +1 for drain */
+			.max_send_wr	= LITE_TX_DEPTH + 2,	/* hello, drain */
 			.max_recv_wr	= LITE_RX_DEPTH + 1,	/* +1 for drain */
 			.max_send_sge	= 1,
 			.max_recv_sge	= 1,
@@ -190,6 +195,7 @@ static int lite_qp_create(struct lite_peer *peer, struct lite_qp *lqp)
 	};
 	int i, ret;
 
+	sema_init(&lqp->credits, LITE_TX_DEPTH);
 	ret = lite_qp_alloc_bufs(lqp);
 	if (ret)
 		return ret;
@@ -241,6 +247,7 @@ struct lite_peer *lite_peer_create(struct lite_dev *dev, u16 id, u32 gen,
 	peer->nr_qps = nr_qps;
 	peer->addr = up->addr;
 	peer->state = LITE_PEER_CREATED;
+	refcount_set(&peer->refs, 1);
 	spin_lock_init(&peer->lock);
 	strscpy(peer->name, up->name, sizeof(peer->name));
 	for (i = 0; i < nr_qps; i++) {
@@ -383,6 +390,59 @@ int lite_peer_connect(struct lite_peer *peer,
 }
 
 /**
+ * lite_peer_pick_qp() - the QP of @peer the next operation goes out on
+ * @peer: a peer the caller holds a reference on
+ *
+ * Round robin, so that concurrent operations spread over the K QPs.
+ */
+struct lite_qp *lite_peer_pick_qp(struct lite_peer *peer)
+{
+	unsigned int i = atomic_inc_return(&peer->next_qp);
+
+	return &peer->qps[i % peer->nr_qps];
+}
+
+/**
+ * lite_qp_post() - post one signaled send work request
+ * @lqp: a QP of a peer the caller holds a reference on
+ * @wr: the WR (no chain); its completion handler must call
+ *	lite_qp_complete()
+ *
+ * Waits for a send queue entry (bounded: completions or flushes free them).
+ *
+ * Context: process context.
+ * Return: 0, -ENOTCONN when the peer is going away, -ETIMEDOUT, or the
+ * provider's error; on error the WR was not posted.
+ */
+int lite_qp_post(struct lite_qp *lqp, const struct ib_send_wr *wr)
+{
+	struct lite_peer *peer = lqp->peer;
+	unsigned long flags;
+	int ret;
+
+	if (down_timeout(&lqp->credits, 10 * HZ))
+		return -ETIMEDOUT;
+	spin_lock_irqsave(&peer->lock, flags);
+	if (peer->closing || READ_ONCE(peer->state) != LITE_PEER_UP)
+		ret = -ENOTCONN;
+	else
+		ret = ib_post_send(lqp->qp, wr, NULL);
+	spin_unlock_irqrestore(&peer->lock, flags);
+	if (ret)
+		up(&lqp->credits);
+	return ret;
+}
+
+/**
+ * lite_qp_complete() - give back the send queue entry of a completed WR
+ * @lqp: the QP it was posted on
+ */
+void lite_qp_complete(struct lite_qp *lqp)
+{
+	up(&lqp->credits);
+}
+
+/**
  * lite_peer_destroy() - drain and destroy a peer's QPs, free the peer
  * @peer: the peer, no longer reachable from the peer table
  *
@@ -403,9 +463,15 @@ void lite_peer_destroy(struct lite_peer *peer)
 			/* Flushes every posted WR, so no buffer is in use after. */
 			if (lqp->inited)
 				ib_drain_qp(lqp->qp);
-			ib_destroy_qp(lqp->qp);
 		}
-		lite_qp_free_bufs(lqp);
+	}
+	/* Every WR has completed: only short-lived references remain. */
+	if (!refcount_dec_and_test(&peer->refs))
+		wait_var_event(&peer->refs, !refcount_read(&peer->refs));
+	for (i = 0; i < peer->nr_qps; i++) {
+		if (peer->qps[i].qp)
+			ib_destroy_qp(peer->qps[i].qp);
+		lite_qp_free_bufs(&peer->qps[i]);
 	}
 	kfree(peer);
 }

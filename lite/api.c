@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * LITE memory operations for a context: /dev/lite's open files (chardev.c)
+ * and the kernel API (the exported liteapi_* below) share this code. Every
+ * argument is checked here against the handle: permission, password,
+ * bounds. The owner checks again what reaches it over the network.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+
+#include "lite_priv.h"
+#include "lite_handle.h"
+#include "lite_api.h"
+#include "ctrl_msg.h"
+#include "include/uapi/lite.h"
+
+#define LITE_RELAY_MAX	(1U << 20)	/* memcpy between nodes, per step */
+
+struct lite_ctx {
+	struct xarray	handles;	/* id -> struct lite_handle */
+};
+
+struct lite_ctx *lite_kernel_ctx;
+
+struct lite_ctx *lite_ctx_create(void)
+{
+	struct lite_ctx *ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+
+	if (ctx)
+		xa_init_flags(&ctx->handles, XA_FLAGS_ALLOC1);
+	return ctx;
+}
+
+static struct lite_handle *lite_ctx_get(struct lite_ctx *ctx, u32 id)
+{
+	struct lite_handle *h;
+
+	xa_lock(&ctx->handles);
+	h = xa_load(&ctx->handles, id);
+	if (h)
+		kref_get(&h->ref);
+	xa_unlock(&ctx->handles);
+	return h;
+}
+
+static int lite_ctx_insert(struct lite_ctx *ctx, struct lite_handle *h,
+			   u32 *id)
+{
+	int ret;
+
+	ret = xa_alloc(&ctx->handles, id, h, XA_LIMIT(1, INT_MAX), GFP_KERNEL);
+	if (ret)
+		lite_handle_put(h);
+	return ret;
+}
+
+/* Ask the owner to free the LMR behind @h (which has ADMIN). */
+static int lite_free_lmr(struct lite_handle *h)
+{
+	struct lite_ctrl_lmr msg = { .lmr_id = cpu_to_le32(h->lmr_id) };
+
+	lite_handle_mark_revoked(h);
+	if (h->lmr)
+		return lite_lmr_free(h->lmr_id, lite_node_id(), lite_node_gen());
+	return lite_ctrl_call(h->node, h->gen, LITE_CTRL_FREE, &msg, sizeof(msg),
+			      NULL, NULL);
+}
+
+/**
+ * lite_ctx_destroy() - drop every handle of a context; free the LMRs it
+ * allocated (every other node's mapping of them is revoked)
+ * @ctx: the context
+ */
+void lite_ctx_destroy(struct lite_ctx *ctx)
+{
+	struct lite_handle *h;
+	unsigned long id;
+
+	xa_for_each(&ctx->handles, id, h) {
+		xa_erase(&ctx->handles, id);
+		if (h->perm & LITE_PERM_ADMIN && !READ_ONCE(h->revoked))
+			lite_free_lmr(h);
+		lite_handle_put(h);
+	}
+	xa_destroy(&ctx->handles);
+	kfree(ctx);
+}
+
+/* The owner's current generation, or 0 when it is not reachable. */
+static u32 lite_node_gen_of(u16 node)
+{
+	struct lite_peer *peer;
+	u32 gen;
+
+	if (node == lite_node_id())
+		return lite_node_gen();
+	peer = lite_peer_get(node, 0);
+	if (!peer)
+		return 0;
+	gen = peer->gen;
+	lite_peer_put(peer);
+	return gen;
+}
+
+static int lite_check_node(u32 node)
+{
+	if (!node || node >= LITE_MAX_NODES)
+		return -EINVAL;
+	if (!lite_node_id())
+		return -ENOTCONN;
+	return 0;
+}
+
+/* Turn an owner's description into a handle of @ctx. */
+static int lite_ctx_map(struct lite_ctx *ctx, u16 node, u32 gen,
+			const struct lite_lmr_desc *d, u32 len, s32 password,
+			u32 *id)
+{
+	struct lite_handle *h = lite_handle_new(node, gen, d, len, password);
+
+	if (IS_ERR(h))
+		return PTR_ERR(h);
+	return lite_ctx_insert(ctx, h, id);
+}
+
+int lite_api_alloc(struct lite_ctx *ctx, u32 node, u64 size, u32 flags,
+		   s32 password, u32 *id)
+{
+	struct lite_ctrl_alloc req = {
+		.size = cpu_to_le64(size), .flags = cpu_to_le32(flags),
+	};
+	struct lite_ctrl_lmr fmsg;
+	struct lite_lmr_desc *d;
+	u32 gen, len = LITE_CTRL_MAX_PAYLOAD;
+	int ret;
+
+	ret = lite_check_node(node);
+	if (ret)
+		return ret;
+	if (!size || flags & ~LITE_ALLOC_ATOMIC)
+		return -EINVAL;
+	if (size > LITE_LMR_MAX_SIZE)
+		return -EFBIG;
+	gen = lite_node_gen_of(node);
+	if (!gen)
+		return -ENOTCONN;
+	d = kzalloc(LITE_CTRL_MAX_PAYLOAD, GFP_KERNEL);
+	if (!d)
+		return -ENOMEM;
+	if (node == lite_node_id())
+		ret = lite_lmr_create(size, flags, node, gen, d, &len);
+	else
+		ret = lite_ctrl_call(node, gen, LITE_CTRL_ALLOC, &req,
+				     sizeof(req), d, &len);
+	if (!ret) {
+		ret = lite_ctx_map(ctx, node, gen, d, len, password, id);
+		if (ret) {	/* do not leak it on the owner */
+			fmsg = (struct lite_ctrl_lmr) { .lmr_id = d->lmr_id };
+			if (node == lite_node_id())
+				lite_lmr_free(le32_to_cpu(d->lmr_id), node, gen);
+			else
+				lite_ctrl_call(node, gen, LITE_CTRL_FREE, &fmsg,
+					       sizeof(fmsg), NULL, NULL);
+		}
+	}
+	kfree(d);
+	return ret;
+}
+
+int lite_api_free(struct lite_ctx *ctx, u32 id)
+{
+	struct lite_handle *h = lite_ctx_get(ctx, id);
+	int ret;
+
+	if (!h)
+		return -ENOENT;
+	if (!(h->perm & LITE_PERM_ADMIN)) {
+		lite_handle_put(h);
+		return -EPERM;
+	}
+	if (xa_erase(&ctx->handles, id) != h) {
+		lite_handle_put(h);
+		return -ENOENT;	/* a concurrent free won */
+	}
+	ret = lite_free_lmr(h);
+	lite_handle_put(h);	/* the context's */
+	lite_handle_put(h);
+	/* Already revoked by the owner, or the owner left: nothing to free. */
+	return ret == -ENOENT || ret == -ENOTCONN ? 0 : ret;
+}
+
+int lite_api_unmap(struct lite_ctx *ctx, u32 id)
+{
+	struct lite_handle *h = xa_erase(&ctx->handles, id);
+
+	if (!h)
+		return -ENOENT;
+	lite_handle_put(h);
+	return 0;
+}
+
+/* Look up @id and check it allows @perm over [@off, @off + @len). */
+static struct lite_handle *lite_use(struct lite_ctx *ctx, u32 id, u32 perm,
+				    u64 off, u64 len, int *err)
+{
+	struct lite_handle *h = lite_ctx_get(ctx, id);
+
+	*err = 0;
+	if (!h)
+		*err = -ENOENT;
+	else if (READ_ONCE(h->revoked))
+		*err = -EKEYREVOKED;
+	else if ((h->perm & perm) != perm)
+		*err = -EPERM;
+	else if (off > h->size || len > h->size - off)
+		*err = -ERANGE;
+	if (*err && h) {
+		lite_handle_put(h);
+		h = NULL;
+	}
+	return h;
+}
+
+int lite_api_rw(struct lite_ctx *ctx, u32 id, s32 password, u64 off,
+		struct iov_iter *iter, u64 len, bool write)
+{
+	struct lite_handle *h;
+	int ret;
+
+	h = lite_use(ctx, id, write ? LITE_PERM_WRITE : LITE_PERM_READ, off,
+		     len, &ret);
+	if (!h)
+		return ret;
+	if (h->password != password) {
+		ret = -EACCES;
+	} else if (!len) {
+		ret = 0;
+	} else if (h->lmr) {
+		ret = lite_handle_begin(h);
+		if (!ret) {
+			ret = lite_lmr_copy(h->lmr, off, iter, len, write);
+			lite_handle_end(h);
+		}
+	} else {
+		ret = lite_rdma_rw(h, off, iter, len, write);
+	}
+	lite_handle_put(h);
+	return ret;
+}
+
+int lite_api_memset(struct lite_ctx *ctx, u32 id, u64 off, u32 value,
+		    u64 len)
+{
+	struct lite_ctrl_memset req;
+	struct lite_handle *h;
+	int ret;
+
+	if (value > 0xff)
+		return -EINVAL;
+	h = lite_use(ctx, id, LITE_PERM_WRITE, off, len, &ret);
+	if (!h)
+		return ret;
+	if (!len) {
+		ret = 0;
+	} else if (h->lmr) {
+		ret = lite_handle_begin(h);
+		if (!ret) {
+			ret = lite_lmr_memset(h->lmr, off, value, len);
+			lite_handle_end(h);
+		}
+	} else {
+		req = (struct lite_ctrl_memset) {
+			.lmr_id = cpu_to_le32(h->lmr_id),
+			.value = cpu_to_le32(value),
+			.offset = cpu_to_le64(off),
+			.len = cpu_to_le64(len),
+		};
+		ret = lite_ctrl_call(h->node, h->gen, LITE_CTRL_MEMSET, &req,
+				     sizeof(req), NULL, NULL);
+	}
+	lite_handle_put(h);
+	return ret;
+}
+
+/* Copy between LMRs on different nodes, through this node's memory. */
+static int lite_relay(struct lite_handle *dst, u64 doff,
+		      struct lite_handle *src, u64 soff, u64 len)
+{
+	u32 step = min_t(u64, len, LITE_RELAY_MAX);
+	struct iov_iter iter;
+	struct kvec kv;
+	void *buf;
+	int ret = 0;
+
+	buf = kvmalloc(step, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	while (len && !ret) {
+		u32 n = min_t(u64, len, step);
+
+		kv = (struct kvec) { .iov_base = buf, .iov_len = n };
+		iov_iter_kvec(&iter, ITER_DEST, &kv, 1, n);
+		if (src->lmr)
+			ret = lite_lmr_copy(src->lmr, soff, &iter, n, false);
+		else
+			ret = lite_rdma_rw(src, soff, &iter, n, false);
+		if (ret)
+			break;
+		iov_iter_kvec(&iter, ITER_SOURCE, &kv, 1, n);
+		if (dst->lmr)
+			ret = lite_lmr_copy(dst->lmr, doff, &iter, n, true);
+		else
+			ret = lite_rdma_rw(dst, doff, &iter, n, true);
+		soff += n;
+		doff += n;
+		len -= n;
+	}
+	kvfree(buf);
+	return ret;
+}
+
+int lite_api_memcpy(struct lite_ctx *ctx, u32 dst_id, u64 doff, u32 src_id,
+		    u64 soff, u64 len)
+{
+	struct lite_handle *dst, *src;
+	struct lite_ctrl_memmove req;
+	int ret;
+
+	dst = lite_use(ctx, dst_id, LITE_PERM_WRITE, doff, len, &ret);
+	if (!dst)
+		return ret;
+	src = lite_use(ctx, src_id, LITE_PERM_READ, soff, len, &ret);
+	if (!src)
+		goto out_dst;
+	if (!len)
+		goto out;
+	ret = lite_handle_begin(dst);
+	if (ret)
+		goto out;
+	ret = lite_handle_begin(src);
+	if (ret)
+		goto out_end;
+	if (dst->node != src->node || dst->gen != src->gen) {
+		ret = lite_relay(dst, doff, src, soff, len);
+	} else if (dst->lmr) {
+		ret = lite_lmr_memmove(dst->lmr, doff, src->lmr, soff, len);
+	} else {
+		/* One owner: it copies locally, overlap included. */
+		req = (struct lite_ctrl_memmove) {
+			.dst_lmr = cpu_to_le32(dst->lmr_id),
+			.src_lmr = cpu_to_le32(src->lmr_id),
+			.dst_offset = cpu_to_le64(doff),
+			.src_offset = cpu_to_le64(soff),
+			.len = cpu_to_le64(len),
+		};
+		ret = lite_ctrl_call(dst->node, dst->gen, LITE_CTRL_MEMMOVE,
+				     &req, sizeof(req), NULL, NULL);
+	}
+	lite_handle_end(src);
+out_end:
+	lite_handle_end(dst);
+out:
+	lite_handle_put(src);
+out_dst:
+	lite_handle_put(dst);
+	return ret;
+}
+
+int lite_api_publish(struct lite_ctx *ctx, u32 id, u64 identifier, u32 perm,
+		     s32 password)
+{
+	struct lite_ctrl_publish req;
+	struct lite_handle *h;
+	int ret;
+
+	if (!perm || perm & ~LITE_PERM_ALL || perm & LITE_PERM_ADMIN)
+		return -EINVAL;
+	h = lite_use(ctx, id, LITE_PERM_SHARE, 0, 0, &ret);
+	if (!h)
+		return ret;
+	if (perm & ~h->perm) {
+		ret = -EPERM;
+	} else if (h->lmr) {
+		ret = lite_lmr_publish(h->lmr_id, identifier, perm, password);
+	} else {
+		req = (struct lite_ctrl_publish) {
+			.identifier = cpu_to_le64(identifier),
+			.lmr_id = cpu_to_le32(h->lmr_id),
+			.perm = cpu_to_le32(perm),
+			.password = cpu_to_le32(password),
+		};
+		ret = lite_ctrl_call(h->node, h->gen, LITE_CTRL_PUBLISH, &req,
+				     sizeof(req), NULL, NULL);
+	}
+	if (ret == -ENOENT)
+		ret = -EKEYREVOKED;	/* the owner freed it meanwhile */
+	lite_handle_put(h);
+	return ret;
+}
+
+int lite_api_ask(struct lite_ctx *ctx, u32 node, u64 identifier, u32 perm,
+		 s32 password, u32 *id)
+{
+	struct lite_ctrl_ask req = {
+		.identifier = cpu_to_le64(identifier),
+		.perm = cpu_to_le32(perm),
+		.password = cpu_to_le32(password),
+	};
+	struct lite_lmr_desc *d;
+	u32 gen, len = LITE_CTRL_MAX_PAYLOAD;
+	int ret;
+
+	ret = lite_check_node(node);
+	if (ret)
+		return ret;
+	if (!perm || perm & ~LITE_PERM_ALL)
+		return -EINVAL;
+	gen = lite_node_gen_of(node);
+	if (!gen)
+		return -ENOTCONN;
+	d = kzalloc(LITE_CTRL_MAX_PAYLOAD, GFP_KERNEL);
+	if (!d)
+		return -ENOMEM;
+	if (node == lite_node_id())
+		ret = lite_lmr_ask(identifier, perm, password, node, d, &len);
+	else
+		ret = lite_ctrl_call(node, gen, LITE_CTRL_ASK, &req, sizeof(req),
+				     d, &len);
+	if (!ret)
+		ret = lite_ctx_map(ctx, node, gen, d, len, password, id);
+	kfree(d);
+	return ret;
+}
+
+int lite_api_lmr_info(struct lite_ctx *ctx, u32 id, u32 *node, u64 *size,
+		      u32 *perm)
+{
+	struct lite_handle *h = lite_ctx_get(ctx, id);
+
+	if (!h)
+		return -ENOENT;
+	*node = h->node;
+	*size = h->size;
+	*perm = h->perm;
+	lite_handle_put(h);
+	return 0;
+}

@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Control messages between nodes (ctrl_msg.h): a caller sends a request and
+ * sleeps until the response with its id arrives, the peer leaves, or the
+ * timeout passes. Requests are served on a workqueue, never in the CQ's
+ * context, because serving one may sleep (allocating a GiB, revoking a
+ * mapping on other nodes).
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+
+#include "lite_priv.h"
+#include "ctrl_msg.h"
+
+static unsigned int lite_ctrl_timeout_ms = 10000;
+module_param_named(ctrl_timeout_ms, lite_ctrl_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(ctrl_timeout_ms, "how long a request to another node may take (default: 10000)");
+
+/* A caller waiting for its response. */
+struct lite_ctrl_wait {
+	struct completion	done;
+	u16			node;
+	int			status;
+	void			*resp;
+	u32			resp_len;
+};
+
+/* A request received, queued for the workqueue. */
+struct lite_ctrl_work {
+	struct work_struct	work;
+	u16			src;
+	u32			src_gen;
+	u16			type;
+	u64			req_id;
+	u32			len;
+	u8			data[];
+};
+
+/* A message in flight, freed when its send completes. */
+struct lite_ctrl_tx {
+	struct ib_cqe		cqe;
+	struct lite_qp		*lqp;
+	u64			dma;
+	u32			len;
+	u8			data[];
+};
+
+static DEFINE_XARRAY_ALLOC(lite_ctrl_waits);
+static u32 lite_ctrl_next_id;
+static struct workqueue_struct *lite_ctrl_wq;
+
+static void lite_ctrl_tx_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct lite_ctrl_tx *tx = container_of(wc->wr_cqe, struct lite_ctrl_tx, cqe);
+	struct lite_peer *peer = tx->lqp->peer;
+
+	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR)
+		lite_warn("node %u: control message failed: %s\n", peer->id,
+			  ib_wc_status_msg(wc->status));
+	ib_dma_unmap_single(peer->dev->ibdev, tx->dma, tx->len, DMA_TO_DEVICE);
+	lite_qp_complete(tx->lqp);
+	kfree(tx);
+	lite_peer_put(peer);
+}
+
+/* Send one message to @peer; consumes the caller's peer reference. */
+static int lite_ctrl_send(struct lite_peer *peer, u16 type, u64 req_id,
+			  int status, const void *payload, u32 len)
+{
+	struct ib_device *ibdev = peer->dev->ibdev;
+	struct lite_ctrl_hdr *hdr;
+	struct lite_ctrl_tx *tx;
+	struct ib_sge sge;
+	struct ib_send_wr wr = {
+		.sg_list	= &sge,
+		.num_sge	= 1,
+		.opcode		= IB_WR_SEND,
+		.send_flags	= IB_SEND_SIGNALED,
+	};
+	int ret = -ENOMEM;
+
+	if (WARN_ON_ONCE(len > LITE_CTRL_MAX_PAYLOAD))
+		goto err_put;
+	tx = kmalloc(sizeof(*tx) + sizeof(*hdr) + len, GFP_KERNEL);
+	if (!tx)
+		goto err_put;
+	hdr = (void *)tx->data;
+	*hdr = (struct lite_ctrl_hdr) {
+		.magic		= cpu_to_le32(LITE_CTRL_MAGIC),
+		.type		= cpu_to_le16(type),
+		.src_node	= cpu_to_le16(lite_node_id()),
+		.src_gen	= cpu_to_le32(lite_node_gen()),
+		.status		= cpu_to_le32(-status),
+		.req_id		= cpu_to_le64(req_id),
+		.len		= cpu_to_le32(len),
+	};
+	memcpy(hdr + 1, payload, len);
+	tx->len = sizeof(*hdr) + len;
+	tx->lqp = lite_peer_pick_qp(peer);
+	tx->cqe.done = lite_ctrl_tx_done;
+	tx->dma = ib_dma_map_single(ibdev, tx->data, tx->len, DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(ibdev, tx->dma))
+		goto err_free;
+	sge = (struct ib_sge) {
+		.addr	= tx->dma,
+		.length	= tx->len,
+		.lkey	= peer->dev->pd->local_dma_lkey,
+	};
+	wr.wr_cqe = &tx->cqe;
+	ret = lite_qp_post(tx->lqp, &wr);
+	if (!ret)
+		return 0;	/* lite_ctrl_tx_done() cleans up */
+	ib_dma_unmap_single(ibdev, tx->dma, tx->len, DMA_TO_DEVICE);
+err_free:
+	kfree(tx);
+err_put:
+	lite_peer_put(peer);
+	return ret;
+}
+
+/**
+ * lite_ctrl_call() - send a request to a node and wait for its response
+ * @node: the node
+ * @gen: its generation as the caller knows it; 0 for the current one
+ * @type: LITE_CTRL_*
+ * @req: the request payload
+ * @req_len: its size
+ * @resp: where the response payload goes, or NULL when none is expected
+ * @resp_len: in: room at @resp; out: the response's length
+ *
+ * Context: process context; sleeps up to ctrl_timeout_ms.
+ * Return: 0, the node's negative errno, -ENOTCONN when @node is not (or no
+ * longer) reachable, -ETIMEDOUT, or -EPROTO for a malformed response.
+ */
+int lite_ctrl_call(u16 node, u32 gen, u16 type, const void *req, u32 req_len,
+		   void *resp, u32 *resp_len)
+{
+	struct lite_ctrl_wait wait = {
+		.node		= node,
+		.resp		= resp,
+		.resp_len	= resp ? *resp_len : 0,
+	};
+	struct lite_peer *peer;
+	unsigned long left;
+	u32 id;
+	int ret;
+
+	peer = lite_peer_get(node, gen);
+	if (!peer)
+		return -ENOTCONN;
+	init_completion(&wait.done);
+	ret = xa_alloc_cyclic(&lite_ctrl_waits, &id, &wait, xa_limit_32b,
+			      &lite_ctrl_next_id, GFP_KERNEL);
+	if (ret < 0) {
+		lite_peer_put(peer);
+		return ret;
+	}
+	ret = lite_ctrl_send(peer, type, id, 0, req, req_len);
+	if (!ret) {
+		left = wait_for_completion_timeout(&wait.done,
+				msecs_to_jiffies(lite_ctrl_timeout_ms));
+		ret = left ? 0 : -ETIMEDOUT;
+	}
+	/* After the erase no receive can touch @wait. */
+	xa_erase_irq(&lite_ctrl_waits, id);
+	if (ret == -ETIMEDOUT && completion_done(&wait.done))
+		ret = 0;
+	if (!ret)
+		ret = wait.status;
+	if (!ret && resp)
+		*resp_len = wait.resp_len;
+	if (ret == -ETIMEDOUT)
+		lite_warn("node %u: no response to request type %u within %u ms\n",
+			  node, type, lite_ctrl_timeout_ms);
+	return ret;
+}
+
+static void lite_ctrl_complete(u16 src, u64 req_id, int status,
+			       const void *payload, u32 len)
+{
+	struct lite_ctrl_wait *wait;
+	unsigned long flags;
+
+	if (req_id > U32_MAX)
+		return;
+	xa_lock_irqsave(&lite_ctrl_waits, flags);
+	wait = xa_load(&lite_ctrl_waits, req_id);
+	if (wait && wait->node == src && !completion_done(&wait->done)) {
+		if (status) {
+			wait->status = status;
+		} else if (len > wait->resp_len) {
+			wait->status = -EPROTO;
+		} else {
+			memcpy(wait->resp, payload, len);
+			wait->resp_len = len;
+			wait->status = 0;
+		}
+		complete(&wait->done);
+	}
+	xa_unlock_irqrestore(&lite_ctrl_waits, flags);
+}
+
+/**
+ * lite_ctrl_peer_down() - fail every request waiting on @node
+ * @node: a node that left
+ */
+void lite_ctrl_peer_down(u16 node)
+{
+	struct lite_ctrl_wait *wait;
+	unsigned long id, flags;
+
+	xa_lock_irqsave(&lite_ctrl_waits, flags);
+	xa_for_each(&lite_ctrl_waits, id, wait) {
+		if (wait->node == node && !completion_done(&wait->done)) {
+			wait->status = -ENOTCONN;
+			complete(&wait->done);
+		}
+	}
+	xa_unlock_irqrestore(&lite_ctrl_waits, flags);
+}
+
+static void lite_ctrl_serve(struct work_struct *work)
+{
+	struct lite_ctrl_work *w = container_of(work, struct lite_ctrl_work, work);
+	struct lite_peer *peer;
+	u32 resp_len = 0;
+	void *resp;
+	int ret;
+
+	resp = kzalloc(LITE_CTRL_MAX_PAYLOAD, GFP_KERNEL);
+	if (!resp) {
+		ret = -ENOMEM;
+	} else if (w->type == LITE_CTRL_REVOKE) {
+		const struct lite_ctrl_lmr *r = (const void *)w->data;
+
+		ret = w->len == sizeof(*r) ?
+		      lite_handles_revoke(w->src, le32_to_cpu(r->lmr_id)) :
+		      -EPROTO;
+	} else {
+		ret = lite_lmr_serve(w->src, w->src_gen, w->type, w->data,
+				     w->len, resp, &resp_len);
+	}
+	if (ret)
+		resp_len = 0;
+	peer = lite_peer_get(w->src, w->src_gen);
+	if (peer)	/* else the requester left: nobody to answer */
+		lite_ctrl_send(peer, w->type | LITE_CTRL_RESP, w->req_id, ret,
+			       resp, resp_len);
+	kfree(resp);
+	kfree(w);
+}
+
+/**
+ * lite_ctrl_recv() - handle a control message from @peer
+ * @peer: the sender, whose QPs are up
+ * @buf: the message as received
+ * @len: its length
+ *
+ * Context: the CQ's completion context; does not sleep.
+ */
+void lite_ctrl_recv(struct lite_peer *peer, const void *buf, u32 len)
+{
+	const struct lite_ctrl_hdr *hdr = buf;
+	struct lite_ctrl_work *w;
+	u16 type;
+	u32 plen;
+
+	if (len < sizeof(*hdr) || le32_to_cpu(hdr->magic) != LITE_CTRL_MAGIC)
+		goto bad;
+	type = le16_to_cpu(hdr->type);
+	plen = le32_to_cpu(hdr->len);
+	if (plen != len - sizeof(*hdr) || hdr->reserved ||
+	    le16_to_cpu(hdr->src_node) != peer->id ||
+	    le32_to_cpu(hdr->src_gen) != peer->gen ||
+	    !(type & ~LITE_CTRL_RESP) ||
+	    (type & ~LITE_CTRL_RESP) >= LITE_CTRL_NR_TYPES)
+		goto bad;
+
+	if (type & LITE_CTRL_RESP) {
+		u32 status = le32_to_cpu(hdr->status);
+
+		if (status >= MAX_ERRNO)
+			goto bad;
+		lite_ctrl_complete(peer->id, le64_to_cpu(hdr->req_id),
+				   -(int)status, hdr + 1, plen);
+		return;
+	}
+	if (hdr->status)
+		goto bad;
+	w = kmalloc(sizeof(*w) + plen, GFP_ATOMIC);
+	if (!w) {
+		lite_warn("node %u: request dropped: out of memory\n", peer->id);
+		return;	/* the requester times out */
+	}
+	INIT_WORK(&w->work, lite_ctrl_serve);
+	w->src = peer->id;
+	w->src_gen = peer->gen;
+	w->type = type;
+	w->req_id = le64_to_cpu(hdr->req_id);
+	w->len = plen;
+	memcpy(w->data, hdr + 1, plen);
+	queue_work(lite_ctrl_wq, &w->work);
+	return;
+bad:
+	lite_warn("node %u: malformed control message (%u bytes) dropped\n",
+		  peer->id, len);
+}
+
+int lite_ctrl_init(void)
+{
+	lite_ctrl_wq = alloc_workqueue("lite_ctrl", WQ_UNBOUND, 0);
+	return lite_ctrl_wq ? 0 : -ENOMEM;
+}
+
+void lite_ctrl_exit(void)
+{
+	destroy_workqueue(lite_ctrl_wq);
+}
+
+/* Queue work that may sleep on other nodes (orphaned LMRs). */
+void lite_ctrl_queue(struct work_struct *work)
+{
+	queue_work(lite_ctrl_wq, work);
+}
+
+/* Wait for every request being served and every queued work. */
+void lite_ctrl_flush(void)
+{
+	flush_workqueue(lite_ctrl_wq);
+}

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Control messages between the LITE modules of two nodes: sent with
+ * IB_WR_SEND on the pool QPs, one message per receive buffer. All fields
+ * little endian. A request carries an id the response echoes; the receiver
+ * checks every field (lengths, LMR ids, offsets) before it acts.
+ * Described in docs/protocol.md ("Node to node").
+ */
+#ifndef LITE_CTRL_MSG_H
+#define LITE_CTRL_MSG_H
+
+#include <linux/types.h>
+
+#define LITE_CTRL_MAGIC		0x4c525443U	/* "CTRL" */
+#define LITE_CTRL_RESP		0x8000		/* type bit of a response */
+
+enum lite_ctrl_type {
+	LITE_CTRL_ALLOC = 1,	/* lite_ctrl_alloc -> lite_lmr_desc */
+	LITE_CTRL_FREE,		/* lite_ctrl_lmr -> nothing */
+	LITE_CTRL_PUBLISH,	/* lite_ctrl_publish -> nothing */
+	LITE_CTRL_ASK,		/* lite_ctrl_ask -> lite_lmr_desc */
+	LITE_CTRL_REVOKE,	/* lite_ctrl_lmr -> nothing (owner to mapper) */
+	LITE_CTRL_MEMSET,	/* lite_ctrl_memset -> nothing */
+	LITE_CTRL_MEMMOVE,	/* lite_ctrl_memmove -> nothing */
+	LITE_CTRL_NR_TYPES,
+};
+
+struct lite_ctrl_hdr {
+	__le32	magic;
+	__le16	type;
+	__le16	src_node;
+	__le32	src_gen;
+	__le32	status;		/* response: 0 or a positive errno */
+	__le64	req_id;
+	__le32	len;		/* payload bytes after the header */
+	__le32	reserved;
+};
+
+struct lite_ctrl_alloc {
+	__le64	size;
+	__le32	flags;		/* LITE_ALLOC_* */
+	__le32	reserved;
+};
+
+struct lite_ctrl_lmr {
+	__le32	lmr_id;
+	__le32	reserved;
+};
+
+struct lite_ctrl_publish {
+	__le64	identifier;
+	__le32	lmr_id;
+	__le32	perm;
+	__le32	password;
+	__le32	reserved;
+};
+
+struct lite_ctrl_ask {
+	__le64	identifier;
+	__le32	perm;
+	__le32	password;
+};
+
+struct lite_ctrl_memset {
+	__le32	lmr_id;
+	__le32	value;
+	__le64	offset;
+	__le64	len;
+};
+
+struct lite_ctrl_memmove {
+	__le32	dst_lmr;
+	__le32	src_lmr;
+	__le64	dst_offset;
+	__le64	src_offset;
+	__le64	len;
+};
+
+/*
+ * An LMR as its owner describes it to a node that maps it: the DMA address
+ * of every chunk (reachable with the owner's global rkey). Chunks are
+ * 1 << chunk_shift bytes, the last one possibly shorter.
+ */
+struct lite_lmr_desc {
+	__le32	lmr_id;
+	__le32	rkey;
+	__le64	size;
+	__le32	perm;		/* what the mapper was granted */
+	__u8	chunk_shift;
+	__u8	reserved[3];
+	__le32	nr_chunks;
+	__le32	reserved2;
+	__le64	chunk[];
+};
+
+#define LITE_CTRL_MAX_PAYLOAD	(LITE_RX_BUF_SIZE - sizeof(struct lite_ctrl_hdr))
+#define LITE_LMR_MAX_CHUNKS \
+	((LITE_CTRL_MAX_PAYLOAD - sizeof(struct lite_lmr_desc)) / sizeof(__le64))
+
+#endif /* LITE_CTRL_MSG_H */

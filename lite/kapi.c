@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The exported kernel API (include/lite_kapi.h): thin wrappers over api.c
+ * with the kernel's own context, named after the original LITE's calls.
+ */
+#include <linux/module.h>
+#include <linux/uio.h>
+
+#include "lite_priv.h"
+#include "lite_api.h"
+#include "include/lite_kapi.h"
+
+/**
+ * liteapi_establish_conn() - join the cluster whose manager is at @ip:@port
+ * @ip: the manager's IPv4 address, as text
+ * @port: its TCP port
+ * @ib_port: the RDMA port; 0 for the module parameter
+ *
+ * Return: this node's id, or a negative errno (-EISCONN when joined).
+ */
+int liteapi_establish_conn(const char *ip, int port, int ib_port)
+{
+	u32 id;
+	int ret;
+
+	if (!ip || port <= 0 || port > U16_MAX || ib_port < 0)
+		return -EINVAL;
+	ret = lite_membership_join(ip, port, ib_port, &id);
+	return ret ? ret : id;
+}
+EXPORT_SYMBOL_GPL(liteapi_establish_conn);
+
+/**
+ * liteapi_get_node_id() - this node's id
+ *
+ * Return: the id (1..63), or 0 when not joined.
+ */
+int liteapi_get_node_id(void)
+{
+	return lite_node_id();
+}
+EXPORT_SYMBOL_GPL(liteapi_get_node_id);
+
+/**
+ * liteapi_get_total_node() - nodes this one reaches, itself included
+ *
+ * Return: the count, 0 when not joined.
+ */
+int liteapi_get_total_node(void)
+{
+	u64 connected;
+
+	return lite_nr_nodes(&connected);
+}
+EXPORT_SYMBOL_GPL(liteapi_get_total_node);
+
+/**
+ * liteapi_alloc_remote_mem() - allocate an LMR on a node
+ * @node_id: the node (this node's id: local memory)
+ * @size: 1..LITE_LMR_MAX_SIZE bytes
+ * @atomic_flag: for atomic operations
+ * @password: what data operations on the handle must present
+ *
+ * Return: the handle (> 0), or a negative errno.
+ */
+int liteapi_alloc_remote_mem(unsigned int node_id, u64 size, bool atomic_flag,
+			     int password)
+{
+	u32 id;
+	int ret;
+
+	ret = lite_api_alloc(lite_kernel_ctx, node_id, size,
+			     atomic_flag ? LITE_ALLOC_ATOMIC : 0, password, &id);
+	return ret ? ret : id;
+}
+EXPORT_SYMBOL_GPL(liteapi_alloc_remote_mem);
+
+static int lite_kapi_rw(unsigned int lh, void *buf, u64 size, int priority,
+			u64 offset, int password, bool write)
+{
+	struct kvec kv = { .iov_base = buf, .iov_len = size };
+	struct iov_iter iter;
+
+	if (priority < LITE_PRIO_NORMAL || priority > LITE_PRIO_LOW)
+		return -EINVAL;
+	if (size > LITE_LMR_MAX_SIZE)
+		return -ERANGE;
+	iov_iter_kvec(&iter, write ? ITER_SOURCE : ITER_DEST, &kv, 1, size);
+	return lite_api_rw(lite_kernel_ctx, lh, password, offset, &iter, size,
+			   write);
+}
+
+/**
+ * liteapi_rdma_write_offset() - write into an LMR
+ * @lite_handler: the handle
+ * @local_addr: the data (any kernel memory: it is copied)
+ * @size: bytes
+ * @priority: LITE_PRIO_*
+ * @offset: where in the LMR
+ * @password: the handle's password
+ *
+ * Return: 0 or a negative errno.
+ */
+int liteapi_rdma_write_offset(unsigned int lite_handler, const void *local_addr,
+			      u64 size, int priority, u64 offset, int password)
+{
+	return lite_kapi_rw(lite_handler, (void *)local_addr, size, priority,
+			    offset, password, true);
+}
+EXPORT_SYMBOL_GPL(liteapi_rdma_write_offset);
+
+/**
+ * liteapi_rdma_read_offset() - read from an LMR
+ * @lite_handler: the handle
+ * @local_addr: where the data goes
+ * @size: bytes
+ * @priority: LITE_PRIO_*
+ * @offset: where in the LMR
+ * @password: the handle's password
+ *
+ * Return: 0 or a negative errno.
+ */
+int liteapi_rdma_read_offset(unsigned int lite_handler, void *local_addr,
+			     u64 size, int priority, u64 offset, int password)
+{
+	return lite_kapi_rw(lite_handler, local_addr, size, priority, offset,
+			    password, false);
+}
+EXPORT_SYMBOL_GPL(liteapi_rdma_read_offset);
+
+/**
+ * liteapi_remote_memset() - set a range of an LMR to a byte value
+ * @lite_handler: the handle (needs WRITE)
+ * @offset: first byte
+ * @value: 0..255
+ * @size: bytes
+ *
+ * Return: 0 or a negative errno.
+ */
+int liteapi_remote_memset(unsigned int lite_handler, u64 offset, int value,
+			  u64 size)
+{
+	if (value < 0)
+		return -EINVAL;
+	return lite_api_memset(lite_kernel_ctx, lite_handler, offset, value, size);
+}
+EXPORT_SYMBOL_GPL(liteapi_remote_memset);
+
+/**
+ * liteapi_rdma_mr_memcpy() - copy between two LMRs, on any nodes
+ * @dst: destination handle (needs WRITE)
+ * @dst_offset: where in it
+ * @src: source handle (needs READ)
+ * @src_offset: where in it
+ * @size: bytes
+ *
+ * Return: 0 or a negative errno.
+ */
+int liteapi_rdma_mr_memcpy(unsigned int dst, u64 dst_offset, unsigned int src,
+			   u64 src_offset, u64 size)
+{
+	return lite_api_memcpy(lite_kernel_ctx, dst, dst_offset, src, src_offset,
+			       size);
+}
+EXPORT_SYMBOL_GPL(liteapi_rdma_mr_memcpy);
+
+/**
+ * liteapi_rdma_mr_memmov() - liteapi_rdma_mr_memcpy() for overlapping
+ * ranges of one LMR (the same call: both handle overlap)
+ * @dst: destination handle (needs WRITE)
+ * @dst_offset: where in it
+ * @src: source handle (needs READ)
+ * @src_offset: where in it
+ * @size: bytes
+ *
+ * Return: 0 or a negative errno.
+ */
+int liteapi_rdma_mr_memmov(unsigned int dst, u64 dst_offset, unsigned int src,
+			   u64 src_offset, u64 size)
+{
+	return lite_api_memcpy(lite_kernel_ctx, dst, dst_offset, src, src_offset,
+			       size);
+}
+EXPORT_SYMBOL_GPL(liteapi_rdma_mr_memmov);
+
+/**
+ * liteapi_add_askmr_table() - publish an LMR under @identifier
+ * @identifier: the name askers use, unique on the LMR's node
+ * @lite_handler: the handle (needs SHARE)
+ * @permission: the most an asker gets (READ, WRITE, SHARE, ATOMIC bits)
+ * @password: what askers must present
+ *
+ * Return: 0 or a negative errno.
+ */
+int liteapi_add_askmr_table(u64 identifier, unsigned int lite_handler,
+			    u32 permission, int password)
+{
+	return lite_api_publish(lite_kernel_ctx, lite_handler, identifier,
+				permission, password);
+}
+EXPORT_SYMBOL_GPL(liteapi_add_askmr_table);
+
+/**
+ * liteapi_ask_mr() - map an LMR that @memory_node published
+ * @memory_node: the node
+ * @identifier: the name it was published under
+ * @permission: the permissions wanted
+ * @password: the publication's password
+ *
+ * Return: a handle (> 0), or a negative errno.
+ */
+int liteapi_ask_mr(unsigned int memory_node, u64 identifier, u32 permission,
+		   int password)
+{
+	u32 id;
+	int ret;
+
+	ret = lite_api_ask(lite_kernel_ctx, memory_node, identifier, permission,
+			   password, &id);
+	return ret ? ret : id;
+}
+EXPORT_SYMBOL_GPL(liteapi_ask_mr);
+
+/**
+ * liteapi_deregister_mr() - free an LMR (needs ADMIN): every mapping of it,
+ * on every node, is revoked
+ * @lite_handler: the handle
+ *
+ * Return: 0 or a negative errno.
+ */
+int liteapi_deregister_mr(unsigned int lite_handler)
+{
+	return lite_api_free(lite_kernel_ctx, lite_handler);
+}
+EXPORT_SYMBOL_GPL(liteapi_deregister_mr);
+
+/**
+ * liteapi_umap_lmr() - drop a handle; the LMR stays
+ * @lite_handler: the handle
+ *
+ * Return: 0 or a negative errno.
+ */
+int liteapi_umap_lmr(unsigned int lite_handler)
+{
+	return lite_api_unmap(lite_kernel_ctx, lite_handler);
+}
+EXPORT_SYMBOL_GPL(liteapi_umap_lmr);
+
+int lite_api_init(void)
+{
+	lite_kernel_ctx = lite_ctx_create();
+	return lite_kernel_ctx ? 0 : -ENOMEM;
+}
+
+void lite_api_exit(void)
+{
+	lite_ctx_destroy(lite_kernel_ctx);
+	lite_kernel_ctx = NULL;
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Operations of a LITE context (api.c), for chardev.c and the exported
+ * kernel API (kapi.c). Return 0 or a negative errno (see uapi/lite.h).
+ */
+#ifndef LITE_API_H
+#define LITE_API_H
+
+#include <linux/uio.h>
+
+struct lite_ctx;
+
+int lite_api_alloc(struct lite_ctx *ctx, u32 node, u64 size, u32 flags,
+		   s32 password, u32 *id);
+int lite_api_free(struct lite_ctx *ctx, u32 id);
+int lite_api_unmap(struct lite_ctx *ctx, u32 id);
+int lite_api_rw(struct lite_ctx *ctx, u32 id, s32 password, u64 off,
+		struct iov_iter *iter, u64 len, bool write);
+int lite_api_memset(struct lite_ctx *ctx, u32 id, u64 off, u32 value,
+		    u64 len);
+int lite_api_memcpy(struct lite_ctx *ctx, u32 dst_id, u64 doff, u32 src_id,
+		    u64 soff, u64 len);
+int lite_api_publish(struct lite_ctx *ctx, u32 id, u64 identifier, u32 perm,
+		     s32 password);
+int lite_api_ask(struct lite_ctx *ctx, u32 node, u64 identifier, u32 perm,
+		 s32 password, u32 *id);
+int lite_api_lmr_info(struct lite_ctx *ctx, u32 id, u32 *node, u64 *size,
+		      u32 *perm);
+
+#endif /* LITE_API_H */

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A LITE handle (handle.c): one context's view of an LMR on some node.
+ */
+#ifndef LITE_HANDLE_H
+#define LITE_HANDLE_H
+
+#include <linux/kref.h>
+
+#include "lite_priv.h"
+
+struct lite_handle {
+	struct kref		ref;
+	struct list_head	all;		/* on the global handle list */
+	u16			node;		/* owner */
+	u32			gen;		/* owner's generation */
+	u32			lmr_id;		/* on the owner */
+	u64			size;
+	u32			perm;		/* LITE_PERM_* granted */
+	s32			password;
+	u32			rkey;		/* owner's global rkey */
+	u8			chunk_shift;
+	u32			nr_chunks;
+	bool			revoked;
+	atomic_t		inflight;	/* operations that may touch it */
+	struct lite_lmr		*lmr;		/* when the owner is this node */
+	u64			chunk[];	/* otherwise: chunk DMA addresses */
+};
+
+struct lite_lmr_desc;
+
+struct lite_handle *lite_handle_new(u16 node, u32 gen,
+				    const struct lite_lmr_desc *d, u32 len,
+				    s32 password);
+void lite_handle_put(struct lite_handle *h);
+int lite_handle_begin(struct lite_handle *h);
+void lite_handle_end(struct lite_handle *h);
+void lite_handle_mark_revoked(struct lite_handle *h);
+
+/* rdma.c: one-sided operations on a remote LMR */
+int lite_rdma_rw(struct lite_handle *h, u64 off, struct iov_iter *iter,
+		 u64 len, bool write);
+
+#endif /* LITE_HANDLE_H */

@@ -1,0 +1,692 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The LMRs this node owns. An LMR is a table entry: chunks of pages, each
+ * DMA-mapped once and reachable by every peer through the PD's global rkey,
+ * so creating one never registers a NIC memory region. Chunks are
+ * min(4 MiB, size rounded up to a power of two): a 1 GiB LMR needs no
+ * contiguous GiB, and a 64-byte one costs one page.
+ *
+ * Peers name an LMR by its id, never by address: every request is checked
+ * against the LMR's bounds here. The owner remembers which nodes mapped an
+ * LMR; freeing it revokes every mapping (and waits until no operation on it
+ * is in flight) before the pages go back.
+ */
+#include <linux/highmem.h>
+#include <linux/idr.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+
+#include "lite_priv.h"
+#include "ctrl_msg.h"
+#include "include/uapi/lite.h"
+
+#define LITE_CHUNK_SHIFT_MAX	22	/* 4 MiB: order 10, the buddy's largest */
+
+struct lite_chunk {
+	struct page	*page;
+	u64		dma;
+};
+
+struct lite_lmr {
+	struct kref		ref;
+	u32			id;
+	u64			size;
+	u32			flags;		/* LITE_ALLOC_* */
+	u8			chunk_shift;
+	u32			nr_chunks;
+	u16			creator;	/* node that may free it */
+	u32			creator_gen;
+	struct ib_device	*ibdev;
+	DECLARE_BITMAP(mappers, LITE_MAX_NODES);	/* under lite_lmrs.lock */
+	struct lite_chunk	chunks[];
+};
+
+/* An LMR published under an identifier (add_ask_mr_table). */
+struct lite_pub {
+	struct list_head	link;
+	u64			identifier;
+	u32			lmr_id;
+	u32			perm;
+	s32			password;
+};
+
+static struct {
+	struct mutex		lock;	/* ids, pubs, every lmr->mappers */
+	struct idr		ids;
+	struct list_head	pubs;
+} lite_lmrs = {
+	.lock	= __MUTEX_INITIALIZER(lite_lmrs.lock),
+	.ids	= IDR_INIT(lite_lmrs.ids),
+	.pubs	= LIST_HEAD_INIT(lite_lmrs.pubs),
+};
+
+static struct ib_device *lite_lmr_ibdev;	/* set while joined */
+
+static void lite_lmr_release(struct kref *ref)
+{
+	struct lite_lmr *lmr = container_of(ref, struct lite_lmr, ref);
+	unsigned int order = lmr->chunk_shift - PAGE_SHIFT;
+	u32 i;
+
+	for (i = 0; i < lmr->nr_chunks; i++) {
+		struct lite_chunk *c = &lmr->chunks[i];
+
+		if (!c->page)
+			break;
+		if (c->dma)
+			ib_dma_unmap_page(lmr->ibdev, c->dma, 1UL << lmr->chunk_shift,
+					  DMA_BIDIRECTIONAL);
+		__free_pages(c->page, order);
+	}
+	kvfree(lmr);
+}
+
+void lite_lmr_put(struct lite_lmr *lmr)
+{
+	kref_put(&lmr->ref, lite_lmr_release);
+}
+
+/* A reference on LMR @id, or NULL. */
+struct lite_lmr *lite_lmr_get(u32 id)
+{
+	struct lite_lmr *lmr;
+
+	mutex_lock(&lite_lmrs.lock);
+	lmr = idr_find(&lite_lmrs.ids, id);
+	if (lmr)
+		kref_get(&lmr->ref);
+	mutex_unlock(&lite_lmrs.lock);
+	return lmr;
+}
+
+static unsigned int lite_chunk_shift(u64 size)
+{
+	return clamp_t(unsigned int, order_base_2(size), PAGE_SHIFT,
+		       LITE_CHUNK_SHIFT_MAX);
+}
+
+/* Allocate, zero and map the chunks; the LMR is not yet visible. */
+static struct lite_lmr *lite_lmr_alloc(u64 size, u32 flags, u16 creator,
+				       u32 creator_gen)
+{
+	struct ib_device *ibdev = READ_ONCE(lite_lmr_ibdev);
+	unsigned int shift = lite_chunk_shift(size);
+	gfp_t gfp = GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN;
+	struct lite_lmr *lmr;
+	u32 i, n;
+
+	if (!size || flags & ~LITE_ALLOC_ATOMIC)
+		return ERR_PTR(-EINVAL);
+	if (size > LITE_LMR_MAX_SIZE)
+		return ERR_PTR(-EFBIG);
+	if (!ibdev)
+		return ERR_PTR(-ENOTCONN);
+	n = DIV_ROUND_UP_ULL(size, 1ULL << shift);
+	if (n > LITE_LMR_MAX_CHUNKS)
+		return ERR_PTR(-EFBIG);
+	lmr = kvzalloc(struct_size(lmr, chunks, n), GFP_KERNEL);
+	if (!lmr)
+		return ERR_PTR(-ENOMEM);
+	kref_init(&lmr->ref);
+	lmr->size = size;
+	lmr->flags = flags;
+	lmr->chunk_shift = shift;
+	lmr->nr_chunks = n;
+	lmr->creator = creator;
+	lmr->creator_gen = creator_gen;
+	lmr->ibdev = ibdev;
+	if (shift > PAGE_SHIFT)
+		gfp |= __GFP_RETRY_MAYFAIL;	/* let compaction try */
+	for (i = 0; i < n; i++) {
+		struct lite_chunk *c = &lmr->chunks[i];
+
+		c->page = alloc_pages(gfp, shift - PAGE_SHIFT);
+		if (!c->page)
+			goto err;
+		c->dma = ib_dma_map_page(ibdev, c->page, 0, 1UL << shift,
+					 DMA_BIDIRECTIONAL);
+		if (ib_dma_mapping_error(ibdev, c->dma)) {
+			c->dma = 0;
+			goto err;
+		}
+		cond_resched();
+	}
+	return lmr;
+err:
+	lite_lmr_put(lmr);
+	return ERR_PTR(-ENOMEM);
+}
+
+static int lite_lmr_insert(struct lite_lmr *lmr)
+{
+	int id;
+
+	mutex_lock(&lite_lmrs.lock);
+	/* Cyclic: a stale id does not name a new LMR soon after. */
+	id = idr_alloc_cyclic(&lite_lmrs.ids, lmr, 1, INT_MAX, GFP_KERNEL);
+	if (id > 0)
+		lmr->id = id;
+	mutex_unlock(&lite_lmrs.lock);
+	return id < 0 ? id : 0;
+}
+
+/*
+ * Unlink LMR @id (if @requester may free it: its creator, or 0 for this
+ * node's own teardown), revoke every mapping, drop the table's reference.
+ * With @remote false, mappings on other nodes are not told (they are gone).
+ */
+static int lite_lmr_destroy(u32 id, u16 requester, u32 requester_gen,
+			    bool remote)
+{
+	DECLARE_BITMAP(mappers, LITE_MAX_NODES);
+	struct lite_pub *pub, *tmp;
+	struct lite_ctrl_lmr msg = { .lmr_id = cpu_to_le32(id) };
+	struct lite_lmr *lmr;
+	u16 self = lite_node_id();
+	unsigned int n;
+	int ret;
+
+	mutex_lock(&lite_lmrs.lock);
+	lmr = idr_find(&lite_lmrs.ids, id);
+	if (!lmr) {
+		mutex_unlock(&lite_lmrs.lock);
+		return -ENOENT;
+	}
+	if (requester && (lmr->creator != requester ||
+			  lmr->creator_gen != requester_gen)) {
+		mutex_unlock(&lite_lmrs.lock);
+		return -EPERM;
+	}
+	idr_remove(&lite_lmrs.ids, id);
+	list_for_each_entry_safe(pub, tmp, &lite_lmrs.pubs, link) {
+		if (pub->lmr_id == id) {
+			list_del(&pub->link);
+			kfree(pub);
+		}
+	}
+	bitmap_copy(mappers, lmr->mappers, LITE_MAX_NODES);
+	mutex_unlock(&lite_lmrs.lock);
+
+	/* Handles on this node (its own processes) first, then the others. */
+	lite_handles_revoke(self, id);
+	for_each_set_bit(n, mappers, LITE_MAX_NODES) {
+		if (n == self || !remote)
+			continue;
+		ret = lite_ctrl_call(n, 0, LITE_CTRL_REVOKE, &msg, sizeof(msg),
+				     NULL, NULL);
+		if (ret && ret != -ENOTCONN)
+			lite_warn("LMR %u: node %u did not confirm revocation (%d)\n",
+				  id, n, ret);
+	}
+	lite_lmr_put(lmr);
+	return 0;
+}
+
+static void lite_lmr_fill_desc(struct lite_lmr *lmr, u32 perm,
+			       struct lite_lmr_desc *d, u32 *len)
+{
+	u32 i;
+
+	*d = (struct lite_lmr_desc) {
+		.lmr_id		= cpu_to_le32(lmr->id),
+		.rkey		= cpu_to_le32(lite_device_rkey()),
+		.size		= cpu_to_le64(lmr->size),
+		.perm		= cpu_to_le32(perm),
+		.chunk_shift	= lmr->chunk_shift,
+		.nr_chunks	= cpu_to_le32(lmr->nr_chunks),
+	};
+	for (i = 0; i < lmr->nr_chunks; i++)
+		d->chunk[i] = cpu_to_le64(lmr->chunks[i].dma);
+	*len = struct_size(d, chunk, lmr->nr_chunks);
+}
+
+static u32 lite_lmr_perm_all(const struct lite_lmr *lmr)
+{
+	return LITE_PERM_READ | LITE_PERM_WRITE | LITE_PERM_SHARE |
+	       LITE_PERM_ADMIN |
+	       (lmr->flags & LITE_ALLOC_ATOMIC ? LITE_PERM_ATOMIC : 0);
+}
+
+/**
+ * lite_lmr_create() - allocate an LMR on this node
+ * @size: 1..LITE_LMR_MAX_SIZE bytes
+ * @flags: LITE_ALLOC_*
+ * @creator: the node that asked (and may free it)
+ * @creator_gen: its generation
+ * @d: filled with its description, all permissions granted
+ * @len: set to the description's length
+ *
+ * Context: process context; may sleep for a long time (a GiB is zeroed).
+ * Return: 0, -EINVAL, -EFBIG, -ENOMEM or -ENOTCONN (not joined).
+ */
+int lite_lmr_create(u64 size, u32 flags, u16 creator, u32 creator_gen,
+		    struct lite_lmr_desc *d, u32 *len)
+{
+	struct lite_lmr *lmr;
+	int ret;
+
+	lmr = lite_lmr_alloc(size, flags, creator, creator_gen);
+	if (IS_ERR(lmr))
+		return PTR_ERR(lmr);
+	ret = lite_lmr_insert(lmr);
+	if (ret) {
+		lite_lmr_put(lmr);
+		return ret;
+	}
+	mutex_lock(&lite_lmrs.lock);
+	set_bit(creator, lmr->mappers);
+	lite_lmr_fill_desc(lmr, lite_lmr_perm_all(lmr), d, len);
+	mutex_unlock(&lite_lmrs.lock);
+	return 0;
+}
+
+/**
+ * lite_lmr_free() - free an LMR this node owns, revoking every mapping
+ * @id: its id
+ * @requester: the node asking; only the creator may
+ * @requester_gen: its generation
+ *
+ * Context: process context; waits for every mapper to confirm.
+ * Return: 0, -ENOENT or -EPERM.
+ */
+int lite_lmr_free(u32 id, u16 requester, u32 requester_gen)
+{
+	return lite_lmr_destroy(id, requester, requester_gen, true);
+}
+
+/**
+ * lite_lmr_publish() - publish LMR @id under @identifier
+ * @id: an LMR this node owns
+ * @identifier: the name askers use; unique on this node
+ * @perm: the most an asker may get (LITE_PERM_READ/WRITE/SHARE/ATOMIC)
+ * @password: what an asker must present
+ *
+ * Return: 0, -ENOENT, -EEXIST, -EINVAL (ADMIN or unknown bits, or ATOMIC
+ * on a non-atomic LMR) or -ENOMEM.
+ */
+int lite_lmr_publish(u32 id, u64 identifier, u32 perm, s32 password)
+{
+	struct lite_pub *pub, *p;
+	struct lite_lmr *lmr;
+	int ret = 0;
+
+	if (perm & ~(LITE_PERM_ALL & ~LITE_PERM_ADMIN))
+		return -EINVAL;
+	pub = kzalloc(sizeof(*pub), GFP_KERNEL);
+	if (!pub)
+		return -ENOMEM;
+	*pub = (struct lite_pub) {
+		.identifier = identifier, .lmr_id = id, .perm = perm,
+		.password = password,
+	};
+	mutex_lock(&lite_lmrs.lock);
+	lmr = idr_find(&lite_lmrs.ids, id);
+	if (!lmr) {
+		ret = -ENOENT;
+		goto out;
+	}
+	if (perm & ~lite_lmr_perm_all(lmr)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	list_for_each_entry(p, &lite_lmrs.pubs, link) {
+		if (p->identifier == identifier) {
+			ret = -EEXIST;
+			goto out;
+		}
+	}
+	list_add_tail(&pub->link, &lite_lmrs.pubs);
+	pub = NULL;
+out:
+	mutex_unlock(&lite_lmrs.lock);
+	kfree(pub);
+	return ret;
+}
+
+/**
+ * lite_lmr_ask() - map what this node published under @identifier
+ * @identifier: the name
+ * @perm: the permissions wanted, at most the published ones
+ * @password: must match the publication's
+ * @asker: the node that will map it (remembered, for revocation)
+ * @d: filled with the LMR's description, granting @perm
+ * @len: set to the description's length
+ *
+ * Return: 0, -ENOENT (nothing published under @identifier), -EACCES (wrong
+ * password), -EPERM (@perm exceeds the publication) or -EINVAL.
+ */
+int lite_lmr_ask(u64 identifier, u32 perm, s32 password, u16 asker,
+		 struct lite_lmr_desc *d, u32 *len)
+{
+	struct lite_lmr *lmr;
+	struct lite_pub *p;
+	int ret = -ENOENT;
+
+	if (!perm || perm & ~LITE_PERM_ALL)
+		return -EINVAL;
+	mutex_lock(&lite_lmrs.lock);
+	list_for_each_entry(p, &lite_lmrs.pubs, link) {
+		if (p->identifier != identifier)
+			continue;
+		if (p->password != password) {
+			ret = -EACCES;
+		} else if (perm & ~p->perm) {
+			ret = -EPERM;
+		} else {
+			lmr = idr_find(&lite_lmrs.ids, p->lmr_id);
+			if (lmr) {
+				set_bit(asker, lmr->mappers);
+				lite_lmr_fill_desc(lmr, perm, d, len);
+				ret = 0;
+			}
+		}
+		break;
+	}
+	mutex_unlock(&lite_lmrs.lock);
+	return ret;
+}
+
+static int lite_lmr_check_range(const struct lite_lmr *lmr, u64 off, u64 len)
+{
+	return off > lmr->size || len > lmr->size - off ? -ERANGE : 0;
+}
+
+/* Kernel address of byte @off, and how many bytes follow it in its chunk. */
+static void *lite_lmr_kaddr(struct lite_lmr *lmr, u64 off, u64 *avail)
+{
+	struct lite_chunk *c = &lmr->chunks[off >> lmr->chunk_shift];
+	u64 in = off & ((1ULL << lmr->chunk_shift) - 1);
+
+	*avail = (1ULL << lmr->chunk_shift) - in;
+	return page_address(c->page) + in;
+}
+
+/**
+ * lite_lmr_copy() - copy between an LMR this node owns and an iov_iter
+ * @lmr: the LMR (a reference held)
+ * @off: byte offset in it
+ * @iter: the other side (user or kernel memory)
+ * @len: bytes
+ * @to_lmr: direction
+ *
+ * Return: 0, -ERANGE, or -EFAULT when @iter cannot be read or written.
+ */
+int lite_lmr_copy(struct lite_lmr *lmr, u64 off, struct iov_iter *iter,
+		  u64 len, bool to_lmr)
+{
+	u64 avail, n;
+	size_t done;
+	void *p;
+
+	if (lite_lmr_check_range(lmr, off, len))
+		return -ERANGE;
+	while (len) {
+		p = lite_lmr_kaddr(lmr, off, &avail);
+		n = min(len, avail);
+		done = to_lmr ? copy_from_iter(p, n, iter) :
+				copy_to_iter(p, n, iter);
+		if (done != n)
+			return -EFAULT;
+		off += n;
+		len -= n;
+		cond_resched();
+	}
+	return 0;
+}
+
+/**
+ * lite_lmr_memset() - set bytes of an LMR this node owns
+ * @lmr: the LMR (a reference held)
+ * @off: first byte
+ * @value: the byte value, 0..255
+ * @len: bytes
+ *
+ * Return: 0, -EINVAL or -ERANGE.
+ */
+int lite_lmr_memset(struct lite_lmr *lmr, u64 off, int value, u64 len)
+{
+	u64 avail, n;
+	void *p;
+
+	if (value < 0 || value > 0xff)
+		return -EINVAL;
+	if (lite_lmr_check_range(lmr, off, len))
+		return -ERANGE;
+	while (len) {
+		p = lite_lmr_kaddr(lmr, off, &avail);
+		n = min(len, avail);
+		memset(p, value, n);
+		off += n;
+		len -= n;
+		cond_resched();
+	}
+	return 0;
+}
+
+/**
+ * lite_lmr_memmove() - copy between two LMRs this node owns; overlapping
+ * ranges of one LMR are handled as memmove() does
+ * @dst: destination LMR (a reference held)
+ * @doff: offset in it
+ * @src: source LMR (a reference held; may be @dst)
+ * @soff: offset in it
+ * @len: bytes
+ *
+ * Return: 0 or -ERANGE.
+ */
+int lite_lmr_memmove(struct lite_lmr *dst, u64 doff, struct lite_lmr *src,
+		     u64 soff, u64 len)
+{
+	bool backward = dst == src && doff > soff;
+	u64 da, sa, n;
+	void *d, *s;
+
+	if (lite_lmr_check_range(dst, doff, len) ||
+	    lite_lmr_check_range(src, soff, len))
+		return -ERANGE;
+	/* Piece by piece, each within one chunk on both sides. */
+	while (len) {
+		if (backward) {
+			/* The last piece: ends at doff + len and soff + len. */
+			u64 de = doff + len, se = soff + len;
+			u64 dmask = (1ULL << dst->chunk_shift) - 1;
+			u64 smask = (1ULL << src->chunk_shift) - 1;
+
+			n = min3(len, (de - 1) % (dmask + 1) + 1,
+				 (se - 1) % (smask + 1) + 1);
+			d = lite_lmr_kaddr(dst, de - n, &da);
+			s = lite_lmr_kaddr(src, se - n, &sa);
+			memmove(d, s, n);
+		} else {
+			d = lite_lmr_kaddr(dst, doff, &da);
+			s = lite_lmr_kaddr(src, soff, &sa);
+			n = min3(len, da, sa);
+			memmove(d, s, n);
+			doff += n;
+			soff += n;
+		}
+		len -= n;
+		cond_resched();
+	}
+	return 0;
+}
+
+static int lite_lmr_serve_memset(const struct lite_ctrl_memset *m)
+{
+	struct lite_lmr *lmr = lite_lmr_get(le32_to_cpu(m->lmr_id));
+	int ret;
+
+	if (!lmr)
+		return -EKEYREVOKED;
+	ret = lite_lmr_memset(lmr, le64_to_cpu(m->offset),
+			      le32_to_cpu(m->value), le64_to_cpu(m->len));
+	lite_lmr_put(lmr);
+	return ret;
+}
+
+static int lite_lmr_serve_memmove(const struct lite_ctrl_memmove *m)
+{
+	struct lite_lmr *dst, *src;
+	int ret = -EKEYREVOKED;
+
+	dst = lite_lmr_get(le32_to_cpu(m->dst_lmr));
+	src = lite_lmr_get(le32_to_cpu(m->src_lmr));
+	if (dst && src)
+		ret = lite_lmr_memmove(dst, le64_to_cpu(m->dst_offset), src,
+				       le64_to_cpu(m->src_offset),
+				       le64_to_cpu(m->len));
+	if (dst)
+		lite_lmr_put(dst);
+	if (src)
+		lite_lmr_put(src);
+	return ret;
+}
+
+/**
+ * lite_lmr_serve() - serve a peer's request about the LMRs of this node
+ * @src: the requesting node
+ * @src_gen: its generation
+ * @type: LITE_CTRL_*
+ * @req: the request payload, not yet validated
+ * @len: its length
+ * @resp: room for LITE_CTRL_MAX_PAYLOAD bytes of response
+ * @resp_len: set to the response's length
+ *
+ * Context: process context (the control workqueue).
+ * Return: 0 or the negative errno the requester gets.
+ */
+int lite_lmr_serve(u16 src, u32 src_gen, u16 type, const void *req, u32 len,
+		   void *resp, u32 *resp_len)
+{
+	*resp_len = 0;
+	switch (type) {
+	case LITE_CTRL_ALLOC: {
+		const struct lite_ctrl_alloc *a = req;
+
+		if (len != sizeof(*a) || a->reserved)
+			return -EPROTO;
+		return lite_lmr_create(le64_to_cpu(a->size), le32_to_cpu(a->flags),
+				       src, src_gen, resp, resp_len);
+	}
+	case LITE_CTRL_FREE: {
+		const struct lite_ctrl_lmr *f = req;
+
+		if (len != sizeof(*f) || f->reserved)
+			return -EPROTO;
+		return lite_lmr_free(le32_to_cpu(f->lmr_id), src, src_gen);
+	}
+	case LITE_CTRL_PUBLISH: {
+		const struct lite_ctrl_publish *p = req;
+
+		if (len != sizeof(*p) || p->reserved)
+			return -EPROTO;
+		return lite_lmr_publish(le32_to_cpu(p->lmr_id),
+					le64_to_cpu(p->identifier),
+					le32_to_cpu(p->perm),
+					(s32)le32_to_cpu(p->password));
+	}
+	case LITE_CTRL_ASK: {
+		const struct lite_ctrl_ask *a = req;
+
+		if (len != sizeof(*a))
+			return -EPROTO;
+		return lite_lmr_ask(le64_to_cpu(a->identifier),
+				    le32_to_cpu(a->perm),
+				    (s32)le32_to_cpu(a->password), src, resp,
+				    resp_len);
+	}
+	case LITE_CTRL_MEMSET:
+		if (len != sizeof(struct lite_ctrl_memset))
+			return -EPROTO;
+		return lite_lmr_serve_memset(req);
+	case LITE_CTRL_MEMMOVE:
+		if (len != sizeof(struct lite_ctrl_memmove))
+			return -EPROTO;
+		return lite_lmr_serve_memmove(req);
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+/* LMRs whose creator left are nobody's: free them, off the manager thread. */
+struct lite_lmr_orphans {
+	struct work_struct	work;
+	u16			node;
+	u32			gen;
+};
+
+static void lite_lmr_orphans_work(struct work_struct *work)
+{
+	struct lite_lmr_orphans *o = container_of(work, struct lite_lmr_orphans, work);
+	struct lite_lmr *lmr;
+	int id, next = 0;
+
+	for (;;) {
+		mutex_lock(&lite_lmrs.lock);
+		idr_for_each_entry_continue(&lite_lmrs.ids, lmr, next) {
+			if (lmr->creator == o->node && lmr->creator_gen == o->gen)
+				break;
+		}
+		id = lmr ? lmr->id : 0;
+		mutex_unlock(&lite_lmrs.lock);
+		if (!id)
+			break;
+		lite_lmr_destroy(id, 0, 0, true);
+		next = id + 1;
+	}
+	kfree(o);
+}
+
+/**
+ * lite_lmr_peer_down() - free the LMRs a departed node created here
+ * @node: the node
+ * @gen: the generation that left
+ *
+ * Context: any process context; the work is queued.
+ */
+void lite_lmr_peer_down(u16 node, u32 gen)
+{
+	struct lite_lmr_orphans *o = kmalloc(sizeof(*o), GFP_KERNEL);
+
+	if (!o)
+		return;	/* freed at leave or rmmod instead */
+	INIT_WORK(&o->work, lite_lmr_orphans_work);
+	o->node = node;
+	o->gen = gen;
+	lite_ctrl_queue(&o->work);
+}
+
+/**
+ * lite_lmr_set_device() - the device new LMRs are mapped for
+ * @ibdev: the device, or NULL when leaving the cluster
+ */
+void lite_lmr_set_device(struct ib_device *ibdev)
+{
+	WRITE_ONCE(lite_lmr_ibdev, ibdev);
+}
+
+/**
+ * lite_lmr_destroy_all() - free every LMR this node owns (leaving the
+ * cluster, device gone, rmmod); no peer can reach them any more
+ */
+void lite_lmr_destroy_all(void)
+{
+	struct lite_lmr *lmr;
+	int id;
+
+	for (;;) {
+		id = 0;
+		mutex_lock(&lite_lmrs.lock);
+		lmr = idr_get_next(&lite_lmrs.ids, &id);
+		mutex_unlock(&lite_lmrs.lock);
+		if (!lmr)
+			break;
+		lite_lmr_destroy(id, 0, 0, false);
+	}
+}
+
+void lite_lmr_exit(void)
+{
+	lite_lmr_destroy_all();
+	idr_destroy(&lite_lmrs.ids);
+}
