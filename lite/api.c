@@ -12,13 +12,15 @@
 #include "lite_priv.h"
 #include "lite_handle.h"
 #include "lite_api.h"
+#include "lite_ubuf.h"
 #include "ctrl_msg.h"
 #include "include/uapi/lite.h"
 
 #define LITE_RELAY_MAX	(1U << 20)	/* memcpy between nodes, per step */
 
 struct lite_ctx {
-	struct xarray	handles;	/* id -> struct lite_handle */
+	struct xarray		handles;	/* id -> struct lite_handle */
+	struct lite_ubuf_list	ubufs;		/* its mmaps (zero copy) */
 };
 
 struct lite_ctx *lite_kernel_ctx;
@@ -27,8 +29,11 @@ struct lite_ctx *lite_ctx_create(void)
 {
 	struct lite_ctx *ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
 
-	if (ctx)
+	if (ctx) {
 		xa_init_flags(&ctx->handles, XA_FLAGS_ALLOC1);
+		spin_lock_init(&ctx->ubufs.lock);
+		INIT_LIST_HEAD(&ctx->ubufs.head);
+	}
 	return ctx;
 }
 
@@ -222,10 +227,24 @@ static struct lite_handle *lite_use(struct lite_ctx *ctx, u32 id, u32 perm,
 	return h;
 }
 
+/**
+ * lite_api_mmap() - back a mapping of /dev/lite with zero-copy pages
+ * @ctx: the file's context
+ * @vma: the mapping
+ *
+ * Return: 0 or a negative errno.
+ */
+int lite_api_mmap(struct lite_ctx *ctx, struct vm_area_struct *vma)
+{
+	return lite_ubuf_mmap(&ctx->ubufs, vma);
+}
+
 int lite_api_rw(struct lite_ctx *ctx, u32 id, s32 password, u64 off,
 		struct iov_iter *iter, u64 len, bool write)
 {
+	struct lite_ubuf *ub = NULL;
 	struct lite_handle *h;
+	u64 uoff = 0;
 	int ret;
 
 	h = lite_use(ctx, id, write ? LITE_PERM_WRITE : LITE_PERM_READ, off,
@@ -243,7 +262,12 @@ int lite_api_rw(struct lite_ctx *ctx, u32 id, s32 password, u64 off,
 			lite_handle_end(h);
 		}
 	} else {
-		ret = lite_rdma_rw(h, off, iter, len, write);
+		if (iter_is_ubuf(iter))
+			ub = lite_ubuf_find(&ctx->ubufs,
+					    (unsigned long)iter->ubuf, len, &uoff);
+		ret = lite_rdma_rw(h, off, iter, ub, uoff, len, write);
+		if (ub)
+			lite_ubuf_put(ub);
 	}
 	lite_handle_put(h);
 	return ret;
@@ -304,14 +328,14 @@ static int lite_relay(struct lite_handle *dst, u64 doff,
 		if (src->lmr)
 			ret = lite_lmr_copy(src->lmr, soff, &iter, n, false);
 		else
-			ret = lite_rdma_rw(src, soff, &iter, n, false);
+			ret = lite_rdma_rw(src, soff, &iter, NULL, 0, n, false);
 		if (ret)
 			break;
 		iov_iter_kvec(&iter, ITER_SOURCE, &kv, 1, n);
 		if (dst->lmr)
 			ret = lite_lmr_copy(dst->lmr, doff, &iter, n, true);
 		else
-			ret = lite_rdma_rw(dst, doff, &iter, n, true);
+			ret = lite_rdma_rw(dst, doff, &iter, NULL, 0, n, true);
 		soff += n;
 		doff += n;
 		len -= n;

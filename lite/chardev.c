@@ -13,8 +13,6 @@
 #include "lite_api.h"
 #include "include/uapi/lite.h"
 
-#define LITE_MMAP_MAX	(1UL << 30)
-
 static long lite_ioctl_join(void __user *uarg)
 {
 	struct lite_ioc_join arg;
@@ -211,31 +209,10 @@ static int lite_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-/*
- * alloc_memory: zeroed pages owned by the mapping, freed with it. They are
- * ordinary memory to the data path (copied through its bounce buffer).
- */
+/* alloc_memory: zero-copy buffers (ubuf.c). */
 static int lite_mmap(struct file *file, struct vm_area_struct *vma)
 {
-	unsigned long len = vma->vm_end - vma->vm_start, addr;
-	struct page *page;
-	int ret;
-
-	if (vma->vm_pgoff || len > LITE_MMAP_MAX || !(vma->vm_flags & VM_SHARED))
-		return -EINVAL;
-	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
-	for (addr = vma->vm_start; addr < vma->vm_end; addr += PAGE_SIZE) {
-		page = alloc_page(GFP_KERNEL | __GFP_ZERO);
-		if (!page)
-			return -ENOMEM;
-		/* vm_insert_page takes its own reference; the vma owns it. */
-		ret = vm_insert_page(vma, addr, page);
-		put_page(page);
-		if (ret)
-			return ret;
-		cond_resched();
-	}
-	return 0;
+	return lite_api_mmap(file->private_data, vma);
 }
 
 static const struct file_operations lite_fops = {

@@ -9,9 +9,11 @@
 #include <linux/uio.h>
 
 struct lite_ctx;
+struct vm_area_struct;
 
 int lite_api_alloc(struct lite_ctx *ctx, u32 node, u64 size, u32 flags,
 		   s32 password, u32 *id);
+int lite_api_mmap(struct lite_ctx *ctx, struct vm_area_struct *vma);
 int lite_api_free(struct lite_ctx *ctx, u32 id);
 int lite_api_unmap(struct lite_ctx *ctx, u32 id);
 int lite_api_rw(struct lite_ctx *ctx, u32 id, s32 password, u64 off,

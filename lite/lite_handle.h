@@ -38,7 +38,8 @@ void lite_handle_end(struct lite_handle *h);
 void lite_handle_mark_revoked(struct lite_handle *h);
 
 /* rdma.c: one-sided operations on a remote LMR */
+struct lite_ubuf;
 int lite_rdma_rw(struct lite_handle *h, u64 off, struct iov_iter *iter,
-		 u64 len, bool write);
+		 struct lite_ubuf *ub, u64 uoff, u64 len, bool write);
 
 #endif /* LITE_HANDLE_H */

@@ -3,8 +3,9 @@
  * One-sided data operations on a remote LMR: RDMA READ and WRITE with the
  * owner's global rkey on a QP of the shared pool. The caller's memory goes
  * through a DMA-mapped bounce buffer (user memory is never assumed to be
- * contiguous or resident); the transfer is cut at the owner's chunk
- * boundaries and at the bounce buffer's size.
+ * contiguous or resident), unless it is a zero-copy buffer (ubuf.c), whose
+ * pages are mapped for the operation instead. The transfer is cut at the
+ * owner's chunk boundaries and at the local buffer's.
  *
  * An operation owns its bounce buffer and a reference on the handle and the
  * peer until its last work request completes, even when the caller stopped
@@ -16,8 +17,10 @@
 
 #include "lite_priv.h"
 #include "lite_handle.h"
+#include "lite_ubuf.h"
 
 #define LITE_BOUNCE_MAX		(1U << 20)
+#define LITE_ZC_MAX_WRS		16	/* work requests per zero-copy step */
 
 static unsigned int lite_op_timeout_ms = 10000;
 module_param_named(op_timeout_ms, lite_op_timeout_ms, uint, 0644);
@@ -32,19 +35,32 @@ struct lite_rdma_op {
 	struct lite_qp		*lqp;
 	struct lite_peer	*peer;
 	struct lite_handle	*h;
-	void			*buf;
+	void			*buf;	/* bounce buffer ... */
 	u64			dma;
 	u32			len;
+	struct lite_ubuf	*ub;	/* ... or zero-copy pages */
+	enum dma_data_direction	dir;
+	unsigned int		nr_maps;
+	struct {
+		u64		dma;
+		u32		len;
+	} maps[LITE_ZC_MAX_WRS];
 };
 
 static void lite_op_put(struct lite_rdma_op *op)
 {
+	struct ib_device *ibdev = op->peer->dev->ibdev;
+	unsigned int i;
+
 	if (!refcount_dec_and_test(&op->refs))
 		return;
 	if (op->dma)
-		ib_dma_unmap_single(op->peer->dev->ibdev, op->dma, op->len,
-				    DMA_BIDIRECTIONAL);
-	kvfree(op->buf);
+		ib_dma_unmap_single(ibdev, op->dma, op->len, DMA_BIDIRECTIONAL);
+	kfree(op->buf);
+	for (i = 0; i < op->nr_maps; i++)
+		ib_dma_unmap_page(ibdev, op->maps[i].dma, op->maps[i].len, op->dir);
+	if (op->ub)
+		lite_ubuf_put(op->ub);
 	lite_handle_end(op->h);
 	lite_handle_put(op->h);
 	lite_peer_put(op->peer);
@@ -68,28 +84,20 @@ static void lite_op_done(struct ib_cq *cq, struct ib_wc *wc)
 	lite_op_put(op);
 }
 
-/* A bounce buffer: physically contiguous, halving the size on failure. */
-static struct lite_rdma_op *lite_op_alloc(struct lite_handle *h,
-					  struct lite_peer *peer, u64 len)
+/* An operation on @h: from here until its release, @h counts it in flight. */
+static struct lite_rdma_op *lite_op_new(struct lite_handle *h,
+					struct lite_peer *peer)
 {
-	struct ib_device *ibdev = peer->dev->ibdev;
-	struct lite_rdma_op *op;
-	u32 n = min_t(u64, len, LITE_BOUNCE_MAX);
+	struct lite_rdma_op *op = kzalloc(sizeof(*op), GFP_KERNEL);
+	int ret;
 
-	op = kzalloc(sizeof(*op), GFP_KERNEL);
 	if (!op)
-		return NULL;
-	for (; n; n = n > PAGE_SIZE ? n / 2 : 0) {
-		op->buf = kmalloc(n, GFP_KERNEL | __GFP_NOWARN);
-		if (op->buf)
-			break;
+		return ERR_PTR(-ENOMEM);
+	ret = lite_handle_begin(h);
+	if (ret) {
+		kfree(op);
+		return ERR_PTR(ret);
 	}
-	if (!op->buf)
-		goto err;
-	op->len = n;
-	op->dma = ib_dma_map_single(ibdev, op->buf, n, DMA_BIDIRECTIONAL);
-	if (ib_dma_mapping_error(ibdev, op->dma))
-		goto err;
 	op->cqe.done = lite_op_done;
 	refcount_set(&op->refs, 1);
 	atomic_set(&op->pending, 1);
@@ -100,55 +108,131 @@ static struct lite_rdma_op *lite_op_alloc(struct lite_handle *h,
 	refcount_inc(&peer->refs);
 	op->peer = peer;
 	return op;
-err:
-	kfree(op->buf);
-	kfree(op);
-	return NULL;
 }
 
-/* Post the WRs moving @len bytes between the bounce buffer and @off. */
-static int lite_op_post(struct lite_rdma_op *op, bool write, u64 off, u32 len)
+/* With a bounce buffer: physically contiguous, halving on failure. */
+static struct lite_rdma_op *lite_op_alloc(struct lite_handle *h,
+					  struct lite_peer *peer, u64 len)
+{
+	struct ib_device *ibdev = peer->dev->ibdev;
+	struct lite_rdma_op *op = lite_op_new(h, peer);
+	u32 n = min_t(u64, len, LITE_BOUNCE_MAX);
+
+	if (IS_ERR(op))
+		return op;
+	for (; n; n = n > PAGE_SIZE ? n / 2 : 0) {
+		op->buf = kmalloc(n, GFP_KERNEL | __GFP_NOWARN);
+		if (op->buf)
+			break;
+	}
+	if (!op->buf)
+		goto err;
+	op->dma = ib_dma_map_single(ibdev, op->buf, n, DMA_BIDIRECTIONAL);
+	if (ib_dma_mapping_error(ibdev, op->dma)) {
+		op->dma = 0;
+		goto err;
+	}
+	op->len = n;
+	return op;
+err:
+	lite_op_put(op);
+	return ERR_PTR(-ENOMEM);
+}
+
+/* Post one WR moving @len bytes between local @dma and LMR offset @off. */
+static int lite_op_post_one(struct lite_rdma_op *op, bool write, u64 off,
+			    u64 dma, u32 len)
 {
 	struct lite_handle *h = op->h;
 	u64 mask = (1ULL << h->chunk_shift) - 1;
+	struct ib_sge sge = {
+		.addr	= dma,
+		.length	= len,
+		.lkey	= op->peer->dev->pd->local_dma_lkey,
+	};
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.wr_cqe		= &op->cqe,
+			.sg_list	= &sge,
+			.num_sge	= 1,
+			.opcode		= write ? IB_WR_RDMA_WRITE : IB_WR_RDMA_READ,
+			.send_flags	= IB_SEND_SIGNALED,
+		},
+		.remote_addr	= h->chunk[off >> h->chunk_shift] + (off & mask),
+		.rkey		= h->rkey,
+	};
+	int ret;
+
+	atomic_inc(&op->pending);
+	refcount_inc(&op->refs);
+	ret = lite_qp_post(op->lqp, &wr.wr);
+	if (ret) {
+		atomic_dec(&op->pending);
+		refcount_dec(&op->refs);
+	}
+	return ret;
+}
+
+/* Bytes from LMR offset @off to the end of its chunk. */
+static u64 lite_chunk_left(const struct lite_handle *h, u64 off)
+{
+	u64 mask = (1ULL << h->chunk_shift) - 1;
+
+	return mask + 1 - (off & mask);
+}
+
+/* Drop the guard: done fires once every posted WR completed. */
+static void lite_op_posted(struct lite_rdma_op *op)
+{
+	if (atomic_dec_and_test(&op->pending))
+		complete(&op->done);
+}
+
+/* The bounce buffer's first @len bytes to or from LMR offset @off. */
+static int lite_op_post(struct lite_rdma_op *op, bool write, u64 off, u32 len)
+{
 	u32 done = 0, n;
 	int ret = 0;
 
-	while (done < len) {
-		struct ib_sge sge;
-		struct ib_rdma_wr wr = {
-			.wr = {
-				.wr_cqe		= &op->cqe,
-				.sg_list	= &sge,
-				.num_sge	= 1,
-				.opcode		= write ? IB_WR_RDMA_WRITE :
-							  IB_WR_RDMA_READ,
-				.send_flags	= IB_SEND_SIGNALED,
-			},
-			.rkey = h->rkey,
-		};
-		u64 pos = off + done;
-
-		n = min_t(u64, len - done, mask + 1 - (pos & mask));
-		wr.remote_addr = h->chunk[pos >> h->chunk_shift] + (pos & mask);
-		sge = (struct ib_sge) {
-			.addr	= op->dma + done,
-			.length	= n,
-			.lkey	= op->peer->dev->pd->local_dma_lkey,
-		};
-		atomic_inc(&op->pending);
-		refcount_inc(&op->refs);
-		ret = lite_qp_post(op->lqp, &wr.wr);
-		if (ret) {
-			atomic_dec(&op->pending);
-			refcount_dec(&op->refs);
-			break;
-		}
+	while (done < len && !ret) {
+		n = min_t(u64, len - done, lite_chunk_left(op->h, off + done));
+		ret = lite_op_post_one(op, write, off + done, op->dma + done, n);
 		done += n;
 	}
-	/* Drop the guard: done fires once every posted WR completed. */
-	if (atomic_dec_and_test(&op->pending))
-		complete(&op->done);
+	lite_op_posted(op);
+	return ret;
+}
+
+/*
+ * Zero copy: up to LITE_ZC_MAX_WRS pieces of the user buffer, each mapped
+ * for this operation. Sets *@len to the bytes it covers.
+ */
+static int lite_op_post_zc(struct lite_rdma_op *op, bool write, u64 off,
+			   u64 uoff, u64 *len)
+{
+	struct ib_device *ibdev = op->peer->dev->ibdev;
+	u64 done = 0, avail, n;
+	struct page *page;
+	u32 in_chunk;
+	u64 dma;
+	int ret = 0;
+
+	op->dir = write ? DMA_TO_DEVICE : DMA_FROM_DEVICE;
+	while (done < *len && op->nr_maps < LITE_ZC_MAX_WRS && !ret) {
+		page = lite_ubuf_page(op->ub, uoff + done, &in_chunk, &avail);
+		n = min3(*len - done, avail, lite_chunk_left(op->h, off + done));
+		dma = ib_dma_map_page(ibdev, page, in_chunk, n, op->dir);
+		if (ib_dma_mapping_error(ibdev, dma)) {
+			ret = -ENOMEM;
+			break;
+		}
+		op->maps[op->nr_maps].dma = dma;
+		op->maps[op->nr_maps++].len = n;
+		ret = lite_op_post_one(op, write, off + done, dma, n);
+		done += n;
+	}
+	*len = done;
+	lite_op_posted(op);
 	return ret;
 }
 
@@ -163,52 +247,87 @@ static int lite_op_wait(struct lite_rdma_op *op)
 	return READ_ONCE(op->status);
 }
 
-/**
- * lite_rdma_rw() - read or write a range of a remote LMR
- * @h: a handle on a remote LMR; the caller checked permission and bounds
- * @off: offset in the LMR
- * @iter: the caller's memory
- * @len: bytes
- * @write: from @iter to the LMR, else from the LMR to @iter
- *
- * Context: process context.
- * Return: 0, -EKEYREVOKED, -ENOTCONN (the owner left), -EFAULT, -ENOMEM,
- * -EIO or -ETIMEDOUT.
- */
-int lite_rdma_rw(struct lite_handle *h, u64 off, struct iov_iter *iter,
-		 u64 len, bool write)
+/* Through the bounce buffer, a step of up to LITE_BOUNCE_MAX at a time. */
+static int lite_rdma_rw_copy(struct lite_handle *h, struct lite_peer *peer,
+			     u64 off, struct iov_iter *iter, u64 len, bool write)
 {
 	struct lite_rdma_op *op;
-	struct lite_peer *peer;
 	int ret = 0;
 	u32 n;
 
-	peer = lite_peer_get(h->node, h->gen);
-	if (!peer)
-		return -ENOTCONN;
 	while (len && !ret) {
-		ret = lite_handle_begin(h);
-		if (ret)
-			break;
 		op = lite_op_alloc(h, peer, len);
-		if (!op) {
-			lite_handle_end(h);
-			ret = -ENOMEM;
-			break;
-		}
+		if (IS_ERR(op))
+			return PTR_ERR(op);
 		n = min_t(u64, len, op->len);
 		if (write && copy_from_iter(op->buf, n, iter) != n)
 			ret = -EFAULT;
 		if (!ret)
 			ret = lite_op_post(op, write, off, n);
-		if (!ret || atomic_read(&op->pending))
-			ret = lite_op_wait(op) ?: ret;
+		else
+			lite_op_posted(op);
+		ret = lite_op_wait(op) ?: ret;
 		if (!ret && !write && copy_to_iter(op->buf, n, iter) != n)
 			ret = -EFAULT;
 		lite_op_put(op);
 		off += n;
 		len -= n;
 	}
+	return ret;
+}
+
+static int lite_rdma_rw_zc(struct lite_handle *h, struct lite_peer *peer,
+			   u64 off, struct lite_ubuf *ub, u64 uoff, u64 len,
+			   bool write)
+{
+	struct lite_rdma_op *op;
+	int ret = 0;
+	u64 n;
+
+	while (len && !ret) {
+		op = lite_op_new(h, peer);
+		if (IS_ERR(op))
+			return PTR_ERR(op);
+		kref_get(&ub->ref);
+		op->ub = ub;
+		n = len;
+		ret = lite_op_post_zc(op, write, off, uoff, &n);
+		ret = lite_op_wait(op) ?: ret;
+		lite_op_put(op);
+		off += n;
+		uoff += n;
+		len -= n;
+	}
+	return ret;
+}
+
+/**
+ * lite_rdma_rw() - read or write a range of a remote LMR
+ * @h: a handle on a remote LMR; the caller checked permission and bounds
+ * @off: offset in the LMR
+ * @iter: the caller's memory
+ * @ub: the zero-copy buffer holding that memory, or NULL
+ * @uoff: the memory's offset in @ub
+ * @len: bytes
+ * @write: from the caller's memory to the LMR, else the other way
+ *
+ * Context: process context.
+ * Return: 0, -EKEYREVOKED, -ENOTCONN (the owner left), -EFAULT, -ENOMEM,
+ * -EIO or -ETIMEDOUT.
+ */
+int lite_rdma_rw(struct lite_handle *h, u64 off, struct iov_iter *iter,
+		 struct lite_ubuf *ub, u64 uoff, u64 len, bool write)
+{
+	struct lite_peer *peer;
+	int ret;
+
+	peer = lite_peer_get(h->node, h->gen);
+	if (!peer)
+		return -ENOTCONN;
+	if (ub)
+		ret = lite_rdma_rw_zc(h, peer, off, ub, uoff, len, write);
+	else
+		ret = lite_rdma_rw_copy(h, peer, off, iter, len, write);
 	lite_peer_put(peer);
 	return ret;
 }

@@ -2,7 +2,8 @@
 # Installing LITE on the inventory's hosts: build lite.ko and the tools,
 # load the module everywhere, start lite-manager on the manager host, join
 # the nodes in inventory order (so node ids follow it) and wait until every
-# node reaches every other one. 'uninstall' reverses it.
+# node reaches every other one; liblite, its headers and lite.pc go to
+# /usr/local on every host. 'uninstall' reverses it.
 
 AE_MANAGER_PORT=${AE_MANAGER_PORT:-18500}
 AE_MANAGER_PIDFILE=/run/lite-manager.pid
@@ -49,6 +50,8 @@ lite_install() {
 		ae_ssh "$h" "if [ -e /sys/module/lite ]; then rmmod lite || exit 1; fi
 			insmod $(lite_rdir "$h")/lite/lite.ko device=$(inv_var "$h" rdma_dev) port=$(inv_var "$h" ib_port) gid_index=$(inv_var "$h" gid_index)" ||
 			ae_die "$h: loading lite.ko failed (in use? see dmesg)"
+		ae_ssh "$h" "make -s -C $(lite_rdir "$h")/lite/lib install >/dev/null" ||
+			ae_die "$h: installing liblite failed"
 	done
 	lite_manager_stop
 	ae_ssh "$INV_MANAGER" "setsid $(lite_rdir "$INV_MANAGER")/manager/lite-manager -p $AE_MANAGER_PORT --pidfile $AE_MANAGER_PIDFILE </dev/null >>$AE_MANAGER_LOG 2>&1 &
@@ -78,6 +81,8 @@ lite_uninstall() {
 			ae_warn "$h: rmmod lite failed (in use?)"
 			rc=1
 		}
+		ae_ssh "$h" "make -s -C $(lite_rdir "$h")/lite/lib uninstall >/dev/null" ||
+			ae_warn "$h: removing liblite failed"
 	done
 	lite_manager_stop || rc=1
 	[ "$rc" = 0 ] && ae_log "LITE uninstalled"
