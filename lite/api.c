@@ -197,8 +197,17 @@ int lite_api_free(struct lite_ctx *ctx, u32 id)
 
 int lite_api_unmap(struct lite_ctx *ctx, u32 id)
 {
-	struct lite_handle *h = xa_erase(&ctx->handles, id);
+	struct lite_handle *h = lite_ctx_get(ctx, id);
+	bool admin;
 
+	if (!h)
+		return -ENOENT;
+	admin = h->perm & LITE_PERM_ADMIN;
+	lite_handle_put(h);
+	/* The creator's handle is the LMR's lifetime: nothing could free it. */
+	if (admin)
+		return lite_api_free(ctx, id);
+	h = xa_erase(&ctx->handles, id);
 	if (!h)
 		return -ENOENT;
 	lite_handle_put(h);

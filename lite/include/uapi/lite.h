@@ -5,7 +5,9 @@
  *
  * Handles ("lh") name a LITE memory region (LMR) and belong to the open
  * file that created them: closing it unmaps them and frees the LMRs it
- * allocated. Every struct has reserved fields that must be zero.
+ * allocated. New LMRs read as zeros. Every reserved field must be zero.
+ * JOIN needs CAP_NET_ADMIN. memset/memcpy/memmove need the permission bits
+ * but no password (the original API passes none).
  *
  * Errors (returned by ioctl() as -1 with errno):
  *   EINVAL       a malformed argument (reserved field set, unknown flag,
@@ -77,7 +79,11 @@ struct lite_ioc_alloc {
 	__u32	handle;		/* out: handle with LITE_PERM_ALL */
 };
 
-/* Free (needs ADMIN: every mapping is revoked) or unmap a handle. */
+/*
+ * FREE: free the LMR (needs ADMIN); every handle on it, on every node, is
+ * revoked. UNMAP: drop this handle; on the creator's (ADMIN) handle that
+ * frees the LMR too, since nothing else could.
+ */
 struct lite_ioc_handle {
 	__u32	handle;
 	__u32	reserved;
@@ -125,7 +131,7 @@ struct lite_ioc_ask {
 	__u64	identifier;
 	__u32	node;
 	__u32	perm;		/* at most the published bits */
-	__s32	password;
+	__s32	password;	/* the publication's; also the new handle's */
 	__u32	handle;		/* out */
 };
 
