@@ -21,9 +21,12 @@
 struct lite_ctx {
 	struct xarray		handles;	/* id -> struct lite_handle */
 	struct lite_ubuf_list	ubufs;		/* its mmaps (zero copy) */
+	struct xarray		replies;	/* RPC descriptors it owes */
+	u64			owner;		/* names it to lock homes */
 };
 
 struct lite_ctx *lite_kernel_ctx;
+static atomic64_t lite_next_owner;
 
 struct lite_ctx *lite_ctx_create(void)
 {
@@ -31,6 +34,8 @@ struct lite_ctx *lite_ctx_create(void)
 
 	if (ctx) {
 		xa_init_flags(&ctx->handles, XA_FLAGS_ALLOC1);
+		xa_init(&ctx->replies);
+		ctx->owner = atomic64_inc_return(&lite_next_owner);
 		spin_lock_init(&ctx->ubufs.lock);
 		INIT_LIST_HEAD(&ctx->ubufs.head);
 	}
@@ -81,6 +86,13 @@ void lite_ctx_destroy(struct lite_ctx *ctx)
 {
 	struct lite_handle *h;
 	unsigned long id;
+	void *entry;
+
+	lite_rpc_ctx_release(ctx);
+	xa_for_each(&ctx->replies, id, entry)
+		lite_rpc_drop_token(id);
+	xa_destroy(&ctx->replies);
+	lite_sync_owner_gone(ctx->owner);
 
 	xa_for_each(&ctx->handles, id, h) {
 		xa_erase(&ctx->handles, id);
@@ -249,7 +261,7 @@ int lite_api_mmap(struct lite_ctx *ctx, struct vm_area_struct *vma)
 }
 
 int lite_api_rw(struct lite_ctx *ctx, u32 id, s32 password, u64 off,
-		struct iov_iter *iter, u64 len, bool write)
+		struct iov_iter *iter, u64 len, bool write, int prio)
 {
 	struct lite_ubuf *ub = NULL;
 	struct lite_handle *h;
@@ -274,7 +286,9 @@ int lite_api_rw(struct lite_ctx *ctx, u32 id, s32 password, u64 off,
 		if (iter_is_ubuf(iter))
 			ub = lite_ubuf_find(&ctx->ubufs,
 					    (unsigned long)iter->ubuf, len, &uoff);
+		lite_prio_begin(prio);
 		ret = lite_rdma_rw(h, off, iter, ub, uoff, len, write);
+		lite_prio_end(prio);
 		if (ub)
 			lite_ubuf_put(ub);
 	}
@@ -478,4 +492,48 @@ int lite_api_lmr_info(struct lite_ctx *ctx, u32 id, u32 *node, u64 *size,
 	*perm = h->perm;
 	lite_handle_put(h);
 	return 0;
+}
+
+int lite_api_atomic(struct lite_ctx *ctx, u32 id, s32 password, u32 op,
+		    u64 off, u64 value, u64 compare, u64 *old)
+{
+	struct lite_handle *h;
+	int ret;
+
+	if (op != LITE_ATOMIC_FETCH_ADD && op != LITE_ATOMIC_CMP_SWP)
+		return -EINVAL;
+	h = lite_use(ctx, id, LITE_PERM_READ | LITE_PERM_WRITE |
+		     LITE_PERM_ATOMIC, off, sizeof(u64), &ret);
+	if (!h)
+		return ret;
+	if (h->password != password) {
+		ret = -EACCES;
+	} else if (off % sizeof(u64)) {
+		ret = -EINVAL;
+	} else {
+		ret = lite_handle_begin(h);
+		if (!ret) {
+			ret = lite_atomic(h, op, off, value, compare, old);
+			lite_handle_end(h);
+		}
+	}
+	lite_handle_put(h);
+	return ret;
+}
+
+/* The RPC descriptors a context may reply to: only those it received. */
+void lite_ctx_note_token(struct lite_ctx *ctx, u32 desc)
+{
+	if (xa_err(xa_store(&ctx->replies, desc, xa_mk_value(1), GFP_KERNEL)))
+		lite_rpc_drop_token(desc);
+}
+
+bool lite_ctx_forget_token(struct lite_ctx *ctx, u32 desc)
+{
+	return xa_erase(&ctx->replies, desc) != NULL;
+}
+
+u64 lite_ctx_owner(struct lite_ctx *ctx)
+{
+	return ctx->owner;
 }

@@ -93,7 +93,7 @@ static long lite_ioctl_rw(struct lite_ctx *ctx, void __user *uarg, bool write)
 	iov_iter_ubuf(&iter, write ? ITER_SOURCE : ITER_DEST,
 		      u64_to_user_ptr(arg.addr), arg.size);
 	return lite_api_rw(ctx, arg.handle, arg.password, arg.offset, &iter,
-			   arg.size, write);
+			   arg.size, write, arg.priority);
 }
 
 static long lite_ioctl_memset(struct lite_ctx *ctx, void __user *uarg)
@@ -161,6 +161,198 @@ static long lite_ioctl_lmr_info(struct lite_ctx *ctx, void __user *uarg)
 	return copy_to_user(uarg, &arg, sizeof(arg)) ? -EFAULT : 0;
 }
 
+static long lite_ioctl_register(struct lite_ctx *ctx, void __user *uarg)
+{
+	struct lite_ioc_register arg;
+
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	if (strnlen(arg.name, sizeof(arg.name)) == sizeof(arg.name))
+		return -EINVAL;
+	return lite_rpc_register(ctx, arg.port, arg.max_size, arg.name);
+}
+
+static long lite_ioctl_query_port(void __user *uarg)
+{
+	struct lite_ioc_query_port arg;
+	int ret;
+
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	if (arg.reserved)
+		return -EINVAL;
+	ret = lite_rpc_query_port(arg.node, arg.port, &arg.max_size);
+	if (ret)
+		return ret;
+	return copy_to_user(uarg, &arg, sizeof(arg)) ? -EFAULT : 0;
+}
+
+/* A user buffer as an iov_iter; sizes are checked by the callee. */
+static int lite_ubuf_iter(struct iov_iter *iter, u64 addr, u32 size,
+			  bool source)
+{
+	if (!access_ok(u64_to_user_ptr(addr), size))
+		return -EFAULT;
+	iov_iter_ubuf(iter, source ? ITER_SOURCE : ITER_DEST,
+		      u64_to_user_ptr(addr), size);
+	return 0;
+}
+
+static long lite_ioctl_call(void __user *uarg, bool one_way)
+{
+	struct lite_ioc_rpc_call arg;
+	struct iov_iter src, dst;
+	int ret;
+
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	if (arg.size > LITE_RPC_MAX_MSG)
+		return -EMSGSIZE;
+	if (one_way && (arg.reply_addr || arg.reply_max || arg.reply_len))
+		return -EINVAL;
+	if (arg.reply_max > LITE_RPC_MAX_MSG)
+		return -EINVAL;
+	ret = lite_ubuf_iter(&src, arg.addr, arg.size, true);
+	if (ret)
+		return ret;
+	if (one_way)
+		return lite_rpc_send(arg.node, arg.port, &src, arg.size,
+				     arg.priority);
+	ret = lite_ubuf_iter(&dst, arg.reply_addr, arg.reply_max, false);
+	if (ret)
+		return ret;
+	ret = lite_rpc_call(arg.node, arg.port, &src, arg.size, &dst,
+			    arg.reply_max, arg.priority);
+	if (ret < 0)
+		return ret;
+	return put_user(ret, &((struct lite_ioc_rpc_call __user *)uarg)->reply_len);
+}
+
+static long lite_do_recv(struct lite_ctx *ctx, struct lite_ioc_rpc_recv *arg)
+{
+	struct iov_iter dst;
+	int ret;
+
+	if (arg->flags & ~LITE_RECV_NONBLOCK || arg->priority > LITE_PRIO_LOW)
+		return -EINVAL;
+	ret = lite_ubuf_iter(&dst, arg->addr, arg->size, false);
+	if (ret)
+		return ret;
+	ret = lite_rpc_recv(ctx, arg->port, &dst, arg->size,
+			    arg->flags & LITE_RECV_NONBLOCK, &arg->descriptor,
+			    &arg->src_node);
+	if (ret < 0)
+		return ret;
+	arg->len = ret;
+	return 0;
+}
+
+static long lite_do_reply(struct lite_ctx *ctx,
+			  const struct lite_ioc_rpc_reply *arg)
+{
+	struct iov_iter src;
+	int ret;
+
+	if (arg->size > LITE_RPC_MAX_MSG)
+		return -EMSGSIZE;
+	ret = lite_ubuf_iter(&src, arg->addr, arg->size, true);
+	if (ret)
+		return ret;
+	return lite_rpc_reply(ctx, arg->descriptor, &src, arg->size,
+			      arg->priority);
+}
+
+static long lite_ioctl_recv(struct lite_ctx *ctx, void __user *uarg)
+{
+	struct lite_ioc_rpc_recv arg;
+	long ret;
+
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	ret = lite_do_recv(ctx, &arg);
+	if (ret)
+		return ret;
+	/* Lost if this fails: the request was consumed. */
+	return copy_to_user(uarg, &arg, sizeof(arg)) ? -EFAULT : 0;
+}
+
+static long lite_ioctl_reply(struct lite_ctx *ctx, void __user *uarg)
+{
+	struct lite_ioc_rpc_reply arg;
+
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	return lite_do_reply(ctx, &arg);
+}
+
+static long lite_ioctl_reply_recv(struct lite_ctx *ctx, void __user *uarg)
+{
+	struct lite_ioc_rpc_reply_recv arg;
+	long ret;
+
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	ret = lite_do_reply(ctx, &arg.reply);
+	if (ret)
+		return ret;
+	ret = lite_do_recv(ctx, &arg.recv);
+	if (ret)
+		return ret;
+	return copy_to_user(uarg, &arg, sizeof(arg)) ? -EFAULT : 0;
+}
+
+static long lite_ioctl_atomic(struct lite_ctx *ctx, void __user *uarg)
+{
+	struct lite_ioc_atomic arg;
+	int ret;
+
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	if (arg.reserved)
+		return -EINVAL;
+	ret = lite_api_atomic(ctx, arg.handle, arg.password, arg.op, arg.offset,
+			      arg.value, arg.compare, &arg.old);
+	if (ret)
+		return ret;
+	return put_user(arg.old, &((struct lite_ioc_atomic __user *)uarg)->old);
+}
+
+static long lite_ioctl_lock(struct lite_ctx *ctx, void __user *uarg,
+			    unsigned int cmd)
+{
+	struct lite_ioc_lock arg;
+	int ret;
+
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	if (arg.reserved[0] || arg.reserved[1])
+		return -EINVAL;
+	switch (cmd) {
+	case LITE_IOC_LOCK_CREATE:
+		ret = lite_lock_create(arg.node, &arg.lock);
+		if (ret)
+			return ret;
+		return put_user(arg.lock, &((struct lite_ioc_lock __user *)uarg)->lock);
+	case LITE_IOC_LOCK_ASK:
+		return lite_lock_ask(arg.node, arg.lock);
+	case LITE_IOC_LOCK:
+		return lite_lock(arg.node, arg.lock, lite_ctx_owner(ctx));
+	default:
+		return lite_unlock(arg.node, arg.lock, lite_ctx_owner(ctx));
+	}
+}
+
+static long lite_ioctl_barrier(void __user *uarg)
+{
+	struct lite_ioc_barrier arg;
+
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	if (arg.reserved)
+		return -EINVAL;
+	return lite_barrier(arg.nr);
+}
+
 static long lite_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct lite_ctx *ctx = file->private_data;
@@ -192,6 +384,29 @@ static long lite_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return lite_ioctl_ask(ctx, uarg);
 	case LITE_IOC_LMR_INFO:
 		return lite_ioctl_lmr_info(ctx, uarg);
+	case LITE_IOC_REGISTER:
+		return lite_ioctl_register(ctx, uarg);
+	case LITE_IOC_QUERY_PORT:
+		return lite_ioctl_query_port(uarg);
+	case LITE_IOC_CALL:
+		return lite_ioctl_call(uarg, false);
+	case LITE_IOC_SEND:
+		return lite_ioctl_call(uarg, true);
+	case LITE_IOC_RECV:
+		return lite_ioctl_recv(ctx, uarg);
+	case LITE_IOC_REPLY:
+		return lite_ioctl_reply(ctx, uarg);
+	case LITE_IOC_REPLY_RECV:
+		return lite_ioctl_reply_recv(ctx, uarg);
+	case LITE_IOC_ATOMIC:
+		return lite_ioctl_atomic(ctx, uarg);
+	case LITE_IOC_LOCK_CREATE:
+	case LITE_IOC_LOCK_ASK:
+	case LITE_IOC_LOCK:
+	case LITE_IOC_UNLOCK:
+		return lite_ioctl_lock(ctx, uarg, cmd);
+	case LITE_IOC_BARRIER:
+		return lite_ioctl_barrier(uarg);
 	default:
 		return -ENOTTY;
 	}

@@ -238,6 +238,16 @@ static void lite_ctrl_serve(struct work_struct *work)
 		ret = w->len == sizeof(*r) ?
 		      lite_handles_revoke(w->src, le32_to_cpu(r->lmr_id)) :
 		      -EPROTO;
+	} else if (w->type == LITE_CTRL_RPC_OPEN) {
+		ret = w->len == sizeof(struct lite_ctrl_rpc_open) ?
+		      lite_rpc_serve_open(w->src, w->src_gen, (void *)w->data,
+					  resp) : -EPROTO;
+		resp_len = sizeof(struct lite_ctrl_rpc_ring);
+	} else if (w->type == LITE_CTRL_OWNER_GONE) {
+		ret = lite_sync_serve_owner_gone(w->src, w->data, w->len);
+	} else if (w->type >= LITE_CTRL_ATOMIC) {
+		ret = lite_sync_serve(w->src, w->src_gen, w->type, w->data,
+				      w->len, resp, &resp_len);
 	} else {
 		ret = lite_lmr_serve(w->src, w->src_gen, w->type, w->data,
 				     w->len, resp, &resp_len);

@@ -22,6 +22,15 @@ enum lite_ctrl_type {
 	LITE_CTRL_REVOKE,	/* lite_ctrl_lmr -> nothing (owner to mapper) */
 	LITE_CTRL_MEMSET,	/* lite_ctrl_memset -> nothing */
 	LITE_CTRL_MEMMOVE,	/* lite_ctrl_memmove -> nothing */
+	LITE_CTRL_RPC_OPEN,	/* lite_ctrl_rpc_open -> lite_ctrl_rpc_ring */
+	LITE_CTRL_ATOMIC,	/* lite_ctrl_atomic -> lite_ctrl_u64 (old) */
+	LITE_CTRL_LOCK_CREATE,	/* nothing -> lite_ctrl_u64 (lock number) */
+	LITE_CTRL_LOCK_ASK,	/* lite_ctrl_lock -> nothing */
+	LITE_CTRL_LOCK,		/* lite_ctrl_lock -> lite_ctrl_u64 (1: held) */
+	LITE_CTRL_UNLOCK,	/* lite_ctrl_lock -> nothing */
+	LITE_CTRL_BARRIER,	/* lite_ctrl_barrier -> lite_ctrl_u64 (1: done) */
+	LITE_CTRL_WAKE,		/* lite_ctrl_wake -> nothing (home to waiter) */
+	LITE_CTRL_OWNER_GONE,	/* lite_ctrl_lock (owner only) -> nothing */
 	LITE_CTRL_NR_TYPES,
 };
 
@@ -74,6 +83,49 @@ struct lite_ctrl_memmove {
 	__le64	dst_offset;
 	__le64	src_offset;
 	__le64	len;
+};
+
+/* The requester's ring for one port on the receiver (docs/rpc.md). */
+struct lite_ctrl_rpc_open {
+	__le32	port;
+	__le32	reserved;
+};
+
+struct lite_ctrl_rpc_ring {
+	__le64	dma;		/* reachable with @rkey */
+	__le32	rkey;
+	__le32	size;
+	__le32	max_size;	/* largest request the port takes */
+	__le32	reserved;
+	__le64	head;		/* bytes already spanned in the ring */
+};
+
+struct lite_ctrl_atomic {
+	__le32	lmr_id;
+	__le32	op;		/* LITE_ATOMIC_* */
+	__le64	offset;
+	__le64	value;
+	__le64	compare;
+};
+
+struct lite_ctrl_u64 {
+	__le64	value;
+};
+
+struct lite_ctrl_lock {
+	__le32	lock;
+	__le32	ticket;		/* the waiter's, for WAKE */
+	__le64	owner;		/* the open file on the requesting node */
+};
+
+struct lite_ctrl_barrier {
+	__le32	nr;
+	__le32	ticket;
+};
+
+struct lite_ctrl_wake {
+	__le32	ticket;
+	__le32	status;		/* 0 or a positive errno */
 };
 
 /*

@@ -87,7 +87,7 @@ static int lite_kapi_rw(unsigned int lh, void *buf, u64 size, int priority,
 		return -ERANGE;
 	iov_iter_kvec(&iter, write ? ITER_SOURCE : ITER_DEST, &kv, 1, size);
 	return lite_api_rw(lite_kernel_ctx, lh, password, offset, &iter, size,
-			   write);
+			   write, priority);
 }
 
 /**
@@ -257,3 +257,250 @@ void lite_api_exit(void)
 	lite_ctx_destroy(lite_kernel_ctx);
 	lite_kernel_ctx = NULL;
 }
+
+static struct iov_iter *lite_kvec_iter(struct iov_iter *iter, struct kvec *kv,
+				       const void *buf, u32 size, bool source)
+{
+	kv->iov_base = (void *)buf;
+	kv->iov_len = size;
+	iov_iter_kvec(iter, source ? ITER_SOURCE : ITER_DEST, kv, 1, size);
+	return iter;
+}
+
+/**
+ * liteapi_register_application() - receive RPCs sent to @port on this node
+ * @port: 0 .. LITE_MAX_PORT - 1
+ * @max_size_per_message: largest request accepted (at most LITE_RPC_MAX_MSG)
+ * @name: for logs
+ *
+ * The kernel's context owns the port until lite.ko is unloaded.
+ * Return: 0, -EINVAL, or -EADDRINUSE.
+ */
+int liteapi_register_application(unsigned int port,
+				 unsigned int max_size_per_message,
+				 const char *name)
+{
+	return lite_rpc_register(lite_kernel_ctx, port, max_size_per_message,
+				 name);
+}
+EXPORT_SYMBOL_GPL(liteapi_register_application);
+
+/**
+ * liteapi_query_port() - is @port registered on @node?
+ * @node: the node
+ * @port: the port
+ *
+ * Return: the port's largest request size, or a negative errno.
+ */
+int liteapi_query_port(unsigned int node, unsigned int port)
+{
+	u32 max_size;
+	int ret = lite_rpc_query_port(node, port, &max_size);
+
+	return ret ? ret : max_size;
+}
+EXPORT_SYMBOL_GPL(liteapi_query_port);
+
+/**
+ * liteapi_send_reply_imm() - RPC: send a request and wait for the reply
+ * @node: the receiver
+ * @port: its port
+ * @addr: the request
+ * @size: its length, 1 .. LITE_RPC_MAX_MSG
+ * @ret_addr: where the reply goes
+ * @max_ret_size: room at @ret_addr
+ * @priority: LITE_PRIO_*
+ *
+ * Return: the reply's length, or a negative errno (-ETIMEDOUT after
+ * rpc_timeout_ms, -ENOTCONN when @node leaves, -EMSGSIZE, -ECONNREFUSED).
+ */
+int liteapi_send_reply_imm(unsigned int node, unsigned int port,
+			   const void *addr, unsigned int size, void *ret_addr,
+			   unsigned int max_ret_size, int priority)
+{
+	struct iov_iter src, dst;
+	struct kvec ks, kd;
+
+	return lite_rpc_call(node, port, lite_kvec_iter(&src, &ks, addr, size, true),
+			     size, lite_kvec_iter(&dst, &kd, ret_addr,
+						  max_ret_size, false),
+			     max_ret_size, priority);
+}
+EXPORT_SYMBOL_GPL(liteapi_send_reply_imm);
+
+/**
+ * liteapi_send_message() - one-way RPC message
+ * @node: the receiver
+ * @port: its port
+ * @addr: the message
+ * @size: its length, 1 .. LITE_RPC_MAX_MSG
+ * @priority: LITE_PRIO_*
+ *
+ * Return: 0 once it is sent, or a negative errno.
+ */
+int liteapi_send_message(unsigned int node, unsigned int port,
+			 const void *addr, unsigned int size, int priority)
+{
+	struct iov_iter src;
+	struct kvec ks;
+
+	return lite_rpc_send(node, port, lite_kvec_iter(&src, &ks, addr, size, true),
+			     size, priority);
+}
+EXPORT_SYMBOL_GPL(liteapi_send_message);
+
+/**
+ * liteapi_receive_message() - take the next request on @port
+ * @port: a port the kernel registered
+ * @ret_addr: where the request goes
+ * @receive_size: room at @ret_addr
+ * @descriptor: out: for liteapi_reply_message(), or LITE_DESC_NO_REPLY
+ * @block_call: wait for a request (else -EAGAIN when none is queued)
+ *
+ * Return: the request's length, or a negative errno.
+ */
+int liteapi_receive_message(unsigned int port, void *ret_addr,
+			    unsigned int receive_size, u64 *descriptor,
+			    int block_call)
+{
+	struct iov_iter dst;
+	struct kvec kd;
+	u32 src_node;
+
+	return lite_rpc_recv(lite_kernel_ctx, port,
+			     lite_kvec_iter(&dst, &kd, ret_addr, receive_size,
+					    false),
+			     receive_size, !block_call, descriptor, &src_node);
+}
+EXPORT_SYMBOL_GPL(liteapi_receive_message);
+
+/**
+ * liteapi_reply_message() - reply to a request, once
+ * @addr: the reply
+ * @size: its length, at most the caller's room
+ * @descriptor: from liteapi_receive_message()
+ * @priority: LITE_PRIO_*
+ *
+ * Return: 0, -EALREADY, -EMSGSIZE, or another negative errno.
+ */
+int liteapi_reply_message(const void *addr, unsigned int size, u64 descriptor,
+			  int priority)
+{
+	struct iov_iter src;
+	struct kvec ks;
+
+	return lite_rpc_reply(lite_kernel_ctx, descriptor,
+			      lite_kvec_iter(&src, &ks, addr, size, true), size,
+			      priority);
+}
+EXPORT_SYMBOL_GPL(liteapi_reply_message);
+
+static int lite_kapi_atomic(unsigned int lh, u32 op, u64 value, u64 compare,
+			    u64 *old, int password)
+{
+	return lite_api_atomic(lite_kernel_ctx, lh, password, op, 0, value,
+			       compare, old);
+}
+
+/**
+ * liteapi_rdma_fetch_and_add() - atomically add to the first 8 bytes of an
+ * atomic LMR
+ * @lite_handler: a handle with READ, WRITE and ATOMIC
+ * @input_value: the addend
+ * @old: out: the value before
+ * @password: the handle's password
+ *
+ * Return: 0 or a negative errno.
+ */
+int liteapi_rdma_fetch_and_add(unsigned int lite_handler, u64 input_value,
+			       u64 *old, int password)
+{
+	return lite_kapi_atomic(lite_handler, LITE_ATOMIC_FETCH_ADD,
+				input_value, 0, old, password);
+}
+EXPORT_SYMBOL_GPL(liteapi_rdma_fetch_and_add);
+
+/**
+ * liteapi_rdma_compare_and_swp() - atomic compare-and-swap on the first 8
+ * bytes of an atomic LMR
+ * @lite_handler: a handle with READ, WRITE and ATOMIC
+ * @guess_value: the expected value
+ * @set_value: stored when the expected value is there
+ * @old: out: the value before (== @guess_value when it was swapped)
+ * @password: the handle's password
+ *
+ * Return: 0 or a negative errno.
+ */
+int liteapi_rdma_compare_and_swp(unsigned int lite_handler, u64 guess_value,
+				 u64 set_value, u64 *old, int password)
+{
+	return lite_kapi_atomic(lite_handler, LITE_ATOMIC_CMP_SWP, set_value,
+				guess_value, old, password);
+}
+EXPORT_SYMBOL_GPL(liteapi_rdma_compare_and_swp);
+
+/**
+ * liteapi_create_lock() - create a distributed lock on @node
+ * @node: its home
+ *
+ * Return: the lock's number on @node, or a negative errno.
+ */
+int liteapi_create_lock(unsigned int node)
+{
+	u32 id;
+	int ret = lite_lock_create(node, &id);
+
+	return ret ? ret : id;
+}
+EXPORT_SYMBOL_GPL(liteapi_create_lock);
+
+/**
+ * liteapi_ask_lock() - check that lock @id exists on @node
+ * @node: its home
+ * @id: its number
+ *
+ * Return: 0 or a negative errno (-ENOENT).
+ */
+int liteapi_ask_lock(unsigned int node, unsigned int id)
+{
+	return lite_lock_ask(node, id);
+}
+EXPORT_SYMBOL_GPL(liteapi_ask_lock);
+
+/**
+ * liteapi_lock() - take a lock, in arrival order, for the kernel's context
+ * @node: its home
+ * @id: its number
+ *
+ * Return: 0, -EDEADLK, -EINTR, -ENOTCONN (the home left), or -ENOENT.
+ */
+int liteapi_lock(unsigned int node, unsigned int id)
+{
+	return lite_lock(node, id, lite_ctx_owner(lite_kernel_ctx));
+}
+EXPORT_SYMBOL_GPL(liteapi_lock);
+
+/**
+ * liteapi_unlock() - release a lock the kernel's context holds
+ * @node: its home
+ * @id: its number
+ *
+ * Return: 0, -EPERM (not held), or another negative errno.
+ */
+int liteapi_unlock(unsigned int node, unsigned int id)
+{
+	return lite_unlock(node, id, lite_ctx_owner(lite_kernel_ctx));
+}
+EXPORT_SYMBOL_GPL(liteapi_unlock);
+
+/**
+ * liteapi_dist_barrier() - wait until @num callers reached the barrier
+ * @num: 1 .. 1024, the same on every caller
+ *
+ * Return: 0 or a negative errno.
+ */
+int liteapi_dist_barrier(unsigned int num)
+{
+	return lite_barrier(num);
+}
+EXPORT_SYMBOL_GPL(liteapi_dist_barrier);

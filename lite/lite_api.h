@@ -17,7 +17,7 @@ int lite_api_mmap(struct lite_ctx *ctx, struct vm_area_struct *vma);
 int lite_api_free(struct lite_ctx *ctx, u32 id);
 int lite_api_unmap(struct lite_ctx *ctx, u32 id);
 int lite_api_rw(struct lite_ctx *ctx, u32 id, s32 password, u64 off,
-		struct iov_iter *iter, u64 len, bool write);
+		struct iov_iter *iter, u64 len, bool write, int prio);
 int lite_api_memset(struct lite_ctx *ctx, u32 id, u64 off, u32 value,
 		    u64 len);
 int lite_api_memcpy(struct lite_ctx *ctx, u32 dst_id, u64 doff, u32 src_id,
@@ -28,5 +28,7 @@ int lite_api_ask(struct lite_ctx *ctx, u32 node, u64 identifier, u32 perm,
 		 s32 password, u32 *id);
 int lite_api_lmr_info(struct lite_ctx *ctx, u32 id, u32 *node, u64 *size,
 		      u32 *perm);
+int lite_api_atomic(struct lite_ctx *ctx, u32 id, s32 password, u32 op,
+		    u64 off, u64 value, u64 compare, u64 *old);
 
 #endif /* LITE_API_H */

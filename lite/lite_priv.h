@@ -115,6 +115,7 @@ unsigned int lite_nr_nodes(u64 *connected);
 unsigned int lite_qps_per_peer(void);
 struct lite_peer *lite_peer_get(u16 id, u32 gen);
 void lite_peer_put(struct lite_peer *peer);
+struct lite_dev *lite_peer_dev(u16 id, u32 gen);
 
 /* ctrl.c: request/response control messages between nodes' modules */
 int lite_ctrl_init(void);
@@ -148,6 +149,7 @@ int lite_lmr_copy(struct lite_lmr *lmr, u64 off, struct iov_iter *iter,
 int lite_lmr_memset(struct lite_lmr *lmr, u64 off, int value, u64 len);
 int lite_lmr_memmove(struct lite_lmr *dst, u64 doff, struct lite_lmr *src,
 		     u64 soff, u64 len);
+atomic64_t *lite_lmr_atomic_ptr(struct lite_lmr *lmr, u64 off, int *err);
 
 /* handle.c, rdma.c, api.c: handles, data operations, the API */
 struct lite_ctx;
@@ -157,6 +159,52 @@ extern struct lite_ctx *lite_kernel_ctx;
 int lite_handles_revoke(u16 node, u32 lmr_id);
 int lite_api_init(void);
 void lite_api_exit(void);
+void lite_ctx_note_token(struct lite_ctx *ctx, u32 desc);
+bool lite_ctx_forget_token(struct lite_ctx *ctx, u32 desc);
+u64 lite_ctx_owner(struct lite_ctx *ctx);
+
+/* rpc.c: RPC over write-with-immediate (docs/rpc.md) */
+struct lite_ctrl_rpc_open;
+struct lite_ctrl_rpc_ring;
+void lite_rpc_init(void);
+void lite_rpc_rx(struct lite_peer *peer, const struct ib_wc *wc);
+int lite_rpc_serve_open(u16 src, u32 src_gen,
+			const struct lite_ctrl_rpc_open *req,
+			struct lite_ctrl_rpc_ring *resp);
+int lite_rpc_register(struct lite_ctx *ctx, u32 port, u32 max_size,
+		      const char *name);
+int lite_rpc_query_port(u32 node, u32 port, u32 *max_size);
+int lite_rpc_send(u32 node, u32 port, struct iov_iter *src, u32 len, int prio);
+int lite_rpc_call(u32 node, u32 port, struct iov_iter *src, u32 len,
+		  struct iov_iter *dst, u32 max, int prio);
+int lite_rpc_recv(struct lite_ctx *ctx, u32 port, struct iov_iter *dst,
+		  u32 size, bool nonblock, u64 *desc, u32 *src_node);
+int lite_rpc_reply(struct lite_ctx *ctx, u64 desc, struct iov_iter *src,
+		   u32 len, int prio);
+void lite_rpc_drop_token(u64 desc);
+void lite_rpc_ctx_release(struct lite_ctx *ctx);
+void lite_rpc_peer_down(u16 node, struct ib_device *ibdev);
+void lite_rpc_wake_all(void);
+
+/* sync.c: atomics, locks, barrier */
+struct lite_handle;
+int lite_atomic(struct lite_handle *h, u32 op, u64 off, u64 value, u64 compare,
+		u64 *old);
+int lite_lock_create(u32 node, u32 *id);
+int lite_lock_ask(u32 node, u32 id);
+int lite_lock(u32 node, u32 id, u64 owner);
+int lite_unlock(u32 node, u32 id, u64 owner);
+int lite_barrier(u32 nr);
+int lite_sync_serve(u16 src, u32 src_gen, u16 type, const void *req, u32 len,
+		    void *resp, u32 *resp_len);
+int lite_sync_serve_owner_gone(u16 src, const void *req, u32 len);
+void lite_sync_owner_gone(u64 owner);
+void lite_sync_peer_down(u16 node);
+void lite_sync_exit(void);
+
+/* prio.c: high priority first, low priority throttled (docs/rpc.md) */
+void lite_prio_begin(int prio);
+void lite_prio_end(int prio);
 
 /* chardev.c: /dev/lite */
 int lite_chardev_init(void);

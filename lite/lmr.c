@@ -402,6 +402,28 @@ static void *lite_lmr_kaddr(struct lite_lmr *lmr, u64 off, u64 *avail)
 }
 
 /**
+ * lite_lmr_atomic_ptr() - the 8 bytes at @off of an atomic LMR, for the CPU
+ * @lmr: the LMR (a reference held)
+ * @off: byte offset, 8-aligned (so never across a chunk)
+ * @err: out: -EPERM (not atomic), -EINVAL (misaligned), -ERANGE, or 0
+ *
+ * Return: the address, or NULL with *@err set.
+ */
+atomic64_t *lite_lmr_atomic_ptr(struct lite_lmr *lmr, u64 off, int *err)
+{
+	u64 avail;
+
+	*err = 0;
+	if (!(lmr->flags & LITE_ALLOC_ATOMIC))
+		*err = -EPERM;
+	else if (off % sizeof(u64))
+		*err = -EINVAL;
+	else if (lite_lmr_check_range(lmr, off, sizeof(u64)))
+		*err = -ERANGE;
+	return *err ? NULL : lite_lmr_kaddr(lmr, off, &avail);
+}
+
+/**
  * lite_lmr_copy() - copy between an LMR this node owns and an iov_iter
  * @lmr: the LMR (a reference held)
  * @off: byte offset in it

@@ -32,6 +32,7 @@ static int __init lite_init(void)
 		lite_err("qps_per_peer must be 1..%d\n", LITE_MAX_QPS_PER_PEER);
 		return -EINVAL;
 	}
+	lite_rpc_init();
 	ret = lite_ctrl_init();
 	if (ret)
 		return ret;

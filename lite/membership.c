@@ -96,6 +96,25 @@ unsigned int lite_nr_nodes(u64 *connected)
 }
 
 /**
+ * lite_peer_dev() - the device a connected peer is reached through
+ * @id: its node id
+ * @gen: the generation the caller knows it by; 0 for the current one
+ *
+ * Return: the device, or NULL when @id is not reachable.
+ */
+struct lite_dev *lite_peer_dev(u16 id, u32 gen)
+{
+	struct lite_peer *peer = lite_peer_get(id, gen);
+	struct lite_dev *dev;
+
+	if (!peer)
+		return NULL;
+	dev = peer->dev;
+	lite_peer_put(peer);
+	return dev;
+}
+
+/**
  * lite_peer_get() - a reference on a connected peer
  * @id: its node id
  * @gen: the generation the caller knows it by; 0 for the current one
@@ -219,6 +238,9 @@ static void lite_peer_remove(u16 id)
 	spin_unlock_irq(&lite_cluster.peers_lock);
 	lite_ctrl_peer_down(id);
 	lite_peer_destroy(peer);
+	/* Its QPs are gone: nothing it sent can land any more. */
+	lite_rpc_peer_down(id, lite_cluster.dev->ibdev);
+	lite_sync_peer_down(id);
 	lite_lmr_peer_down(id, peer_gen);
 }
 
@@ -514,6 +536,7 @@ void lite_membership_exit(void)
 		lite_peer_remove(i);
 	/* No peer can reach our memory any more: free what we own. */
 	lite_ctrl_flush();
+	lite_sync_exit();
 	lite_lmr_destroy_all();
 	lite_lmr_set_device(NULL);
 	if (lite_cluster.sock) {
@@ -522,6 +545,7 @@ void lite_membership_exit(void)
 		lite_info("left the cluster (was node %u)\n", lite_cluster.node_id);
 	}
 	lite_cluster.node_id = 0;
+	lite_rpc_wake_all();	/* receivers see node_id 0 and fail */
 	lite_cluster.gen = 0;
 	lite_cluster.k = 0;
 	lite_cluster.dev = NULL;

@@ -81,7 +81,10 @@ static void lite_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	ib_dma_sync_single_for_cpu(peer->dev->ibdev, rx->dma, LITE_RX_BUF_SIZE,
 				   DMA_FROM_DEVICE);
 	if (test_bit(lqp->index, &peer->hello_seen)) {
-		lite_ctrl_recv(peer, rx->data, wc->byte_len);
+		if (wc->wc_flags & IB_WC_WITH_IMM)
+			lite_rpc_rx(peer, wc);	/* RPC: data is in a ring */
+		else
+			lite_ctrl_recv(peer, rx->data, wc->byte_len);
 	} else if (!lite_hello_ok(lqp, wc, rx->data)) {
 		lite_warn("node %u QP %u: unexpected message (%u bytes) dropped\n",
 			  peer->id, lqp->index, wc->byte_len);

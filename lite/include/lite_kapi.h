@@ -36,4 +36,28 @@ int liteapi_ask_mr(unsigned int memory_node, u64 identifier, u32 permission,
 int liteapi_deregister_mr(unsigned int lite_handler);
 int liteapi_umap_lmr(unsigned int lite_handler);
 
+int liteapi_register_application(unsigned int port,
+				 unsigned int max_size_per_message,
+				 const char *name);
+int liteapi_query_port(unsigned int node, unsigned int port);
+int liteapi_send_reply_imm(unsigned int node, unsigned int port,
+			   const void *addr, unsigned int size, void *ret_addr,
+			   unsigned int max_ret_size, int priority);
+int liteapi_send_message(unsigned int node, unsigned int port,
+			 const void *addr, unsigned int size, int priority);
+int liteapi_receive_message(unsigned int port, void *ret_addr,
+			    unsigned int receive_size, u64 *descriptor,
+			    int block_call);
+int liteapi_reply_message(const void *addr, unsigned int size, u64 descriptor,
+			  int priority);
+int liteapi_rdma_fetch_and_add(unsigned int lite_handler, u64 input_value,
+			       u64 *old, int password);
+int liteapi_rdma_compare_and_swp(unsigned int lite_handler, u64 guess_value,
+				 u64 set_value, u64 *old, int password);
+int liteapi_create_lock(unsigned int node);
+int liteapi_ask_lock(unsigned int node, unsigned int id);
+int liteapi_lock(unsigned int node, unsigned int id);
+int liteapi_unlock(unsigned int node, unsigned int id);
+int liteapi_dist_barrier(unsigned int num);
+
 #endif /* LITE_KAPI_H */

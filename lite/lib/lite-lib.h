@@ -122,11 +122,88 @@ void *userspace_liteapi_alloc_memory(unsigned long size);
 int stick_this_thread_to_core(int core_id);
 
 /*
- * RPC, atomics, locks and barrier (dist_barrier, fetch_add, compare_swp,
- * create_lock, ask_lock, lock, unlock, register_application, query_port,
- * send*, receive_message*, reply_message*, reply_and_receive_message)
- * arrive with RPC support; they are declared here only once implemented.
+ * Atomics on the first 8 bytes of an atomic LMR (alloc_remote_mem with
+ * atomic_flag); the old value goes to the 8 bytes at @local_addr. The
+ * original passes no password: the one the handle was made with through
+ * this API (alloc_remote_mem, wrap_alloc, ask_lmr) is used, else 0.
  */
+int userspace_liteapi_fetch_add(unsigned long lite_handler, void *local_addr,
+				unsigned long long input_value);
+int userspace_liteapi_compare_swp(unsigned long lite_handler,
+				  void *local_addr,
+				  unsigned long long guess_value,
+				  unsigned long long set_value);
+
+/* Locks: create_lock and ask_lock fill @input for lock and unlock. */
+int userspace_liteapi_create_lock(int target_node, remote_spinlock_t *input);
+int userspace_liteapi_ask_lock(int target_node, int target_idx,
+			       remote_spinlock_t *input);
+int userspace_liteapi_lock(remote_spinlock_t *input);
+int userspace_liteapi_unlock(remote_spinlock_t *input);
+
+int userspace_liteapi_dist_barrier(unsigned int num);
+
+/*
+ * RPC. max_user_per_node is ignored; name is cut to LITE_NAME_MAX - 1
+ * characters. query_port returns the port's max_size.
+ */
+int userspace_liteapi_register_application(unsigned int destined_port,
+					   unsigned int max_size_per_message,
+					   unsigned int max_user_per_node,
+					   char *name, uint64_t name_len);
+int userspace_liteapi_query_port(int target_node, int designed_port);
+
+/* A request and its reply; return the reply's length. */
+int userspace_liteapi_send_reply_imm(int target_node, unsigned int port,
+				     void *addr, int size, void *ret_addr,
+				     int max_ret_size);
+int userspace_liteapi_send_reply_imm_high(int target_node, unsigned int port,
+					  void *addr, int size, void *ret_addr,
+					  int max_ret_size);
+int userspace_liteapi_send_reply_imm_low(int target_node, unsigned int port,
+					 void *addr, int size, void *ret_addr,
+					 int max_ret_size);
+/* The same, with the reply's length in *@ret_length; returns 0. */
+int userspace_liteapi_send_reply_imm_fast(int target_node, unsigned int port,
+					  void *addr, int size, void *ret_addr,
+					  int *ret_length, int max_ret_size);
+/* One way: the receiver's descriptor is IMM_SEND_ONLY_FLAG. */
+int userspace_liteapi_send(int target_node, unsigned int port, void *addr,
+			   int size);
+
+/*
+ * The next message on @port (block_call 0: -EAGAIN rather than wait);
+ * returns its length.
+ */
+int userspace_liteapi_receive_message(unsigned int port, void *ret_addr,
+				      int receive_size, uintptr_t *descriptor,
+				      int block_call);
+int userspace_liteapi_receive_message_high(unsigned int port, void *ret_addr,
+					   int receive_size,
+					   uintptr_t *descriptor,
+					   int block_call);
+int userspace_liteapi_receive_message_low(unsigned int port, void *ret_addr,
+					  int receive_size,
+					  uintptr_t *descriptor,
+					  int block_call);
+/* The same, with the length in *@ret_length; returns 0. */
+int userspace_liteapi_receive_message_fast(unsigned int port, void *ret_addr,
+					   int receive_size,
+					   uintptr_t *descriptor,
+					   int *ret_length, int block_call);
+int userspace_liteapi_reply_message(void *addr, int size,
+				    uintptr_t descriptor);
+int userspace_liteapi_reply_message_high(void *addr, int size,
+					 uintptr_t descriptor);
+int userspace_liteapi_reply_message_low(void *addr, int size,
+					uintptr_t descriptor);
+/* Reply, then wait for the next message; returns its length. */
+int userspace_liteapi_reply_and_receive_message(void *addr, int size,
+						uintptr_t descriptor,
+						unsigned int port,
+						void *ret_addr,
+						int receive_size,
+						uintptr_t *receive_descriptor);
 
 #ifdef __cplusplus
 }

@@ -300,3 +300,207 @@ LITE_EXPORT int lite_free_buffer(void *buf, size_t size)
 		return lite_ret(-errno);
 	return 0;
 }
+
+LITE_EXPORT int lite_rpc_register(unsigned int port, unsigned int max_size,
+				  const char *name)
+{
+	struct lite_ioc_register r = { .port = port, .max_size = max_size };
+	size_t len = name ? strnlen(name, sizeof(r.name)) : 0;
+
+	/* As lite_join: a name cut short would name something else. */
+	if (len == sizeof(r.name))
+		return lite_ret(-EINVAL);
+	if (len)
+		memcpy(r.name, name, len);
+	return lite_ret(lite_ioctl(LITE_IOC_REGISTER, &r));
+}
+
+LITE_EXPORT int lite_rpc_query_port(unsigned int node, unsigned int port)
+{
+	struct lite_ioc_query_port q = { .node = node, .port = port };
+	int ret;
+
+	ret = lite_ioctl(LITE_IOC_QUERY_PORT, &q);
+	return lite_ret(ret ? ret : (int)q.max_size);
+}
+
+LITE_EXPORT int lite_rpc_call(unsigned int node, unsigned int port,
+			      const void *req, unsigned int size, void *reply,
+			      unsigned int reply_max, int prio)
+{
+	struct lite_ioc_rpc_call c = {
+		.node = node,
+		.port = port,
+		.addr = (uintptr_t)req,
+		.size = size,
+		.priority = prio,
+		.reply_addr = (uintptr_t)reply,
+		.reply_max = reply_max,
+	};
+	int ret;
+
+	ret = lite_ioctl(LITE_IOC_CALL, &c);
+	return lite_ret(ret ? ret : (int)c.reply_len);
+}
+
+LITE_EXPORT int lite_rpc_send(unsigned int node, unsigned int port,
+			      const void *msg, unsigned int size, int prio)
+{
+	struct lite_ioc_rpc_call c = {
+		.node = node,
+		.port = port,
+		.addr = (uintptr_t)msg,
+		.size = size,
+		.priority = prio,
+	};
+
+	return lite_ret(lite_ioctl(LITE_IOC_SEND, &c));
+}
+
+static void lite_recv_init(struct lite_ioc_rpc_recv *r, unsigned int port,
+			   void *buf, unsigned int size, unsigned int flags,
+			   int prio)
+{
+	*r = (struct lite_ioc_rpc_recv) {
+		.port = port,
+		.flags = flags,
+		.addr = (uintptr_t)buf,
+		.size = size,
+		.priority = prio,
+	};
+}
+
+/* The outputs of a RECV that succeeded; returns the message's length. */
+static int lite_recv_done(const struct lite_ioc_rpc_recv *r,
+			  uint64_t *descriptor, unsigned int *src_node)
+{
+	if (descriptor)
+		*descriptor = r->descriptor;
+	if (src_node)
+		*src_node = r->src_node;
+	return (int)r->len;
+}
+
+LITE_EXPORT int lite_rpc_recv(unsigned int port, void *buf, unsigned int size,
+			      uint64_t *descriptor, unsigned int *src_node,
+			      unsigned int flags, int prio)
+{
+	struct lite_ioc_rpc_recv r;
+	int ret;
+
+	lite_recv_init(&r, port, buf, size, flags, prio);
+	ret = lite_ioctl(LITE_IOC_RECV, &r);
+	return lite_ret(ret ? ret : lite_recv_done(&r, descriptor, src_node));
+}
+
+LITE_EXPORT int lite_rpc_reply(uint64_t descriptor, const void *buf,
+			       unsigned int size, int prio)
+{
+	struct lite_ioc_rpc_reply r = {
+		.descriptor = descriptor,
+		.addr = (uintptr_t)buf,
+		.size = size,
+		.priority = prio,
+	};
+
+	return lite_ret(lite_ioctl(LITE_IOC_REPLY, &r));
+}
+
+LITE_EXPORT int lite_rpc_reply_recv(uint64_t descriptor, const void *rbuf,
+				    unsigned int rsize, unsigned int port,
+				    void *buf, unsigned int size,
+				    uint64_t *next_descriptor,
+				    unsigned int *src_node, int prio)
+{
+	struct lite_ioc_rpc_reply_recv rr = {
+		.reply = {
+			.descriptor = descriptor,
+			.addr = (uintptr_t)rbuf,
+			.size = rsize,
+			.priority = prio,
+		},
+	};
+	int ret;
+
+	lite_recv_init(&rr.recv, port, buf, size, 0, prio);
+	ret = lite_ioctl(LITE_IOC_REPLY_RECV, &rr);
+	return lite_ret(ret ? ret :
+			lite_recv_done(&rr.recv, next_descriptor, src_node));
+}
+
+static int lite_atomic(int lh, unsigned int op, uint64_t offset,
+		       uint64_t value, uint64_t compare, uint64_t *old,
+		       int password)
+{
+	struct lite_ioc_atomic a = {
+		.handle = lh,
+		.op = op,
+		.offset = offset,
+		.value = value,
+		.compare = compare,
+		.password = password,
+	};
+	int ret;
+
+	ret = lite_ioctl(LITE_IOC_ATOMIC, &a);
+	if (ret)
+		return lite_ret(ret);
+	if (old)
+		*old = a.old;
+	return 0;
+}
+
+LITE_EXPORT int lite_fetch_add(int lh, uint64_t offset, uint64_t add,
+			       uint64_t *old, int password)
+{
+	return lite_atomic(lh, LITE_ATOMIC_FETCH_ADD, offset, add, 0, old,
+			   password);
+}
+
+LITE_EXPORT int lite_compare_swap(int lh, uint64_t offset, uint64_t compare,
+				  uint64_t swap, uint64_t *old, int password)
+{
+	return lite_atomic(lh, LITE_ATOMIC_CMP_SWP, offset, swap, compare, old,
+			   password);
+}
+
+static int lite_lock_op(unsigned long request, unsigned int node,
+			unsigned int lock)
+{
+	struct lite_ioc_lock l = { .node = node, .lock = lock };
+
+	return lite_ret(lite_ioctl(request, &l));
+}
+
+LITE_EXPORT int lite_lock_create(unsigned int node)
+{
+	struct lite_ioc_lock l = { .node = node };
+	int ret;
+
+	ret = lite_ioctl(LITE_IOC_LOCK_CREATE, &l);
+	if (!ret && l.lock > INT_MAX)
+		ret = -EOVERFLOW;	/* no negative lock numbers */
+	return lite_ret(ret ? ret : (int)l.lock);
+}
+
+LITE_EXPORT int lite_lock_ask(unsigned int node, unsigned int lock)
+{
+	return lite_lock_op(LITE_IOC_LOCK_ASK, node, lock);
+}
+
+LITE_EXPORT int lite_lock(unsigned int node, unsigned int lock)
+{
+	return lite_lock_op(LITE_IOC_LOCK, node, lock);
+}
+
+LITE_EXPORT int lite_unlock(unsigned int node, unsigned int lock)
+{
+	return lite_lock_op(LITE_IOC_UNLOCK, node, lock);
+}
+
+LITE_EXPORT int lite_barrier(unsigned int nr)
+{
+	struct lite_ioc_barrier b = { .nr = nr };
+
+	return lite_ret(lite_ioctl(LITE_IOC_BARRIER, &b));
+}

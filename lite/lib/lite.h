@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * liblite: user-space access to LITE memory regions (LMRs) through
- * /dev/lite. The constants (LITE_PERM_*, LITE_PRIO_*, LITE_ALLOC_ATOMIC,
- * LITE_LMR_MAX_SIZE) and the meaning of each errno come from the ioctl ABI,
- * <uapi/lite.h>, included below.
+ * liblite: user-space access to LITE memory regions (LMRs), RPC, atomics,
+ * locks and the barrier through /dev/lite. The constants (LITE_PERM_*,
+ * LITE_PRIO_*, LITE_ALLOC_ATOMIC, LITE_LMR_MAX_SIZE, LITE_RPC_MAX_MSG,
+ * LITE_MAX_PORT, LITE_RECV_NONBLOCK, LITE_DESC_NO_REPLY) and the meaning of
+ * each errno come from the ioctl ABI, <uapi/lite.h>, included below.
  *
  * The library opens /dev/lite on first use and keeps it open for the life
  * of the process. Handles ("lh") belong to that open file: they are valid
@@ -94,6 +95,100 @@ int lite_lmr_info(int lh, unsigned int *node, uint64_t *size,
  */
 void *lite_alloc_buffer(size_t size);
 int lite_free_buffer(void *buf, size_t size);
+
+/*
+ * RPC. A server registers a port (0 .. LITE_MAX_PORT - 1) on its node and
+ * receives the requests sent there, each at most the port's max_size; a
+ * request that wants an answer comes with a descriptor to reply to once.
+ * Messages from one node to one port arrive in the order they were sent.
+ * prio is a LITE_PRIO_* value.
+ */
+
+/*
+ * Register @port on this node for requests of 1 .. @max_size bytes (at
+ * most LITE_RPC_MAX_MSG). @name (NULL for none) shows up in the kernel's
+ * logs; at most LITE_NAME_MAX - 1 characters. The port belongs to this
+ * process until it exits.
+ */
+int lite_rpc_register(unsigned int port, unsigned int max_size,
+		      const char *name);
+
+/* The max_size of @port on @node; -ECONNREFUSED if nothing registered it. */
+int lite_rpc_query_port(unsigned int node, unsigned int port);
+
+/*
+ * Send @size bytes to (@node, @port) and wait for the reply, copied to
+ * @reply (room for @reply_max bytes). Returns the reply's length;
+ * -EMSGSIZE when the request exceeds the port's max_size or the reply
+ * exceeds @reply_max.
+ */
+int lite_rpc_call(unsigned int node, unsigned int port, const void *req,
+		  unsigned int size, void *reply, unsigned int reply_max,
+		  int prio);
+
+/* One-way message: its receiver gets LITE_DESC_NO_REPLY as descriptor. */
+int lite_rpc_send(unsigned int node, unsigned int port, const void *msg,
+		  unsigned int size, int prio);
+
+/*
+ * Wait for the next message on @port, which this process registered, and
+ * copy it to @buf (room for @size bytes). flags is 0 or LITE_RECV_NONBLOCK.
+ * @descriptor (for lite_rpc_reply) and @src_node (the sender) may be NULL.
+ * Returns the message's length. Several threads may receive on one port:
+ * each message goes to one of them.
+ */
+int lite_rpc_recv(unsigned int port, void *buf, unsigned int size,
+		  uint64_t *descriptor, unsigned int *src_node,
+		  unsigned int flags, int prio);
+
+/* Reply to the message behind @descriptor with @size bytes at @buf. */
+int lite_rpc_reply(uint64_t descriptor, const void *buf, unsigned int size,
+		   int prio);
+
+/*
+ * lite_rpc_reply(@descriptor, @rbuf, @rsize) then a blocking
+ * lite_rpc_recv(@port, @buf, @size, ...) in one call. Returns the length
+ * of the message received.
+ */
+int lite_rpc_reply_recv(uint64_t descriptor, const void *rbuf,
+			unsigned int rsize, unsigned int port, void *buf,
+			unsigned int size, uint64_t *next_descriptor,
+			unsigned int *src_node, int prio);
+
+/*
+ * Atomics on the 8 bytes at @offset (a multiple of 8) of an LMR allocated
+ * with LITE_ALLOC_ATOMIC; the handle needs READ, WRITE and ATOMIC. The
+ * value before the operation goes to @old (may be NULL).
+ */
+int lite_fetch_add(int lh, uint64_t offset, uint64_t add, uint64_t *old,
+		   int password);
+/* Stores @swap if the value equals @compare. */
+int lite_compare_swap(int lh, uint64_t offset, uint64_t compare,
+		      uint64_t swap, uint64_t *old, int password);
+
+/*
+ * Distributed locks live on a node and are numbered there. A lock is held
+ * by this process (any of its threads may unlock it) and released when it
+ * exits; waiters get it in arrival order.
+ */
+
+/* Create a lock on @node; returns its number there (>= 0). */
+int lite_lock_create(unsigned int node);
+
+/* 0 if lock @lock exists on @node, else -ENOENT. */
+int lite_lock_ask(unsigned int node, unsigned int lock);
+
+/* -EDEADLK if this process holds it already. */
+int lite_lock(unsigned int node, unsigned int lock);
+
+/* -EPERM if this process does not hold it. */
+int lite_unlock(unsigned int node, unsigned int lock);
+
+/*
+ * Wait until @nr callers (1 .. 1024), on any nodes, reached the barrier.
+ * Every caller of one barrier must pass the same @nr.
+ */
+int lite_barrier(unsigned int nr);
 
 #ifdef __cplusplus
 }

@@ -24,6 +24,21 @@
  *   ETIMEDOUT    the owner node did not answer in time
  *   EEXIST       the identifier is already published on that node
  *   ENOMEM       the owner node cannot allocate the memory
+ *
+ * RPC, atomics, locks and the barrier add:
+ *   ECONNREFUSED no application registered that port on the node
+ *   EADDRINUSE   the port is already registered on this node
+ *   EMSGSIZE     a request above the port's max_size, a reply above the
+ *                caller's reply_max, or a message above the receiver's size
+ *                (the message is then consumed, and its caller gets EMSGSIZE)
+ *   EAGAIN       LITE_RECV_NONBLOCK and no message is waiting
+ *   EINTR        a signal interrupted the wait
+ *   ETIMEDOUT    no reply within the module's rpc_timeout_ms
+ *   EALREADY     the descriptor was already replied to (or is unknown)
+ *   EDEADLK      this open file already holds the lock
+ *   EPERM        unlock of a lock this open file does not hold
+ *   ENOTCONN     also: the node left while the caller waited on it, or the
+ *                module is going away (waiters are woken and fail)
  */
 #ifndef _UAPI_LITE_H
 #define _UAPI_LITE_H
@@ -48,7 +63,7 @@
 #define LITE_PERM_ATOMIC	0x10	/* atomic LMR */
 #define LITE_PERM_ALL		0x1f
 
-/* Priority of a data operation. */
+/* Priority of a data operation or RPC (see docs/rpc.md for the policy). */
 #define LITE_PRIO_NORMAL	0
 #define LITE_PRIO_HIGH		1
 #define LITE_PRIO_LOW		2
@@ -144,6 +159,104 @@ struct lite_ioc_lmr_info {
 	__u32	reserved;
 };
 
+/*
+ * RPC: requests and replies are RDMA writes with immediate into rings the
+ * receiver set up for each (port, sender) pair (docs/rpc.md).
+ */
+#define LITE_MAX_PORT		64	/* ports are 0 .. LITE_MAX_PORT - 1 */
+#define LITE_RPC_MAX_MSG	(1U << 20)	/* largest request or reply */
+#define LITE_NAME_MAX		32
+
+/* Receive requests sent to @port on this node, each at most @max_size. */
+struct lite_ioc_register {
+	__u32	port;
+	__u32	max_size;	/* 1 .. LITE_RPC_MAX_MSG */
+	char	name[LITE_NAME_MAX];	/* for logs; NUL-terminated */
+};
+
+/* Is @port registered on @node? Sets up this node's ring there. */
+struct lite_ioc_query_port {
+	__u32	node;
+	__u32	port;
+	__u32	max_size;	/* out: the port's max_size */
+	__u32	reserved;
+};
+
+/*
+ * CALL: send @size bytes at @addr to (@node, @port) and wait for the
+ * reply, copied to @reply_addr (at most @reply_max bytes; its length goes
+ * to @reply_len). SEND: one-way, reply fields must be zero.
+ */
+struct lite_ioc_rpc_call {
+	__u32	node;
+	__u32	port;
+	__u64	addr;
+	__u32	size;		/* 1 .. LITE_RPC_MAX_MSG */
+	__u32	priority;	/* LITE_PRIO_* */
+	__u64	reply_addr;
+	__u32	reply_max;
+	__u32	reply_len;	/* out */
+};
+
+/* Wait for the next request on a port this open file registered. */
+#define LITE_RECV_NONBLOCK	0x1
+#define LITE_DESC_NO_REPLY	(~0ULL)	/* descriptor of a one-way message */
+struct lite_ioc_rpc_recv {
+	__u32	port;
+	__u32	flags;		/* LITE_RECV_* */
+	__u64	addr;
+	__u32	size;		/* room at @addr */
+	__u32	len;		/* out: the request's length */
+	__u64	descriptor;	/* out: for REPLY, or LITE_DESC_NO_REPLY */
+	__u32	src_node;	/* out: the sender */
+	__u32	priority;	/* LITE_PRIO_* (the wait's, not the message's) */
+};
+
+/* Reply to a received request, once. */
+struct lite_ioc_rpc_reply {
+	__u64	descriptor;
+	__u64	addr;
+	__u32	size;		/* 0 .. the caller's reply_max */
+	__u32	priority;
+};
+
+/* Reply, then receive the next request: the two structs in one call. */
+struct lite_ioc_rpc_reply_recv {
+	struct lite_ioc_rpc_reply	reply;
+	struct lite_ioc_rpc_recv	recv;
+};
+
+/* Atomics on the 8 bytes at @offset (8-aligned) of an atomic LMR. */
+#define LITE_ATOMIC_FETCH_ADD	1	/* *p += value */
+#define LITE_ATOMIC_CMP_SWP	2	/* if (*p == compare) *p = value */
+struct lite_ioc_atomic {
+	__u32	handle;		/* needs READ, WRITE and ATOMIC */
+	__u32	op;		/* LITE_ATOMIC_* */
+	__u64	offset;
+	__u64	value;
+	__u64	compare;
+	__u64	old;		/* out: the value before */
+	__s32	password;
+	__u32	reserved;
+};
+
+/*
+ * Distributed locks live on a node and are numbered there. A lock is held
+ * by an open file; closing it (or its node leaving) releases its locks.
+ * Waiters are served in arrival order.
+ */
+struct lite_ioc_lock {
+	__u32	node;
+	__u32	lock;		/* CREATE: out; the others: in */
+	__u32	reserved[2];
+};
+
+/* Block until @nr callers (on any nodes) reached the barrier. */
+struct lite_ioc_barrier {
+	__u32	nr;		/* 1 .. 1024 */
+	__u32	reserved;
+};
+
 #define LITE_IOC_JOIN		_IOWR(LITE_IOC_MAGIC, 1, struct lite_ioc_join)
 #define LITE_IOC_CLUSTER	_IOWR(LITE_IOC_MAGIC, 2, struct lite_ioc_cluster)
 #define LITE_IOC_ALLOC		_IOWR(LITE_IOC_MAGIC, 3, struct lite_ioc_alloc)
@@ -157,6 +270,19 @@ struct lite_ioc_lmr_info {
 #define LITE_IOC_PUBLISH	_IOW(LITE_IOC_MAGIC, 11, struct lite_ioc_publish)
 #define LITE_IOC_ASK		_IOWR(LITE_IOC_MAGIC, 12, struct lite_ioc_ask)
 #define LITE_IOC_LMR_INFO	_IOWR(LITE_IOC_MAGIC, 13, struct lite_ioc_lmr_info)
+#define LITE_IOC_REGISTER	_IOW(LITE_IOC_MAGIC, 14, struct lite_ioc_register)
+#define LITE_IOC_QUERY_PORT	_IOWR(LITE_IOC_MAGIC, 15, struct lite_ioc_query_port)
+#define LITE_IOC_CALL		_IOWR(LITE_IOC_MAGIC, 16, struct lite_ioc_rpc_call)
+#define LITE_IOC_SEND		_IOW(LITE_IOC_MAGIC, 17, struct lite_ioc_rpc_call)
+#define LITE_IOC_RECV		_IOWR(LITE_IOC_MAGIC, 18, struct lite_ioc_rpc_recv)
+#define LITE_IOC_REPLY		_IOW(LITE_IOC_MAGIC, 19, struct lite_ioc_rpc_reply)
+#define LITE_IOC_REPLY_RECV	_IOWR(LITE_IOC_MAGIC, 20, struct lite_ioc_rpc_reply_recv)
+#define LITE_IOC_ATOMIC		_IOWR(LITE_IOC_MAGIC, 21, struct lite_ioc_atomic)
+#define LITE_IOC_LOCK_CREATE	_IOWR(LITE_IOC_MAGIC, 22, struct lite_ioc_lock)
+#define LITE_IOC_LOCK_ASK	_IOW(LITE_IOC_MAGIC, 23, struct lite_ioc_lock)
+#define LITE_IOC_LOCK		_IOW(LITE_IOC_MAGIC, 24, struct lite_ioc_lock)
+#define LITE_IOC_UNLOCK		_IOW(LITE_IOC_MAGIC, 25, struct lite_ioc_lock)
+#define LITE_IOC_BARRIER	_IOW(LITE_IOC_MAGIC, 26, struct lite_ioc_barrier)
 
 /*
  * mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) gives
