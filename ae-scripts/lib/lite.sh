@@ -1,6 +1,7 @@
 # shellcheck shell=bash
-# Installing LITE on the inventory's hosts: build lite.ko and the tools,
-# load the module everywhere, start lite-manager on the manager host, join
+# Installing LITE on the inventory's hosts: build lite.ko, the tools and the
+# benchmarks (microbench/), load the module everywhere, start lite-manager
+# on the manager host, join
 # the nodes in inventory order (so node ids follow it) and wait until every
 # node reaches every other one; liblite, its headers and lite.pc go to
 # /usr/local on every host. 'uninstall' reverses it.
@@ -23,12 +24,14 @@ lite_build() {
 			ae_die "building lite/ failed"
 		ae_run_bounded 600 "build" make -s -C "$AE_ROOT/manager" lite-manager >&2 ||
 			ae_die "building manager/ failed"
+		ae_run_bounded 600 "build" make -s -C "$AE_ROOT/microbench" >&2 ||
+			ae_die "building microbench/ failed"
 		ae_sync || ae_die "sync failed"
 	else
 		ae_log "no headers for $kver on the controller: building on every host"
 		ae_sync || ae_die "sync failed"
 		while read -r h; do
-			AE_TIMEOUT=900 ae_ssh "$h" "make -s -C $(lite_rdir "$h")/lite && make -s -C $(lite_rdir "$h")/manager lite-manager" ||
+			AE_TIMEOUT=900 ae_ssh "$h" "make -s -C $(lite_rdir "$h")/lite && make -s -C $(lite_rdir "$h")/manager lite-manager && make -s -C $(lite_rdir "$h")/microbench" ||
 				ae_die "$h: build failed"
 		done < <(inv_all_hosts)
 	fi

@@ -1,0 +1,586 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/* Command line, CSV output and statistics shared by the programs: common.h. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <time.h>
+
+#include "common.h"
+
+#define MAX_OPTS	64
+
+static const char *prog_name = "microbench";
+
+static const struct bench_opt common_opts[] = {
+	{ "help", 'h', NULL, "print this help and exit" },
+	{ "size", 's', "LIST",
+	  "message sizes in bytes, comma-separated, K/M/G suffixes" },
+	{ "iters", 'n', "N", "timed operations per latency point and rep "
+	  "(default 10000)" },
+	{ "duration", 'D', "SEC", "measured window of a throughput point "
+	  "(default 5)" },
+	{ "warmup", 'w', "SEC", "untimed run before each rep (default 1)" },
+	{ "threads", 't', "N", "client threads (default 1)" },
+	{ "seed", BENCH_KEY_SEED, "N", "seed of pseudo-random choices "
+	  "(default 1)" },
+	{ "reps", 'r', "N", "repetitions of each point, a row each "
+	  "(default 3)" },
+	{ "port", 'p', "PORT", "port of the connection setup (default 18515)" },
+	{ "timeout", BENCH_KEY_TIMEOUT, "SEC", "bound on connection setup, "
+	  "server: on waiting for its client (default 30)" },
+	{ "session-timeout", BENCH_KEY_SESSION_TIMEOUT, "SEC",
+	  "server: bound on the whole client session (default 3600)" },
+	{ NULL, 0, NULL, NULL }
+};
+
+static const struct bench_opt rdma_opts[] = {
+	{ "dev", 'd', "NAME", "RDMA device (default: the first; with a peer, "
+	  "the one rdma_cm routes to, checked against NAME)" },
+	{ "gid-index", 'g', "N", "GID index expected for RoCE (default 1); "
+	  "rdma_cm picks the GID, this is checked and reported" },
+	{ NULL, 0, NULL, NULL }
+};
+
+static __attribute__((format(printf, 1, 0)))
+void vwarn(const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "%s: ", prog_name);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void bench_die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(fmt, ap);
+	va_end(ap);
+	exit(1);
+}
+
+/* Help text wrapped at 79 columns, continued under its first line. */
+static void print_help(FILE *f, const char *text, int col)
+{
+	const int width = 79;
+	int at = col;
+
+	while (*text) {
+		size_t len = strcspn(text, " ");
+
+		if (at > col && at + 1 + (int)len > width) {
+			fprintf(f, "\n%*s", col, "");
+			at = col;
+		}
+		if (at > col) {
+			fputc(' ', f);
+			at++;
+		}
+		fprintf(f, "%.*s", (int)len, text);
+		at += (int)len;
+		text += len;
+		text += strspn(text, " ");
+	}
+	fputc('\n', f);
+}
+
+static void print_opt(FILE *f, const struct bench_opt *o)
+{
+	char head[64];
+	int n;
+
+	if (o->key < 256)
+		n = snprintf(head, sizeof(head), "  -%c, --%s", o->key,
+			     o->name);
+	else
+		n = snprintf(head, sizeof(head), "      --%s", o->name);
+	if (o->arg)
+		snprintf(head + n, sizeof(head) - n, " %s", o->arg);
+	fprintf(f, "%-29s ", head);
+	print_help(f, o->help, 30);
+}
+
+static void print_opts(FILE *f, const struct bench_opt *o)
+{
+	for (; o->name; o++)
+		print_opt(f, o);
+}
+
+/* Synopsis only unless full: an error's usage should not bury the error. */
+static void usage(FILE *f, const struct bench_prog *prog, bool full)
+{
+	const char *line = prog->synopsis;
+	const char *lead = "usage:";
+
+	while (*line) {
+		size_t len = strcspn(line, "\n");
+
+		fprintf(f, "%-6s %s %.*s\n", lead, prog->name, (int)len, line);
+		line += len + (line[len] == '\n');
+		lead = "";
+	}
+	if (!full) {
+		fprintf(f, "Try '%s --help' for the options.\n", prog->name);
+		return;
+	}
+	fprintf(f, "\nCommon options:\n");
+	print_opts(f, common_opts);
+	if (prog->flags & BENCH_OPT_RDMA)
+		print_opts(f, rdma_opts);
+	fprintf(f, "\n%s options:\n", prog->name);
+	print_opts(f, prog->opts);
+	fprintf(f, "\n%s", prog->notes);
+}
+
+void bench_usage_error(const struct bench_cfg *cfg, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (fmt) {
+		va_start(ap, fmt);
+		vwarn(fmt, ap);
+		va_end(ap);
+	}
+	usage(stderr, cfg->prog, false);
+	exit(2);
+}
+
+static int bad_value(const char *opt, const char *arg, const char *why)
+{
+	fprintf(stderr, "%s: --%s %s: %s\n", prog_name, opt, arg, why);
+	return -1;
+}
+
+/* Digits only: strtoull alone would take "-1", " 7" and "0x10". */
+static int parse_digits(const char *arg, uint64_t *val, char **end)
+{
+	if (*arg < '0' || *arg > '9')
+		return -1;
+	errno = 0;
+	*val = strtoull(arg, end, 10);
+	return errno ? -1 : 0;
+}
+
+static int check_range(const char *opt, const char *arg, uint64_t v,
+		       uint64_t min, uint64_t max)
+{
+	char why[80];
+
+	if (v >= min && v <= max)
+		return 0;
+	snprintf(why, sizeof(why), "out of range [%" PRIu64 ", %" PRIu64 "]",
+		 min, max);
+	return bad_value(opt, arg, why);
+}
+
+int bench_parse_u64(const char *opt, const char *arg, uint64_t min,
+		    uint64_t max, uint64_t *val)
+{
+	char *end;
+
+	if (parse_digits(arg, val, &end) || *end)
+		return bad_value(opt, arg, "not a number");
+	return check_range(opt, arg, *val, min, max);
+}
+
+/* A byte count, with an optional binary suffix K, M or G. */
+static int parse_bytes(const char *arg, uint64_t *val, const char **rest)
+{
+	static const char suffixes[] = "KMG";
+	const char *s;
+	char *end;
+	unsigned int shift;
+
+	if (parse_digits(arg, val, &end))
+		return -1;
+	s = *end ? strchr(suffixes, *end & ~0x20) : NULL;
+	if (s) {
+		shift = 10 * (unsigned int)(s - suffixes + 1);
+		if (*val > (UINT64_MAX >> shift))
+			return -1;
+		*val <<= shift;
+		end++;
+	}
+	*rest = end;
+	return 0;
+}
+
+int bench_parse_bytes(const char *opt, const char *arg, uint64_t min,
+		      uint64_t max, uint64_t *val)
+{
+	const char *rest;
+
+	if (parse_bytes(arg, val, &rest) || *rest)
+		return bad_value(opt, arg, "not a byte count (N, NK, NM, NG)");
+	return check_range(opt, arg, *val, min, max);
+}
+
+int bench_parse_choice(const char *opt, const char *arg,
+		       const char *const *names, unsigned int n)
+{
+	unsigned int i;
+	const char *sep = "";
+
+	for (i = 0; i < n; i++)
+		if (names[i] && !strcmp(arg, names[i]))
+			return (int)i;
+	fprintf(stderr, "%s: --%s %s: not one of", prog_name, opt, arg);
+	for (i = 0; i < n; i++) {
+		if (!names[i])
+			continue;
+		fprintf(stderr, "%s %s", sep, names[i]);
+		sep = ",";
+	}
+	fputc('\n', stderr);
+	return -1;
+}
+
+static int parse_sec(const char *opt, const char *arg, double min,
+		     double *val)
+{
+	char *end;
+
+	errno = 0;
+	*val = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(*val) || *val > 1e6)
+		return bad_value(opt, arg, "not a number of seconds");
+	if (*val < min)
+		return bad_value(opt, arg, min > 0 ? "must be > 0" :
+				 "must be >= 0");
+	return 0;
+}
+
+static int parse_sizes(const char *arg, struct bench_cfg *cfg)
+{
+	const char *p = arg;
+
+	cfg->nsizes = 0;
+	for (;;) {
+		uint64_t v;
+
+		if (cfg->nsizes == BENCH_MAX_SIZES)
+			return bad_value("size", arg, "too many sizes");
+		if (parse_bytes(p, &v, &p) || (*p && *p != ','))
+			return bad_value("size", arg, "not a list of sizes");
+		if (v < 1 || v > BENCH_MAX_SIZE)
+			return bad_value("size", arg, "sizes are 1 to 1G");
+		cfg->sizes[cfg->nsizes++] = v;
+		if (!*p)
+			return 0;
+		p++;
+	}
+}
+
+void bench_default_sizes(struct bench_cfg *cfg, const char *list)
+{
+	if (cfg->sizes_given)
+		return;
+	if (parse_sizes(list, cfg))
+		abort();
+}
+
+static void defaults(struct bench_cfg *cfg, const struct bench_prog *prog)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->prog = prog;
+	cfg->iters = 10000;
+	cfg->duration = 5;
+	cfg->warmup = 1;
+	cfg->threads = 1;
+	cfg->reps = 3;
+	cfg->seed = 1;
+	cfg->port = BENCH_DEFAULT_PORT;
+	cfg->timeout = 30;
+	cfg->session_timeout = 3600;
+	cfg->gid_index = 1;
+}
+
+static int set_u32(const char *opt, const char *arg, uint64_t min,
+		   uint64_t max, unsigned int *val)
+{
+	uint64_t v;
+
+	if (bench_parse_u64(opt, arg, min, max, &v))
+		return -1;
+	*val = (unsigned int)v;
+	return 0;
+}
+
+/* One common option; 1 when key is not one of them. */
+static int set_common(struct bench_cfg *cfg, int key, const char *arg)
+{
+	switch (key) {
+	case 's':
+		cfg->sizes_given = true;
+		return parse_sizes(arg, cfg);
+	case 'n':
+		return bench_parse_u64("iters", arg, 1, 100000000, &cfg->iters);
+	case 'D':
+		cfg->duration_given = true;
+		return parse_sec("duration", arg, 1e-3, &cfg->duration);
+	case 'w':
+		return parse_sec("warmup", arg, 0, &cfg->warmup);
+	case 't':
+		return set_u32("threads", arg, 1, 256, &cfg->threads);
+	case BENCH_KEY_SEED:
+		return bench_parse_u64("seed", arg, 0, UINT64_MAX, &cfg->seed);
+	case 'r':
+		return set_u32("reps", arg, 1, 1000, &cfg->reps);
+	case 'p':
+		return set_u32("port", arg, 1, 65535, &cfg->port);
+	case BENCH_KEY_TIMEOUT:
+		return parse_sec("timeout", arg, 1e-3, &cfg->timeout);
+	case BENCH_KEY_SESSION_TIMEOUT:
+		return parse_sec("session-timeout", arg, 1e-3,
+				 &cfg->session_timeout);
+	case 'd':
+		cfg->dev = arg;
+		return 0;
+	case 'g':
+		cfg->gid_index_given = true;
+		return set_u32("gid-index", arg, 0, 255, &cfg->gid_index);
+	default:
+		return 1;
+	}
+}
+
+/* getopt_long's tables from ours; returns the number of entries. */
+static unsigned int add_opts(const struct bench_opt *o, struct option *lo,
+			     unsigned int n, char *shorts)
+{
+	for (; o->name; o++) {
+		if (n == MAX_OPTS - 1)
+			abort();
+		lo[n].name = o->name;
+		lo[n].has_arg = o->arg ? required_argument : no_argument;
+		lo[n].flag = NULL;
+		lo[n].val = o->key;
+		n++;
+		if (o->key < 256) {
+			size_t len = strlen(shorts);
+
+			shorts[len++] = (char)o->key;
+			if (o->arg)
+				shorts[len++] = ':';
+			shorts[len] = '\0';
+		}
+	}
+	return n;
+}
+
+void bench_parse(struct bench_cfg *cfg, const struct bench_prog *prog,
+		 int argc, char **argv)
+{
+	struct option lo[MAX_OPTS];
+	char shorts[2 * MAX_OPTS + 2] = "";
+	unsigned int n = 0;
+	int key;
+
+	prog_name = prog->name;
+	/* Rows reach a log even when a script's timeout kills us. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	defaults(cfg, prog);
+	n = add_opts(common_opts, lo, n, shorts);
+	if (prog->flags & BENCH_OPT_RDMA)
+		n = add_opts(rdma_opts, lo, n, shorts);
+	n = add_opts(prog->opts, lo, n, shorts);
+	memset(&lo[n], 0, sizeof(lo[n]));
+
+	while ((key = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
+		int ret;
+
+		if (key == 'h') {
+			usage(stdout, prog, true);
+			exit(0);
+		}
+		if (key == '?')
+			bench_usage_error(cfg, NULL);
+		ret = set_common(cfg, key, optarg);
+		if (ret > 0)
+			ret = prog->set(prog->ctx, key, optarg);
+		if (ret)
+			bench_usage_error(cfg, NULL);
+	}
+	if (argc - optind > 1)
+		bench_usage_error(cfg, "one peer address at most");
+	cfg->peer = optind < argc ? argv[optind] : NULL;
+}
+
+void bench_meta(const char *key, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# %s=", key);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+static void meta_sizes(const struct bench_cfg *cfg)
+{
+	unsigned int i;
+
+	printf("# sizes=");
+	for (i = 0; i < cfg->nsizes; i++)
+		printf("%s%" PRIu64, i ? "," : "", cfg->sizes[i]);
+	putchar('\n');
+}
+
+static void meta_system(const char *device)
+{
+	const char *commit = getenv("BENCH_GIT_COMMIT");
+	struct utsname u;
+	char date[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (uname(&u))
+		bench_die("uname: %s", strerror(errno));
+	gmtime_r(&now, &tm);
+	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	bench_meta("program", "%s", prog_name);
+	bench_meta("host", "%s", u.nodename);
+	bench_meta("kernel", "%s", u.release);
+	bench_meta("device", "%s", device);
+	if (commit && *commit)
+		bench_meta("git_commit", "%s", commit);
+	bench_meta("date", "%s", date);
+}
+
+/* A server takes the workload from its client: it prints only its own. */
+void bench_begin(const struct bench_cfg *cfg, const char *role,
+		 const char *device)
+{
+	meta_system(device);
+	bench_meta("role", "%s", role);
+	if (cfg->peer)
+		bench_meta("peer", "%s", cfg->peer);
+	if (strcmp(role, "server")) {
+		meta_sizes(cfg);
+		bench_meta("iters", "%" PRIu64, cfg->iters);
+		bench_meta("duration", "%g", cfg->duration);
+		bench_meta("warmup", "%g", cfg->warmup);
+		bench_meta("threads", "%u", cfg->threads);
+		bench_meta("seed", "%" PRIu64, cfg->seed);
+		bench_meta("reps", "%u", cfg->reps);
+	}
+	bench_meta("port", "%u", cfg->port);
+	bench_meta("timeout", "%g", cfg->timeout);
+	bench_meta("session_timeout", "%g", cfg->session_timeout);
+	if (cfg->prog->flags & BENCH_OPT_RDMA) {
+		bench_meta("dev", "%s", cfg->dev ? cfg->dev : "auto");
+		bench_meta("gid_index", "%u", cfg->gid_index);
+	}
+	cfg->prog->params(cfg->prog->ctx);
+}
+
+void bench_header(enum bench_kind kind)
+{
+	if (kind == BENCH_LAT)
+		puts("bench,op,size,param,rep,samples,"
+		     "min_us,median_us,p99_us,p999_us,max_us");
+	else
+		puts("bench,op,size,param,rep,seconds,"
+		     "ops,ops_per_sec,bytes_per_sec");
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Index of the permille-th percentile: sorted[ceil(n * pm / 1000) - 1]. */
+static size_t rank(size_t n, unsigned int permille)
+{
+	return (n * permille + 999) / 1000 - 1;
+}
+
+/*
+ * The median is sorted[floor(n / 2)]: a sample, never an average of two,
+ * so for an even n it is the upper of the two middle samples.
+ */
+void bench_stats(uint64_t *ns, size_t n, struct bench_stats *st)
+{
+	qsort(ns, n, sizeof(*ns), cmp_u64);
+	st->min = ns[0];
+	st->median = ns[n / 2];
+	st->p99 = ns[rank(n, 990)];
+	st->p999 = ns[rank(n, 999)];
+	st->max = ns[n - 1];
+}
+
+static void row_key(const struct bench_point *pt)
+{
+	printf("%s,%s,%" PRIu64 ",%" PRIu64 ",%u,", pt->bench, pt->op,
+	       pt->size, pt->param, pt->rep);
+}
+
+void bench_lat_row(const struct bench_point *pt, uint64_t *ns, size_t n)
+{
+	struct bench_stats st;
+
+	bench_stats(ns, n, &st);
+	row_key(pt);
+	printf("%zu,%.3f,%.3f,%.3f,%.3f,%.3f\n", n, st.min / 1e3,
+	       st.median / 1e3, st.p99 / 1e3, st.p999 / 1e3, st.max / 1e3);
+}
+
+void bench_tput_row(const struct bench_point *pt, double seconds,
+		    uint64_t ops)
+{
+	double rate = ops / seconds;
+
+	row_key(pt);
+	printf("%.6f,%" PRIu64 ",%.1f,%.1f\n", seconds, ops, rate,
+	       rate * (double)pt->size);
+}
+
+void *bench_zalloc(size_t n, size_t size)
+{
+	size_t len = n * size;
+	void *p;
+
+	if (size && len / size != n)
+		bench_die("out of memory");
+	len = (len + BENCH_CACHE_LINE - 1) & ~(size_t)(BENCH_CACHE_LINE - 1);
+	p = aligned_alloc(BENCH_CACHE_LINE, len ? len : BENCH_CACHE_LINE);
+	if (!p)
+		bench_die("out of memory");
+	memset(p, 0, len);
+	return p;
+}
+
+uint64_t bench_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t tv_ns(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * 1000000000ULL +
+	       (uint64_t)tv->tv_usec * 1000ULL;
+}
+
+uint64_t bench_cpu_ns(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		bench_die("getrusage: %s", strerror(errno));
+	return tv_ns(&ru.ru_utime) + tv_ns(&ru.ru_stime);
+}

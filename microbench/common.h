@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * What every microbench program shares: the command line, the CSV output
+ * (provenance comments, one header, one row per measurement point and rep),
+ * the latency statistics and the clock. See README.md for the format.
+ */
+#ifndef MICROBENCH_COMMON_H
+#define MICROBENCH_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define BENCH_MAX_SIZES		64
+#define BENCH_MAX_SIZE		(1ULL << 30)
+#define BENCH_DEFAULT_PORT	18515
+#define BENCH_CACHE_LINE	64
+
+/* bench_prog.flags: which of the optional common options a program takes. */
+#define BENCH_OPT_RDMA		0x1	/* --dev, --gid-index */
+
+/* Keys of the long-only common options; a program's own keys start at
+ * BENCH_KEY_PROG (or are short option letters it does not share). */
+enum {
+	BENCH_KEY_SEED = 256,
+	BENCH_KEY_TIMEOUT,
+	BENCH_KEY_SESSION_TIMEOUT,
+	BENCH_KEY_PROG = 512,
+};
+
+struct bench_opt {
+	const char *name;	/* long name, without the dashes */
+	int key;		/* short option letter, or a key >= 256 */
+	const char *arg;	/* argument name for --help, NULL for a flag */
+	const char *help;
+};
+
+struct bench_prog {
+	const char *name;
+	const char *synopsis;	/* lines after "usage: ", '\n'-separated */
+	const char *notes;	/* printed after the option list */
+	unsigned int flags;	/* BENCH_OPT_* */
+	const struct bench_opt *opts;	/* own options, end with name NULL */
+	/* Takes one of opts; 0, or -1 for a bad value (after saying why). */
+	int (*set)(void *ctx, int key, const char *arg);
+	/* Prints the program's parameters with bench_meta(). */
+	void (*params)(void *ctx);
+	void *ctx;
+};
+
+struct bench_cfg {
+	const struct bench_prog *prog;
+	const char *peer;		/* NULL: server */
+	uint64_t sizes[BENCH_MAX_SIZES];
+	unsigned int nsizes;
+	bool sizes_given;
+	bool duration_given;
+	uint64_t iters;
+	double duration;		/* s */
+	double warmup;			/* s */
+	unsigned int threads;
+	unsigned int reps;
+	uint64_t seed;
+	unsigned int port;
+	double timeout;			/* s, connection setup */
+	double session_timeout;		/* s, a server's whole session */
+	const char *dev;		/* NULL: first / the one rdma_cm picks */
+	unsigned int gid_index;
+	bool gid_index_given;
+};
+
+enum bench_kind { BENCH_LAT, BENCH_TPUT };
+
+/* One measurement point: a row's key columns. */
+struct bench_point {
+	const char *bench;
+	const char *op;
+	uint64_t size;
+	uint64_t param;
+	unsigned int rep;
+};
+
+/* Sorted-sample statistics, in ns; see bench_stats() for the indices. */
+struct bench_stats {
+	uint64_t min, median, p99, p999, max;
+};
+
+/* Parses argv; exits 0 after --help and 2 after a usage error. */
+void bench_parse(struct bench_cfg *cfg, const struct bench_prog *prog,
+		 int argc, char **argv);
+/* A usage error found after parsing: message and usage on stderr, exit 2. */
+void bench_usage_error(const struct bench_cfg *cfg, const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 2, 3)));
+/* A run-time failure: "<program>: <message>" on stderr, exit 1. */
+void bench_die(const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 1, 2)));
+
+/* Option values: 0, or -1 after printing what is wrong with arg. */
+int bench_parse_u64(const char *opt, const char *arg, uint64_t min,
+		    uint64_t max, uint64_t *val);
+int bench_parse_bytes(const char *opt, const char *arg, uint64_t min,
+		      uint64_t max, uint64_t *val);
+int bench_parse_choice(const char *opt, const char *arg,
+		       const char *const *names, unsigned int n);
+/* Fills cfg->sizes from a list unless --size was given; the list is ours. */
+void bench_default_sizes(struct bench_cfg *cfg, const char *list);
+
+/* Output: provenance, then one header, then rows; all on stdout. */
+void bench_begin(const struct bench_cfg *cfg, const char *role,
+		 const char *device);
+void bench_meta(const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void bench_header(enum bench_kind kind);
+void bench_lat_row(const struct bench_point *pt, uint64_t *ns, size_t n);
+void bench_tput_row(const struct bench_point *pt, double seconds,
+		    uint64_t ops);
+
+/* Sorts ns[0..n) in place; n > 0. */
+void bench_stats(uint64_t *ns, size_t n, struct bench_stats *st);
+
+/* Zeroed, cache-line aligned: per-thread state that must not share
+ * lines with its neighbours' (false sharing skews throughput). */
+void *bench_zalloc(size_t n, size_t size);
+
+uint64_t bench_now_ns(void);
+/* CPU time (user + system) this process has used, in ns. */
+uint64_t bench_cpu_ns(void);
+
+static inline uint64_t bench_sec_ns(double s)
+{
+	return (uint64_t)(s * 1e9);
+}
+
+#endif /* MICROBENCH_COMMON_H */

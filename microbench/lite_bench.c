@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * lite_bench: LITE from user space (liblite), the counterpart of
+ * verbs_bench on the same hosts. The peer is a LITE node id, not an
+ * address: the cluster is already joined (lite-ae install).
+ *
+ *   lite_bench --mode lat  --op write|read  NODE   LMR on NODE, one op at a time
+ *   lite_bench --mode tput --op write       NODE   random 64 B-aligned offsets
+ *   lite_bench --mode reg                   NODE   alloc + free of each size
+ *   lite_bench --mode rpc                          server: echo on --lite-port
+ *   lite_bench --mode rpc                   NODE   client: latency, or with
+ *                                                  --duration, throughput
+ *
+ * Data operations use a zero-copy buffer (lite_alloc_buffer), like the
+ * registered buffer of a verbs program.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "lite.h"
+
+#define LMR_PASSWORD	4711
+#define ALIGN_OFF	64
+#define QUIT_BYTE	'Q'
+
+enum { MODE_LAT, MODE_TPUT, MODE_REG, MODE_RPC };
+enum { OP_WRITE, OP_READ };
+
+static const char *const mode_names[] = { "lat", "tput", "reg", "rpc" };
+static const char *const op_names[] = { "write", "read" };
+static const char *const prio_names[] = { "normal", "high", "low" };
+
+enum {
+	KEY_MODE = 'm', KEY_OP = 'o', KEY_MR_TOTAL = BENCH_KEY_PROG, KEY_MR_COUNT,
+	KEY_PRIO, KEY_LITE_PORT, KEY_PARAM_NAME,
+};
+
+struct lite_cfg {
+	int mode;
+	int op;
+	uint64_t mr_total;
+	unsigned int mr_count;
+	int prio;
+	unsigned int lite_port;
+	const char *param_name;
+};
+
+static const struct bench_opt lite_opts[] = {
+	{ "mode", KEY_MODE, "MODE", "lat, tput, reg or rpc (default lat)" },
+	{ "op", KEY_OP, "OP", "write or read (default write)" },
+	{ "mr-total", KEY_MR_TOTAL, "BYTES", "tput: bytes of LMRs written "
+	  "at random (default 1M)" },
+	{ "mr-count", KEY_MR_COUNT, "N", "tput: LMRs the total is split "
+	  "into (default 1)" },
+	{ "prio", KEY_PRIO, "P", "normal, high or low (default normal)" },
+	{ "lite-port", KEY_LITE_PORT, "N", "rpc: LITE port 0..63 (default 1)" },
+	{ "param-name", KEY_PARAM_NAME, "NAME", "tput: which value the param "
+	  "column holds: mr-total, mr-count or threads (default mr-total)" },
+	{ NULL, 0, NULL, NULL },
+};
+
+static int lite_set(void *ctx, int key, const char *arg)
+{
+	struct lite_cfg *lc = ctx;
+	uint64_t v;
+	int i;
+
+	switch (key) {
+	case KEY_MODE:
+		i = bench_parse_choice("mode", arg, mode_names, 4);
+		return i < 0 ? -1 : (lc->mode = i, 0);
+	case KEY_OP:
+		i = bench_parse_choice("op", arg, op_names, 2);
+		return i < 0 ? -1 : (lc->op = i, 0);
+	case KEY_PRIO:
+		i = bench_parse_choice("prio", arg, prio_names, 3);
+		return i < 0 ? -1 : (lc->prio = i, 0);
+	case KEY_MR_TOTAL:
+		return bench_parse_bytes("mr-total", arg, 4096,
+					 LITE_LMR_MAX_SIZE * 4, &lc->mr_total);
+	case KEY_MR_COUNT:
+		if (bench_parse_u64("mr-count", arg, 1, 65536, &v))
+			return -1;
+		lc->mr_count = v;
+		return 0;
+	case KEY_LITE_PORT:
+		if (bench_parse_u64("lite-port", arg, 0, LITE_MAX_PORT - 1, &v))
+			return -1;
+		lc->lite_port = v;
+		return 0;
+	case KEY_PARAM_NAME:
+		lc->param_name = arg;
+		return 0;
+	}
+	return -1;
+}
+
+static void lite_params(void *ctx)
+{
+	struct lite_cfg *lc = ctx;
+
+	bench_meta("mode", "%s", mode_names[lc->mode]);
+	bench_meta("op", "%s", op_names[lc->op]);
+	bench_meta("mr_total", "%" PRIu64, lc->mr_total);
+	bench_meta("mr_count", "%u", lc->mr_count);
+	bench_meta("prio", "%s", prio_names[lc->prio]);
+	bench_meta("lite_port", "%u", lc->lite_port);
+}
+
+static struct lite_cfg lc = {
+	.mr_total = 1 << 20, .mr_count = 1, .lite_port = 1,
+	.param_name = "mr-total",
+};
+
+static const struct bench_prog lite_prog = {
+	.name = "lite_bench",
+	.synopsis = "--mode lat|tput|reg [OPTIONS] NODE\n"
+		    "--mode rpc [OPTIONS] [NODE]",
+	.notes = "NODE is a LITE node id of the joined cluster. rpc without\n"
+		 "NODE serves echoes on --lite-port until a client says quit.\n",
+	.opts = lite_opts,
+	.set = lite_set,
+	.params = lite_params,
+	.ctx = &lc,
+};
+
+static struct bench_cfg cfg;
+static unsigned int node;
+
+static void *zc_buffer(size_t size)
+{
+	void *p = lite_alloc_buffer(size);
+
+	if (!p)
+		bench_die("lite_alloc_buffer(%zu): %s", size, strerror(errno));
+	memset(p, 0xa5, size);
+	return p;
+}
+
+static int do_op(int lh, uint64_t off, void *buf, uint64_t size)
+{
+	return lc.op == OP_WRITE ?
+	       lite_write(lh, off, buf, size, LMR_PASSWORD, lc.prio) :
+	       lite_read(lh, off, buf, size, LMR_PASSWORD, lc.prio);
+}
+
+/* ---- lat ------------------------------------------------------------------ */
+
+static void run_lat(void)
+{
+	uint64_t max = 0, *ns, t, i;
+	unsigned int s, rep;
+	void *buf;
+	int lh, ret;
+
+	for (s = 0; s < cfg.nsizes; s++)
+		if (cfg.sizes[s] > max)
+			max = cfg.sizes[s];
+	lh = lite_alloc(node, max, 0, LMR_PASSWORD);
+	if (lh < 0)
+		bench_die("lite_alloc(node %u, %" PRIu64 "): %s", node, max,
+			  strerror(-lh));
+	buf = zc_buffer(max);
+	ns = calloc(cfg.iters, sizeof(*ns));
+	if (!ns)
+		bench_die("out of memory");
+	bench_header(BENCH_LAT);
+	for (s = 0; s < cfg.nsizes; s++) {
+		for (rep = 0; rep < cfg.reps; rep++) {
+			struct bench_point pt = {
+				"lite", op_names[lc.op], cfg.sizes[s], 0, rep + 1,
+			};
+			uint64_t end = bench_now_ns() + bench_sec_ns(cfg.warmup);
+
+			while (bench_now_ns() < end)
+				do_op(lh, 0, buf, cfg.sizes[s]);
+			for (i = 0; i < cfg.iters; i++) {
+				t = bench_now_ns();
+				ret = do_op(lh, 0, buf, cfg.sizes[s]);
+				ns[i] = bench_now_ns() - t;
+				if (ret < 0)
+					bench_die("%s of %" PRIu64 " bytes: %s",
+						  op_names[lc.op], cfg.sizes[s],
+						  strerror(-ret));
+			}
+			bench_lat_row(&pt, ns, cfg.iters);
+		}
+	}
+	free(ns);
+	lite_free(lh);
+}
+
+/* ---- tput ------------------------------------------------------------------ */
+
+struct tput_thread {
+	pthread_t tid;
+	int *lhs;
+	uint64_t per_lmr;
+	uint64_t size;
+	uint64_t seed;
+	uint64_t warm_end, end;
+	uint64_t ops;
+	void *buf;
+	int err;
+};
+
+static uint64_t xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static void *tput_worker(void *arg)
+{
+	struct tput_thread *t = arg;
+	uint64_t slots = (t->per_lmr - t->size) / ALIGN_OFF + 1, r, now;
+	int ret;
+
+	while ((now = bench_now_ns()) < t->end) {
+		r = xorshift(&t->seed);
+		ret = do_op(t->lhs[r % lc.mr_count],
+			    (r >> 16) % slots * ALIGN_OFF, t->buf, t->size);
+		if (ret < 0) {
+			t->err = -ret;
+			break;
+		}
+		if (now >= t->warm_end)
+			t->ops++;
+	}
+	return NULL;
+}
+
+static uint64_t tput_param(void)
+{
+	if (!strcmp(lc.param_name, "mr-count"))
+		return lc.mr_count;
+	if (!strcmp(lc.param_name, "threads"))
+		return cfg.threads;
+	return lc.mr_total;
+}
+
+static void run_tput(void)
+{
+	uint64_t per_lmr = lc.mr_total / lc.mr_count, ops, start;
+	struct tput_thread *th;
+	unsigned int s, rep, i;
+	int *lhs;
+
+	lhs = calloc(lc.mr_count, sizeof(*lhs));
+	th = calloc(cfg.threads, sizeof(*th));
+	if (!lhs || !th)
+		bench_die("out of memory");
+	for (i = 0; i < lc.mr_count; i++) {
+		lhs[i] = lite_alloc(node, per_lmr, 0, LMR_PASSWORD);
+		if (lhs[i] < 0)
+			bench_die("lite_alloc #%u of %" PRIu64 " bytes on node %u: %s",
+				  i, per_lmr, node, strerror(-lhs[i]));
+	}
+	bench_header(BENCH_TPUT);
+	for (s = 0; s < cfg.nsizes; s++) {
+		if (cfg.sizes[s] > per_lmr)
+			bench_die("size %" PRIu64 " above the LMR size %" PRIu64,
+				  cfg.sizes[s], per_lmr);
+		for (rep = 0; rep < cfg.reps; rep++) {
+			struct bench_point pt = {
+				"lite", op_names[lc.op], cfg.sizes[s],
+				tput_param(), rep + 1,
+			};
+
+			start = bench_now_ns();
+			for (i = 0; i < cfg.threads; i++) {
+				th[i] = (struct tput_thread) {
+					.lhs = lhs, .per_lmr = per_lmr,
+					.size = cfg.sizes[s],
+					.seed = cfg.seed * 7919 + i * 104729 + rep + 1,
+					.warm_end = start + bench_sec_ns(cfg.warmup),
+					.end = start + bench_sec_ns(cfg.warmup + cfg.duration),
+					.buf = zc_buffer(cfg.sizes[s]),
+				};
+				if (pthread_create(&th[i].tid, NULL, tput_worker, &th[i]))
+					bench_die("pthread_create failed");
+			}
+			for (ops = 0, i = 0; i < cfg.threads; i++) {
+				pthread_join(th[i].tid, NULL);
+				if (th[i].err)
+					bench_die("%s: %s", op_names[lc.op],
+						  strerror(th[i].err));
+				ops += th[i].ops;
+				lite_free_buffer(th[i].buf, cfg.sizes[s]);
+			}
+			bench_tput_row(&pt, cfg.duration, ops);
+		}
+	}
+	for (i = 0; i < lc.mr_count; i++)
+		lite_free(lhs[i]);
+	free(lhs);
+	free(th);
+}
+
+/* ---- reg: making memory remotely accessible ---------------------------------- */
+
+static void run_reg(void)
+{
+	uint64_t *alloc_ns, *free_ns, t;
+	unsigned int s, rep;
+	int lh, ret;
+
+	alloc_ns = calloc(cfg.reps, sizeof(*alloc_ns));
+	free_ns = calloc(cfg.reps, sizeof(*free_ns));
+	if (!alloc_ns || !free_ns)
+		bench_die("out of memory");
+	bench_header(BENCH_LAT);
+	for (s = 0; s < cfg.nsizes; s++) {
+		struct bench_point pa = { "lite", "alloc", cfg.sizes[s], 0, 0 };
+		struct bench_point pf = { "lite", "free", cfg.sizes[s], 0, 0 };
+
+		for (rep = 0; rep < cfg.reps; rep++) {
+			t = bench_now_ns();
+			lh = lite_alloc(node, cfg.sizes[s], 0, LMR_PASSWORD);
+			alloc_ns[rep] = bench_now_ns() - t;
+			if (lh < 0)
+				bench_die("lite_alloc(%" PRIu64 "): %s",
+					  cfg.sizes[s], strerror(-lh));
+			t = bench_now_ns();
+			ret = lite_free(lh);
+			free_ns[rep] = bench_now_ns() - t;
+			if (ret < 0)
+				bench_die("lite_free: %s", strerror(-ret));
+		}
+		bench_lat_row(&pa, alloc_ns, cfg.reps);
+		bench_lat_row(&pf, free_ns, cfg.reps);
+	}
+	free(alloc_ns);
+	free(free_ns);
+}
+
+/* ---- rpc --------------------------------------------------------------------- */
+
+static void rpc_server(void)
+{
+	uint64_t desc, requests = 0, cpu0 = bench_cpu_ns();
+	unsigned int src;
+	void *buf = zc_buffer(LITE_RPC_MAX_MSG);
+	int len, ret;
+
+	ret = lite_rpc_register(lc.lite_port, LITE_RPC_MAX_MSG, "lite_bench");
+	if (ret < 0)
+		bench_die("register port %u: %s", lc.lite_port, strerror(-ret));
+	printf("# ready\n");
+	fflush(stdout);
+	len = lite_rpc_recv(lc.lite_port, buf, LITE_RPC_MAX_MSG, &desc, &src,
+			    0, lc.prio);
+	while (len > 0 && desc != LITE_DESC_NO_REPLY) {
+		requests++;
+		len = lite_rpc_reply_recv(desc, buf, len, lc.lite_port, buf,
+					  LITE_RPC_MAX_MSG, &desc, &src, lc.prio);
+	}
+	if (len < 0)
+		bench_die("receive: %s", strerror(-len));
+	printf("# requests=%" PRIu64 "\n", requests);
+	if (requests)
+		printf("# server_cpu_us_per_req=%.2f\n",
+		       (bench_cpu_ns() - cpu0) / 1e3 / requests);
+}
+
+struct rpc_thread {
+	pthread_t tid;
+	uint64_t size;
+	uint64_t warm_end, end;
+	uint64_t ops;
+	int err;
+};
+
+static void *rpc_worker(void *arg)
+{
+	struct rpc_thread *t = arg;
+	void *req = zc_buffer(t->size), *rep = zc_buffer(t->size);
+	uint64_t now;
+	int ret;
+
+	while ((now = bench_now_ns()) < t->end) {
+		ret = lite_rpc_call(node, lc.lite_port, req, t->size, rep,
+				    t->size, lc.prio);
+		if (ret < 0) {
+			t->err = -ret;
+			break;
+		}
+		if (now >= t->warm_end)
+			t->ops++;
+	}
+	lite_free_buffer(req, t->size);
+	lite_free_buffer(rep, t->size);
+	return NULL;
+}
+
+static void rpc_client(void)
+{
+	struct rpc_thread *th = calloc(cfg.threads, sizeof(*th));
+	uint64_t *ns = calloc(cfg.iters, sizeof(*ns)), t, i, ops, start;
+	unsigned int s, rep, k;
+	char quit = QUIT_BYTE;
+	void *req, *reply;
+	int ret;
+
+	if (!th || !ns)
+		bench_die("out of memory");
+	ret = lite_rpc_query_port(node, lc.lite_port);
+	if (ret < 0)
+		bench_die("query port %u on node %u: %s", lc.lite_port, node,
+			  strerror(-ret));
+	bench_header(cfg.duration_given ? BENCH_TPUT : BENCH_LAT);
+	for (s = 0; s < cfg.nsizes; s++) {
+		for (rep = 0; rep < cfg.reps; rep++) {
+			struct bench_point pt = {
+				"lite", "rpc", cfg.sizes[s],
+				cfg.duration_given ? cfg.threads : 0, rep + 1,
+			};
+
+			if (cfg.duration_given) {
+				start = bench_now_ns();
+				for (k = 0; k < cfg.threads; k++) {
+					th[k] = (struct rpc_thread) {
+						.size = cfg.sizes[s],
+						.warm_end = start + bench_sec_ns(cfg.warmup),
+						.end = start + bench_sec_ns(cfg.warmup + cfg.duration),
+					};
+					if (pthread_create(&th[k].tid, NULL, rpc_worker, &th[k]))
+						bench_die("pthread_create failed");
+				}
+				for (ops = 0, k = 0; k < cfg.threads; k++) {
+					pthread_join(th[k].tid, NULL);
+					if (th[k].err)
+						bench_die("rpc: %s", strerror(th[k].err));
+					ops += th[k].ops;
+				}
+				bench_tput_row(&pt, cfg.duration, ops);
+				continue;
+			}
+			req = zc_buffer(cfg.sizes[s]);
+			reply = zc_buffer(cfg.sizes[s]);
+			for (i = 0; i < cfg.iters; i++) {
+				t = bench_now_ns();
+				ret = lite_rpc_call(node, lc.lite_port, req,
+						    cfg.sizes[s], reply,
+						    cfg.sizes[s], lc.prio);
+				ns[i] = bench_now_ns() - t;
+				if (ret != (int)cfg.sizes[s])
+					bench_die("rpc of %" PRIu64 " bytes: %s",
+						  cfg.sizes[s],
+						  ret < 0 ? strerror(-ret) : "short reply");
+			}
+			bench_lat_row(&pt, ns, cfg.iters);
+			lite_free_buffer(req, cfg.sizes[s]);
+			lite_free_buffer(reply, cfg.sizes[s]);
+		}
+	}
+	lite_rpc_send(node, lc.lite_port, &quit, 1, LITE_PRIO_NORMAL);
+	free(th);
+	free(ns);
+}
+
+static unsigned int parse_node(const char *s)
+{
+	uint64_t v;
+
+	if (bench_parse_u64("NODE", s, 1, 63, &v))
+		bench_usage_error(&cfg, "NODE must be a LITE node id (1..63)");
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	bench_parse(&cfg, &lite_prog, argc, argv);
+	bench_default_sizes(&cfg, lc.mode == MODE_REG ?
+			    "4K,64K,1M,16M,256M,1G" : "8,64,512,4K,64K");
+	if (lc.mode != MODE_RPC && !cfg.peer)
+		bench_usage_error(&cfg, "--mode %s needs NODE",
+				  mode_names[lc.mode]);
+	if (lc.mode == MODE_TPUT && lc.mr_total / lc.mr_count < 4096)
+		bench_usage_error(&cfg, "--mr-total / --mr-count below 4 KiB");
+	if (cfg.peer)
+		node = parse_node(cfg.peer);
+	if (lite_node_id() < 0)
+		bench_die("this node has not joined a LITE cluster");
+	bench_begin(&cfg, cfg.peer ? "client" : "server", "lite");
+	bench_meta("lite_node", "%d", lite_node_id());
+	bench_meta("target_node", "%u", node);
+	switch (lc.mode) {
+	case MODE_LAT:
+		run_lat();
+		break;
+	case MODE_TPUT:
+		run_tput();
+		break;
+	case MODE_REG:
+		run_reg();
+		break;
+	default:
+		if (cfg.peer)
+			rpc_client();
+		else
+			rpc_server();
+	}
+	return 0;
+}

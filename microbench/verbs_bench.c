@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/* verbs_bench: options and dispatch; see verbs.h and README.md. */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "verbs.h"
+
+enum {
+	KEY_MR_TOTAL = BENCH_KEY_PROG,
+	KEY_MR_COUNT,
+	KEY_DEPTH,
+	KEY_INLINE,
+	KEY_PARAM,
+};
+
+const char *const vb_mode_names[] = {
+	[VB_MODE_LAT] = "lat", [VB_MODE_TPUT] = "tput",
+	[VB_MODE_RPC] = "rpc", [VB_MODE_REG] = "reg",
+};
+
+const char *const vb_op_names[] = {
+	[VB_OP_WRITE] = "write", [VB_OP_READ] = "read",
+	[VB_OP_WRITEIMM] = "writeimm", [VB_OP_SENDRECV] = "sendrecv",
+};
+
+static const char *const param_names[] = {
+	[VB_PARAM_NONE] = "none", [VB_PARAM_MR_TOTAL] = "mr-total",
+	[VB_PARAM_MR_COUNT] = "mr-count", [VB_PARAM_QPS] = "qps",
+	[VB_PARAM_THREADS] = "threads", [VB_PARAM_DEPTH] = "depth",
+};
+
+#define NAMES(a)	(sizeof(a) / sizeof((a)[0]))
+
+static const struct bench_opt verbs_opts[] = {
+	{ "mode", 'm', "MODE", "lat, tput, rpc or reg (default lat)" },
+	{ "op", 'o', "OP", "lat, tput: write (default) or read; "
+	  "rpc: writeimm (default) or sendrecv" },
+	{ "mr-total", KEY_MR_TOTAL, "BYTES", "tput: server memory targeted, "
+	  "K/M/G suffixes (default 64M)" },
+	{ "mr-count", KEY_MR_COUNT, "N", "tput: MRs that memory is split "
+	  "into, each registered alone (default 1)" },
+	{ "qps", 'q', "N", "tput: QPs, one connection each, spread over the "
+	  "threads (default: --threads)" },
+	{ "depth", KEY_DEPTH, "N", "tput: operations in flight per QP; rpc: "
+	  "server ring slots per QP (default 16)" },
+	{ "inline", KEY_INLINE, "BYTES", "post writes and sends of up to "
+	  "BYTES inline (default 0: never)" },
+	{ "param-name", KEY_PARAM, "NAME", "what the param column holds: "
+	  "mr-total, mr-count, qps, threads, depth or none (default: 0)" },
+	{ NULL, 0, NULL, NULL }
+};
+
+static const char synopsis[] =
+	"[OPTIONS]                      server for one session\n"
+	"[OPTIONS] -m lat|tput|rpc PEER client of the server at PEER\n"
+	"[OPTIONS] -m reg               registration cost, no peer";
+
+static const char notes[] =
+	"Modes (a client's rows; the server prints only # comments):\n"
+	"  lat   completion time of one signalled RDMA write/read, one at a "
+	"time\n"
+	"  tput  signalled writes/reads at random 64-byte-aligned offsets of\n"
+	"        --mr-count MRs totalling --mr-total, --depth in flight per "
+	"QP\n"
+	"  rpc   request/reply of size bytes each way: write-with-imm or "
+	"send/recv;\n"
+	"        latency rows, or throughput rows with --threads > 1 or "
+	"--duration\n"
+	"  reg   ibv_reg_mr and ibv_dereg_mr of each size, samples = --reps\n"
+	"Default sizes: lat, rpc 8,64,512,4096,65536; tput 4096; reg "
+	"4K,64K,1M,16M.\n"
+	"The server takes every setting from the client; run it with no "
+	"peer.\n"
+	"Exit status: 0 done, 1 run-time failure, 2 usage error.\n";
+
+static struct vb_opts opts = {
+	.mr_total = 64ULL << 20,
+	.mr_count = 1,
+	.depth = 16,
+};
+
+static int set_uint(const char *name, const char *arg, uint64_t min,
+		    uint64_t max, unsigned int *val)
+{
+	uint64_t v;
+
+	if (bench_parse_u64(name, arg, min, max, &v))
+		return -1;
+	*val = (unsigned int)v;
+	return 0;
+}
+
+static int set_choice(const char *name, const char *arg,
+		      const char *const *names, unsigned int n, int *val)
+{
+	int i = bench_parse_choice(name, arg, names, n);
+
+	if (i < 0)
+		return -1;
+	*val = i;
+	return 0;
+}
+
+static int set_opt(void *ctx, int key, const char *arg)
+{
+	struct vb_opts *o = ctx;
+
+	switch (key) {
+	case 'm':
+		return set_choice("mode", arg, vb_mode_names,
+				  NAMES(vb_mode_names), &o->mode);
+	case 'o':
+		return set_choice("op", arg, vb_op_names, NAMES(vb_op_names),
+				  &o->op);
+	case KEY_MR_TOTAL:
+		return bench_parse_bytes("mr-total", arg, 64, 1ULL << 40,
+					 &o->mr_total);
+	case KEY_MR_COUNT:
+		return bench_parse_u64("mr-count", arg, 1, VB_MAX_MRS,
+				       &o->mr_count);
+	case 'q':
+		return set_uint("qps", arg, 1, VB_MAX_QPS, &o->qps);
+	case KEY_DEPTH:
+		return set_uint("depth", arg, 1, VB_MAX_DEPTH, &o->depth);
+	case KEY_INLINE:
+		return set_uint("inline", arg, 0, VB_MAX_INLINE,
+				&o->inline_max);
+	case KEY_PARAM:
+		return set_choice("param-name", arg, param_names,
+				  NAMES(param_names), &o->param);
+	default:
+		return -1;
+	}
+}
+
+static void print_params(void *ctx)
+{
+	const struct vb_opts *o = ctx;
+
+	/* A server's settings are the client's: it prints them as session_*. */
+	if (o->server)
+		return;
+	bench_meta("mode", "%s", vb_mode_names[o->mode]);
+	if (o->op)
+		bench_meta("op", "%s", vb_op_names[o->op]);
+	bench_meta("qps", "%u", o->qps);
+	bench_meta("depth", "%u", o->depth);
+	bench_meta("inline", "%u", o->inline_max);
+	bench_meta("mr_total", "%" PRIu64, o->mr_total);
+	bench_meta("mr_count", "%" PRIu64, o->mr_count);
+	bench_meta("param_name", "%s", param_names[o->param]);
+}
+
+static const struct bench_prog prog = {
+	.name = "verbs_bench",
+	.synopsis = synopsis,
+	.notes = notes,
+	.flags = BENCH_OPT_RDMA,
+	.opts = verbs_opts,
+	.set = set_opt,
+	.params = print_params,
+	.ctx = &opts,
+};
+
+static uint64_t max_size(const struct bench_cfg *cfg)
+{
+	uint64_t m = 0;
+	unsigned int i;
+
+	for (i = 0; i < cfg->nsizes; i++)
+		if (cfg->sizes[i] > m)
+			m = cfg->sizes[i];
+	return m;
+}
+
+static void check_op(const struct bench_cfg *cfg, struct vb_opts *o)
+{
+	bool rpc = o->mode == VB_MODE_RPC;
+
+	if (!o->op)
+		o->op = rpc ? VB_OP_WRITEIMM : VB_OP_WRITE;
+	if (rpc != (o->op == VB_OP_WRITEIMM || o->op == VB_OP_SENDRECV))
+		bench_usage_error(cfg, "--op %s does not go with --mode %s",
+				  vb_op_names[o->op], vb_mode_names[o->mode]);
+}
+
+static void check_qps(const struct bench_cfg *cfg, struct vb_opts *o)
+{
+	unsigned int want = o->qps ? o->qps : cfg->threads;
+
+	if (o->mode == VB_MODE_LAT && (cfg->threads > 1 || want > 1))
+		bench_usage_error(cfg, "--mode lat runs one thread on one QP");
+	if (o->mode == VB_MODE_TPUT && want < cfg->threads)
+		bench_usage_error(cfg, "--qps must be at least --threads");
+	if (o->mode == VB_MODE_RPC && want != cfg->threads)
+		bench_usage_error(cfg, "--mode rpc uses one QP per thread");
+	o->qps = want;
+}
+
+static void check_mrs(const struct bench_cfg *cfg, const struct vb_opts *o)
+{
+	if (o->mode != VB_MODE_TPUT)
+		return;
+	if (o->mr_total % o->mr_count)
+		bench_usage_error(cfg, "--mr-total must split evenly into "
+				  "--mr-count MRs");
+	if (o->mr_total / o->mr_count < max_size(cfg))
+		bench_usage_error(cfg, "each MR must hold the largest size");
+}
+
+/* Usage errors exit 2 here, before anything is set up. */
+static void check(struct bench_cfg *cfg, struct vb_opts *o)
+{
+	if (o->mode == VB_MODE_REG) {
+		if (cfg->peer)
+			bench_usage_error(cfg, "--mode reg takes no peer");
+		if (o->op)
+			bench_usage_error(cfg, "--mode reg takes no --op");
+		bench_default_sizes(cfg, "4K,64K,1M,16M");
+		o->qps = 1;
+		return;
+	}
+	if (!cfg->peer) {
+		o->server = true;
+		return;
+	}
+	if (!o->mode)
+		o->mode = VB_MODE_LAT;
+	check_op(cfg, o);
+	bench_default_sizes(cfg, o->mode == VB_MODE_TPUT ? "4096" :
+			    "8,64,512,4096,65536");
+	check_qps(cfg, o);
+	check_mrs(cfg, o);
+}
+
+int main(int argc, char **argv)
+{
+	struct bench_cfg cfg;
+
+	bench_parse(&cfg, &prog, argc, argv);
+	check(&cfg, &opts);
+	if (opts.server)
+		return vb_serve(&cfg, &opts);
+	switch (opts.mode) {
+	case VB_MODE_REG:
+		return vb_reg(&cfg, &opts);
+	case VB_MODE_TPUT:
+		return vb_tput(&cfg, &opts);
+	case VB_MODE_RPC:
+		return vb_rpc(&cfg, &opts);
+	default:
+		return vb_lat(&cfg, &opts);
+	}
+}
