@@ -69,4 +69,5 @@ clean:
 	-$(LITE_AE) down
 	-$(MAKE) -s -C lite clean
 	-$(MAKE) -s -C manager clean
+	-$(MAKE) -s -C microbench clean
 	rm -rf .run .cache

@@ -173,7 +173,7 @@ static void run_lat(void)
 	for (s = 0; s < cfg.nsizes; s++) {
 		for (rep = 0; rep < cfg.reps; rep++) {
 			struct bench_point pt = {
-				"lite", op_names[lc.op], cfg.sizes[s], 0, rep + 1,
+				"lite_lat", op_names[lc.op], cfg.sizes[s], 0, rep + 1,
 			};
 			uint64_t end = bench_now_ns() + bench_sec_ns(cfg.warmup);
 
@@ -270,7 +270,7 @@ static void run_tput(void)
 				  cfg.sizes[s], per_lmr);
 		for (rep = 0; rep < cfg.reps; rep++) {
 			struct bench_point pt = {
-				"lite", op_names[lc.op], cfg.sizes[s],
+				"lite_tput", op_names[lc.op], cfg.sizes[s],
 				tput_param(), rep + 1,
 			};
 
@@ -318,8 +318,8 @@ static void run_reg(void)
 		bench_die("out of memory");
 	bench_header(BENCH_LAT);
 	for (s = 0; s < cfg.nsizes; s++) {
-		struct bench_point pa = { "lite", "alloc", cfg.sizes[s], 0, 0 };
-		struct bench_point pf = { "lite", "free", cfg.sizes[s], 0, 0 };
+		struct bench_point pa = { "lite_reg", "alloc", cfg.sizes[s], 0, 0 };
+		struct bench_point pf = { "lite_reg", "free", cfg.sizes[s], 0, 0 };
 
 		for (rep = 0; rep < cfg.reps; rep++) {
 			t = bench_now_ns();
@@ -419,7 +419,7 @@ static void rpc_client(void)
 	for (s = 0; s < cfg.nsizes; s++) {
 		for (rep = 0; rep < cfg.reps; rep++) {
 			struct bench_point pt = {
-				"lite", "rpc", cfg.sizes[s],
+				"lite_rpc", "rpc", cfg.sizes[s],
 				cfg.duration_given ? cfg.threads : 0, rep + 1,
 			};
 

@@ -1,0 +1,29 @@
+# shellcheck shell=bash
+# Figure mr-size: write throughput at random 64 B-aligned offsets vs the
+# total memory written to (1 MiB..1 GiB, x4 steps), for 64 B and 1 KiB
+# writes, from the first node to the second: native verbs with one MR of
+# that size (verbs_bench, 16 writes in flight on one QP) against LITE with
+# one LMR of that size (lite_bench, synchronous writes from --threads).
+# Knobs: QUICK=1 (1 s windows, 1 repetition, up to 64 MiB), FULL=1 (10 s);
+# default 2 s windows, 3 repetitions. THREADS=N LITE client threads (2).
+
+figure_run() {
+	local out=$1 srv cli node ip dur=2 reps=3 totals total common
+	totals="1M 4M 16M 64M 256M 1G"
+	[ "${QUICK:-0}" = 1 ] && dur=1 reps=1 totals="1M 4M 16M 64M"
+	[ "${FULL:-0}" = 1 ] && dur=10
+	[ "${#INV_NODES[@]}" -ge 2 ] || ae_die "mr-size needs two nodes; $INV_FILE has ${#INV_NODES[@]}"
+	srv=${INV_NODES[1]} cli=${INV_NODES[0]}
+	node=$(mb_node_id "$srv") ip=$(inv_var "$srv" fabric_ip)
+	common="-s 64,1K -D $dur -w 0.5 -r $reps"
+	mb_ensure_lite
+	for total in ${TOTALS:-$totals}; do
+		mb_pair "$out" "verbs-$total" "$srv" "$(mb_bin "$srv" verbs_bench) -p $MB_PORT" "$cli" \
+			"$(mb_bin "$cli" verbs_bench) -m tput -o write --mr-total $total --mr-count 1 --param-name mr-total $common -p $MB_PORT $ip" "$MB_LISTENING" ||
+			ae_die "mr-size: verbs at $total failed"
+		mb_pair "$out" "lite-$total" "" "" "$cli" \
+			"$(mb_bin "$cli" lite_bench) -m tput -o write --mr-total $total --mr-count 1 -t ${THREADS:-2} $common $node" - ||
+			ae_die "mr-size: LITE at $total failed"
+	done
+	mb_summarize "$out"
+}

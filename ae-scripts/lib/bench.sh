@@ -1,0 +1,109 @@
+# shellcheck shell=bash
+# Running the microbench programs (microbench/) for the LITE-vs-verbs
+# figures: a server in the background on one host, a client on another,
+# each bounded by AE_TIMEOUT; the client's CSV rows are collected into the
+# figure's raw.csv, and summarised per point into data.csv (median of the
+# repetitions' medians, with their spread) for the plots.
+
+MB_PORT=${MB_PORT:-18515}
+# What the servers print once they accept clients (used by figures/*.sh).
+# shellcheck disable=SC2034
+MB_LISTENING='listening on port'
+# shellcheck disable=SC2034
+MB_LITE_READY='^# ready'
+
+mb_bin() { echo "$(lite_rdir "$1")/microbench/$2"; }
+
+# mb_ensure_lite: install LITE unless every node already sees all others.
+mb_ensure_lite() {
+	local h out n=${#INV_NODES[@]}
+	[ "$AE_DRY_RUN" = 1 ] && return 0
+	for h in "${INV_NODES[@]}"; do
+		out=$(ae_ssh "$h" "$(lite_status_cmd "$h")" 2>/dev/null) || out=""
+		if ! grep -q "nodes=$n " <<<"$out"; then
+			ae_log "LITE is not installed on every node: installing"
+			lite_install
+			return
+		fi
+	done
+	# The benchmarks may be newer than the installed module's build.
+	ae_run_bounded 600 "build" make -s -C "$AE_ROOT/microbench" >&2 ||
+		ae_die "building microbench/ failed"
+	ae_sync >/dev/null || ae_die "sync failed"
+}
+
+# mb_node_id HOST: the LITE node id of HOST (its place in the inventory).
+mb_node_id() {
+	local i
+	for i in "${!INV_NODES[@]}"; do
+		[ "${INV_NODES[$i]}" = "$1" ] && echo $((i + 1)) && return 0
+	done
+	return 1
+}
+
+# mb_pair OUTDIR TAG SERVER "SERVER ARGS" CLIENT "CLIENT ARGS" READY
+# Runs a server program line on SERVER, waits until its output matches the
+# regex READY (30 s), then the client line on CLIENT; rows land in
+# OUTDIR/raw/TAG.csv, logs beside. An empty SERVER runs the client alone.
+mb_pair() {
+	local out=$1 tag=$2 srv=$3 srv_cmd=$4 cli=$5 cli_cmd=$6 ready=$7 pid="" rc=0 i
+	mkdir -p "$out/raw"
+	if [ "$AE_DRY_RUN" = 1 ]; then
+		[ -z "$srv" ] || printf '[dry-run] %s: %s\n' "$srv" "$srv_cmd"
+		printf '[dry-run] %s: %s\n' "$cli" "$cli_cmd"
+		return 0
+	fi
+	if [ -n "$srv" ]; then
+		timeout --kill-after=5 "$AE_TIMEOUT" ssh -F "$AE_SSH_CONFIG" "$srv" -- \
+			"exec timeout $AE_TIMEOUT $srv_cmd" >"$out/raw/$tag.server.log" 2>&1 &
+		pid=$!
+		for i in $(seq 150); do
+			grep -qE -- "$ready" "$out/raw/$tag.server.log" && break
+			[ "$i" = 150 ] && rc=1
+			sleep 0.2
+		done
+		if [ "$rc" != 0 ]; then
+			kill "$pid" 2>/dev/null || true
+			wait "$pid" 2>/dev/null || true
+			ae_warn "$tag: server on $srv did not start: $(tail -n 2 "$out/raw/$tag.server.log" | tr '\n' ' ')"
+			return 1
+		fi
+	fi
+	ae_run_bounded "$AE_TIMEOUT" "$cli: $tag" ssh -F "$AE_SSH_CONFIG" "$cli" -- \
+		"timeout $AE_TIMEOUT $cli_cmd" >"$out/raw/$tag.csv" 2>"$out/raw/$tag.client.log" || rc=$?
+	if [ -n "$pid" ]; then
+		wait "$pid" || [ "$rc" != 0 ] || rc=1
+	fi
+	if [ "$rc" != 0 ]; then
+		ae_warn "$tag: failed (exit $rc): $(tail -n 2 "$out/raw/$tag.client.log" "$out/raw/$tag.server.log" 2>/dev/null | tr '\n' ' ')"
+		return 1
+	fi
+	mb_collect "$out" "$tag"
+}
+
+# mb_collect OUTDIR TAG: append TAG's rows to OUTDIR/raw.csv (one header).
+mb_collect() {
+	local out=$1 f=$1/raw/$2.csv header
+	header=$(grep -v '^#' "$f" | head -n 1)
+	[ -n "$header" ] || ae_die "$2: no CSV output in $f"
+	if [ ! -s "$out/raw.csv" ]; then
+		echo "$header" >"$out/raw.csv"
+	elif [ "$(head -n 1 "$out/raw.csv")" != "$header" ]; then
+		ae_die "$2: its CSV header differs from the others in $out/raw.csv"
+	fi
+	grep -v '^#' "$f" | tail -n +2 >>"$out/raw.csv"
+}
+
+# mb_summarize OUTDIR: data.csv from raw.csv, one row per
+# (bench, op, size, param): latency rows give
+#   bench,op,size,param,reps,median_us,lo_us,hi_us,min_us,p99_us
+# (median, lowest and highest of the repetitions' medians; the smallest
+# minimum; the median of the p99s); throughput rows give
+#   bench,op,size,param,reps,ops_per_sec,lo,hi,bytes_per_sec
+mb_summarize() {
+	local out=$1
+	[ "$AE_DRY_RUN" = 1 ] && return 0
+	[ -s "$out/raw.csv" ] || ae_die "no measurements in $out/raw.csv"
+	"$AE_ROOT/ae-scripts/summarize-bench" "$out/raw.csv" >"$out/data.csv" ||
+		ae_die "cannot summarise $out/raw.csv"
+}
