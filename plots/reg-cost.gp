@@ -11,8 +11,10 @@ if (!exists("datafile") || !exists("outbase")) {
 if (!exists("testbed")) testbed = "unknown testbed"
 
 set datafile separator ","
-set logscale xy 2
+set logscale x 2
+set logscale y 10
 set format x "%.0s%cB"
+set format y "10^{%L}"
 set xlabel "bytes made remotely accessible"
 set ylabel "time (µs), median with lowest..highest"
 set title sprintf("Registration cost: ibv\\_reg\\_mr vs LITE allocation\n{/*0.8 %s}", testbed)
