@@ -81,7 +81,9 @@ mb_pair() {
 	mb_collect "$out" "$tag"
 }
 
-# mb_collect OUTDIR TAG: append TAG's rows to OUTDIR/raw.csv (one header).
+# mb_collect OUTDIR TAG: append TAG's rows to OUTDIR/raw.csv (one header);
+# with MB_SERIES set, its value replaces the bench column (to tell apart
+# runs of one program under different conditions).
 mb_collect() {
 	local out=$1 f=$1/raw/$2.csv header
 	header=$(grep -v '^#' "$f" | head -n 1)
@@ -91,7 +93,8 @@ mb_collect() {
 	elif [ "$(head -n 1 "$out/raw.csv")" != "$header" ]; then
 		ae_die "$2: its CSV header differs from the others in $out/raw.csv"
 	fi
-	grep -v '^#' "$f" | tail -n +2 >>"$out/raw.csv"
+	grep -v '^#' "$f" | tail -n +2 |
+		awk -F, -v OFS=, -v series="${MB_SERIES:-}" 'series != "" { $1 = series } { print }' >>"$out/raw.csv"
 }
 
 # mb_summarize OUTDIR: data.csv from raw.csv, one row per

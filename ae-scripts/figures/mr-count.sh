@@ -1,0 +1,29 @@
+# shellcheck shell=bash
+# Figure mr-count: 64 B write throughput at random offsets vs the number of
+# memory regions written to (1..4096, x4 steps, 64 KiB each), node1 to
+# node2: native verbs with that many MRs (ibv_reg_mr each, 16 writes in
+# flight on one QP) against LITE with that many LMRs (one global key, no
+# NIC registration; 2 threads of synchronous writes).
+# Knobs: QUICK=1 (1 s windows, 1 repetition, up to 256), FULL=1 (10 s);
+# default 2 s windows, 3 repetitions. THREADS=N LITE client threads (2).
+
+figure_run() {
+	local out=$1 srv cli node ip dur=2 reps=3 counts n common
+	counts="1 4 16 64 256 1024 4096"
+	[ "${QUICK:-0}" = 1 ] && dur=1 reps=1 counts="1 16 256"
+	[ "${FULL:-0}" = 1 ] && dur=10
+	[ "${#INV_NODES[@]}" -ge 2 ] || ae_die "mr-count needs two nodes; $INV_FILE has ${#INV_NODES[@]}"
+	srv=${INV_NODES[1]} cli=${INV_NODES[0]}
+	node=$(mb_node_id "$srv") ip=$(inv_var "$srv" fabric_ip)
+	common="-s 64 -D $dur -w 0.5 -r $reps --mr-count"
+	mb_ensure_lite
+	for n in ${COUNTS:-$counts}; do
+		mb_pair "$out" "verbs-$n" "$srv" "$(mb_bin "$srv" verbs_bench) -p $MB_PORT" "$cli" \
+			"$(mb_bin "$cli" verbs_bench) -m tput -o write --mr-total $((n * 64))K --param-name mr-count $common $n -p $MB_PORT $ip" "$MB_LISTENING" ||
+			ae_die "mr-count: verbs with $n MRs failed"
+		mb_pair "$out" "lite-$n" "" "" "$cli" \
+			"$(mb_bin "$cli" lite_bench) -m tput -o write --mr-total $((n * 64))K --param-name mr-count -t ${THREADS:-2} $common $n $node" - ||
+			ae_die "mr-count: LITE with $n LMRs failed"
+	done
+	mb_summarize "$out"
+}
