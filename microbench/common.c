@@ -29,6 +29,8 @@ static const struct bench_opt common_opts[] = {
 	  "(default 5)" },
 	{ "warmup", 'w', "SEC", "untimed run before each rep (default 1)" },
 	{ "threads", 't', "N", "client threads (default 1)" },
+	{ "rate", BENCH_KEY_RATE, "OPS", "rpc throughput: offered calls per "
+	  "second over all threads (default 0: as fast as replies come)" },
 	{ "seed", BENCH_KEY_SEED, "N", "seed of pseudo-random choices "
 	  "(default 1)" },
 	{ "reps", 'r', "N", "repetitions of each point, a row each "
@@ -331,6 +333,8 @@ static int set_common(struct bench_cfg *cfg, int key, const char *arg)
 		return parse_sec("warmup", arg, 0, &cfg->warmup);
 	case 't':
 		return set_u32("threads", arg, 1, 256, &cfg->threads);
+	case BENCH_KEY_RATE:
+		return bench_parse_u64("rate", arg, 0, 10000000, &cfg->rate);
 	case BENCH_KEY_SEED:
 		return bench_parse_u64("seed", arg, 0, UINT64_MAX, &cfg->seed);
 	case 'r':
@@ -471,6 +475,7 @@ void bench_begin(const struct bench_cfg *cfg, const char *role,
 		bench_meta("duration", "%g", cfg->duration);
 		bench_meta("warmup", "%g", cfg->warmup);
 		bench_meta("threads", "%u", cfg->threads);
+		bench_meta("rate", "%" PRIu64, cfg->rate);
 		bench_meta("seed", "%" PRIu64, cfg->seed);
 		bench_meta("reps", "%u", cfg->reps);
 	}
@@ -560,6 +565,31 @@ void *bench_zalloc(size_t n, size_t size)
 		bench_die("out of memory");
 	memset(p, 0, len);
 	return p;
+}
+
+void bench_pacer_init(struct bench_pacer *p, const struct bench_cfg *cfg,
+		      unsigned int thread)
+{
+	p->interval = cfg->rate ? 1000000000ULL * cfg->threads / cfg->rate : 0;
+	p->next = bench_now_ns() + p->interval * thread / cfg->threads;
+}
+
+void bench_pace(struct bench_pacer *p)
+{
+	uint64_t now = bench_now_ns();
+	struct timespec ts;
+
+	if (!p->interval)
+		return;
+	if (p->next > now) {
+		ts.tv_sec = p->next / 1000000000;
+		ts.tv_nsec = p->next % 1000000000;
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+	} else if (now - p->next > p->interval) {
+		p->next = now;
+	}
+	p->next += p->interval;
 }
 
 uint64_t bench_now_ns(void)

@@ -25,6 +25,7 @@ enum {
 	BENCH_KEY_SEED = 256,
 	BENCH_KEY_TIMEOUT,
 	BENCH_KEY_SESSION_TIMEOUT,
+	BENCH_KEY_RATE,
 	BENCH_KEY_PROG = 512,
 };
 
@@ -58,6 +59,7 @@ struct bench_cfg {
 	uint64_t iters;
 	double duration;		/* s */
 	double warmup;			/* s */
+	uint64_t rate;			/* offered calls/s, all threads; 0: closed loop */
 	unsigned int threads;
 	unsigned int reps;
 	uint64_t seed;
@@ -121,6 +123,21 @@ void bench_stats(uint64_t *ns, size_t n, struct bench_stats *st);
 /* Zeroed, cache-line aligned: per-thread state that must not share
  * lines with its neighbours' (false sharing skews throughput). */
 void *bench_zalloc(size_t n, size_t size);
+
+/*
+ * Offered load: each of cfg->threads callers calls bench_pace() before a
+ * call, which sleeps until the caller's next slot (cfg->rate / threads
+ * slots per second, callers staggered). A caller that falls behind starts
+ * afresh instead of catching up in a burst. No-op with cfg->rate == 0.
+ */
+struct bench_pacer {
+	uint64_t interval;	/* ns between one caller's calls; 0: no pacing */
+	uint64_t next;
+};
+
+void bench_pacer_init(struct bench_pacer *p, const struct bench_cfg *cfg,
+		      unsigned int thread);
+void bench_pace(struct bench_pacer *p);
 
 uint64_t bench_now_ns(void);
 /* CPU time (user + system) this process has used, in ns. */

@@ -372,6 +372,7 @@ static void rpc_server(void)
 
 struct rpc_thread {
 	pthread_t tid;
+	unsigned int index;
 	uint64_t size;
 	uint64_t warm_end, end;
 	uint64_t ops;
@@ -382,10 +383,16 @@ static void *rpc_worker(void *arg)
 {
 	struct rpc_thread *t = arg;
 	void *req = zc_buffer(t->size), *rep = zc_buffer(t->size);
+	struct bench_pacer pace;
 	uint64_t now;
 	int ret;
 
-	while ((now = bench_now_ns()) < t->end) {
+	bench_pacer_init(&pace, &cfg, t->index);
+	for (;;) {
+		bench_pace(&pace);
+		now = bench_now_ns();
+		if (now >= t->end)
+			break;
 		ret = lite_rpc_call(node, lc.lite_port, req, t->size, rep,
 				    t->size, lc.prio);
 		if (ret < 0) {
@@ -427,6 +434,7 @@ static void rpc_client(void)
 				start = bench_now_ns();
 				for (k = 0; k < cfg.threads; k++) {
 					th[k] = (struct rpc_thread) {
+						.index = k,
 						.size = cfg.sizes[s],
 						.warm_end = start + bench_sec_ns(cfg.warmup),
 						.end = start + bench_sec_ns(cfg.warmup + cfg.duration),
@@ -483,6 +491,10 @@ int main(int argc, char **argv)
 	if (lc.mode != MODE_RPC && !cfg.peer)
 		bench_usage_error(&cfg, "--mode %s needs NODE",
 				  mode_names[lc.mode]);
+	if (cfg.rate && (lc.mode != MODE_RPC || !cfg.peer ||
+			 !cfg.duration_given))
+		bench_usage_error(&cfg, "--rate paces rpc throughput runs "
+				  "(--mode rpc NODE --duration SEC)");
 	if (lc.mode == MODE_TPUT && lc.mr_total / lc.mr_count < 4096)
 		bench_usage_error(&cfg, "--mr-total / --mr-count below 4 KiB");
 	if (cfg.peer)

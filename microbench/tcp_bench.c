@@ -750,6 +750,8 @@ static const struct bench_prog prog = {
 
 static void check(struct bench_cfg *cfg, struct tb_opts *o)
 {
+	if (cfg->rate)
+		bench_usage_error(cfg, "--rate is not supported by tcp_bench");
 	if (!cfg->peer) {
 		o->server = true;
 		return;

@@ -221,6 +221,8 @@ static void check(struct bench_cfg *cfg, struct vb_opts *o)
 		return;
 	}
 	if (!cfg->peer) {
+		if (cfg->rate)
+			bench_usage_error(cfg, "--rate is a client option");
 		o->server = true;
 		return;
 	}
@@ -231,6 +233,10 @@ static void check(struct bench_cfg *cfg, struct vb_opts *o)
 			    "8,64,512,4096,65536");
 	check_qps(cfg, o);
 	check_mrs(cfg, o);
+	if (cfg->rate && (o->mode != VB_MODE_RPC ||
+			  (cfg->threads == 1 && !cfg->duration_given)))
+		bench_usage_error(cfg, "--rate paces rpc throughput runs "
+				  "(--mode rpc with --duration or --threads)");
 }
 
 int main(int argc, char **argv)

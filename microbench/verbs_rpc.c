@@ -128,10 +128,13 @@ static void *run_caller(void *arg)
 {
 	struct caller *k = arg;
 	struct vb_qp *q = &k->c->qps[k->t];
+	struct bench_pacer pace;
 	struct vb_watch w;
 
-	vb_watch_start(&w, "rpc reply");
+	bench_pacer_init(&pace, k->c->cfg, k->t);
 	while (bench_phase(k->win) != BENCH_STOP) {
+		bench_pace(&pace);	/* a pause is not a hang: watch from here */
+		vb_watch_start(&w, "rpc reply");
 		call(k->c, q, (uint32_t)k->size, &w);
 		if (bench_phase(k->win) == BENCH_MEASURE)
 			k->calls++;

@@ -1,6 +1,7 @@
-# Write and read latency vs message size: LITE (user space), native verbs,
-# TCP. Points are medians of the repetitions' medians; whiskers run from the
-# smallest minimum to the median p99.
+# Write and read latency vs message size: LITE (user and kernel space),
+# native verbs (verbs_bench and perftest), TCP. Points are medians of the
+# repetitions' medians; whiskers run from the smallest minimum to the median
+# p99 (perftest: one run, its median, minimum and p99).
 # Variables (gnuplot -e): datafile (data.csv of a lat run), outbase, testbed.
 # CSV columns: bench,op,size,param,reps,median_us,lo_us,hi_us,min_us,p99_us
 
@@ -32,7 +33,11 @@ do for [fmt in "png svg"] {
 	plot sel("lite_lat", "write")  using 3:6:9:10 with yerrorlines lw 2 pt 7 lc rgb "#1f77b4" title "LITE write (user space)", \
 	     sel("lite_lat", "read")   using 3:6:9:10 with yerrorlines lw 2 pt 5 lc rgb "#6baed6" title "LITE read (user space)", \
 	     sel("verbs_lat", "write") using 3:6:9:10 with yerrorlines lw 2 pt 9 lc rgb "#d62728" title "verbs RDMA write", \
+	     sel("lite_kernel", "write") using 3:6:9:10 with yerrorlines lw 2 pt 6 dt 2 lc rgb "#1f77b4" title "LITE write (kernel space)", \
+	     sel("lite_kernel", "read")  using 3:6:9:10 with yerrorlines lw 2 pt 4 dt 2 lc rgb "#6baed6" title "LITE read (kernel space)", \
 	     sel("verbs_lat", "read")  using 3:6:9:10 with yerrorlines lw 2 pt 11 lc rgb "#ff9896" title "verbs RDMA read", \
+	     sel("perftest", "write")  using 3:6:9:10 with yerrorlines lw 1 pt 8 dt 3 lc rgb "#d62728" title "perftest ib\\_write\\_lat (RTT/2)", \
+	     sel("perftest", "read")   using 3:6:9:10 with yerrorlines lw 1 pt 10 dt 3 lc rgb "#ff9896" title "perftest ib\\_read\\_lat", \
 	     sel("tcp_lat", "tcp")     using 3:6:9:10 with yerrorlines lw 2 pt 13 lc rgb "#2ca02c" title "TCP request/response"
 	unset output
 }

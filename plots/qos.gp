@@ -21,6 +21,7 @@ set xtics ("alone" 0, "with low-priority load,\npriorities on" 1, "with low-prio
 set ylabel "64 B RPC latency (µs), median with min..p99"
 set title sprintf("QoS: a high-priority LITE RPC stream\n{/*0.8 %s}", testbed)
 set key off
+set bmargin 5
 set grid ytics lc rgb "#dddddd"
 
 sel(b) = sprintf("< awk -F, '$1 == \"%s\"' '%s'", b, datafile)

@@ -45,6 +45,7 @@ mb_node_id() {
 # Runs a server program line on SERVER, waits until its output matches the
 # regex READY (30 s), then the client line on CLIENT; rows land in
 # OUTDIR/raw/TAG.csv, logs beside. An empty SERVER runs the client alone.
+# With MB_BEFORE_CLIENT set, that command runs just before the client.
 mb_pair() {
 	local out=$1 tag=$2 srv=$3 srv_cmd=$4 cli=$5 cli_cmd=$6 ready=$7 pid="" rc=0 i
 	mkdir -p "$out/raw"
@@ -69,6 +70,7 @@ mb_pair() {
 			return 1
 		fi
 	fi
+	[ -z "${MB_BEFORE_CLIENT:-}" ] || "$MB_BEFORE_CLIENT"
 	ae_run_bounded "$AE_TIMEOUT" "$cli: $tag" ssh -F "$AE_SSH_CONFIG" "$cli" -- \
 		"timeout $AE_TIMEOUT $cli_cmd" >"$out/raw/$tag.csv" 2>"$out/raw/$tag.client.log" || rc=$?
 	if [ -n "$pid" ]; then

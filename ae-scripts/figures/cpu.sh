@@ -1,0 +1,115 @@
+# shellcheck shell=bash
+# Figure cpu: CPU time per RPC on the server host and on the client host vs
+# the load offered by the client: LITE RPC (server sleeps in the kernel
+# until a request arrives; one polling thread per device) against the
+# native write-imm RPC (verbs_bench: the server busy-polls its CQ, callers
+# busy-poll for replies). 64 B calls from 4 client threads on node1 to one
+# server on node2, paced to each offered rate (--rate; 0 = as fast as
+# replies come). The CPU time is the whole host's, from /proc/stat
+# (ae-scripts/cpu-sample: processes, kernel threads, interrupts), over a
+# window inside the client's measured window; per call = CPU time / (calls
+# per second x window).
+# Knobs: QUICK=1 (rates 50,200,0; 5 s windows; 1 repetition), FULL=1
+# (20 s windows); default 8 s windows, 3 repetitions. RATES="..." overrides.
+
+# cpu_samplers_start: cpu-sample on the server and client host of the
+# current case (cpu_case's variables), in the background.
+cpu_samplers_start() {
+	local h role
+	for role in server client; do
+		h=$srv
+		[ "$role" = client ] && h=$cli
+		timeout --kill-after=5 "$AE_TIMEOUT" ssh -F "$AE_SSH_CONFIG" "$h" -- \
+			"$(lite_rdir "$h")/ae-scripts/cpu-sample $sdelay $swindow" \
+			>"$out/raw/$tag.cpu-$role" 2>&1 &
+		spids+=("$!")
+	done
+}
+
+# cpu_case OUTDIR SYSTEM(lite|verbs) RATE REP: one measurement; appends a
+# row to OUTDIR/cpu.csv.
+cpu_case() {
+	local out=$1 sys=$2 rate=$3 rep=$4 tag="$2-r$3-$4" srv_cmd cli_cmd ready p rc=0 ops
+	local -a spids=()
+	if [ "$sys" = lite ]; then
+		srv_cmd="$(mb_bin "$srv" lite_bench) -m rpc" ready=$MB_LITE_READY
+		cli_cmd="$(mb_bin "$cli" lite_bench) -m rpc $common --rate $rate $node"
+	else
+		srv_cmd="$(mb_bin "$srv" verbs_bench) -p $MB_PORT" ready=$MB_LISTENING
+		cli_cmd="$(mb_bin "$cli" verbs_bench) -m rpc -o writeimm --param-name threads $common --rate $rate -p $MB_PORT $ip"
+	fi
+	if [ "$AE_DRY_RUN" = 1 ]; then
+		printf '[dry-run] %s, %s: %s\n' "$srv" "$cli" "$(lite_rdir "$srv")/ae-scripts/cpu-sample $sdelay $swindow"
+		mb_pair "$out" "$tag" "$srv" "$srv_cmd" "$cli" "$cli_cmd" "$ready"
+		return
+	fi
+	MB_BEFORE_CLIENT=cpu_samplers_start MB_SERIES="$sys-r$rate" \
+		mb_pair "$out" "$tag" "$srv" "$srv_cmd" "$cli" "$cli_cmd" "$ready" || rc=1
+	for p in "${spids[@]}"; do
+		wait "$p" || rc=1
+	done
+	[ "$rc" = 0 ] || ae_die "cpu: $tag failed (logs: $out/raw/$tag.*)"
+	ops=$(grep -v '^#' "$out/raw/$tag.csv" | awk -F, 'NR == 2 { print $8 }')
+	[ -n "$ops" ] || ae_die "cpu: no throughput row in $out/raw/$tag.csv"
+	paste -d, <(echo "$sys,$rate,$rep,$ops") "$out/raw/$tag.cpu-server" "$out/raw/$tag.cpu-client" |
+		awk -F, -v OFS=, '{
+			calls = $4 > 0 ? $4 : 1e-9
+			print $1, $2, $3, $4, $5, $6, $8, $9,
+				sprintf("%.1f", $5 * 1e6 / (calls * $6)), sprintf("%.1f", $8 * 1e6 / (calls * $9)),
+				sprintf("%.3f", $5 / $6), sprintf("%.3f", $8 / $9)
+		}' >>"$out/cpu.csv"
+	tail -n 1 "$out/cpu.csv" | awk -F, '{ printf "cpu: %-5s offered %4s/s: %7.1f calls/s, server %8.1f us/call (%.2f cores), client %8.1f us/call\n", $1, $2, $4, $9, $11, $10 }'
+}
+
+# cpu_summarize OUTDIR: data.csv, the median over repetitions per system and
+# offered rate (lo/hi: the repetitions' extremes), by achieved load.
+cpu_summarize() {
+	local out=$1
+	[ "$AE_DRY_RUN" = 1 ] && return 0
+	{
+	echo "system,offered,reps,calls_per_sec,server_us_per_call,server_lo,server_hi,client_us_per_call,client_lo,client_hi,server_cores,client_cores"
+	sort -t, -k1,1 -k2,2n "$out/cpu.csv" | grep -v '^system,' | awk -F, -v OFS=, '
+		function med(a, n,   i, j, t) {
+			for (i = 2; i <= n; i++)
+				for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+			return a[int(n / 2) + 1]
+		}
+		function flush(   o, s, c) {
+			if (!n) return
+			o = med(ops, n); s = med(sv, n); c = med(cl, n)
+			print key, n, o, s, sv[1], sv[n], c, cl[1], cl[n], med(sc, n), med(cc, n)
+			n = 0
+		}
+		$1 "," $2 != key { flush(); key = $1 "," $2 }
+		{ n++; ops[n] = $4 + 0; sv[n] = $9 + 0; cl[n] = $10 + 0; sc[n] = $11 + 0; cc[n] = $12 + 0 }
+		END { flush() }' | sort -t, -k1,1 -k4,4g
+	} >"$out/data.csv"
+}
+
+figure_run() {
+	local out=$1 srv cli node ip dur=8 warm=2 reps=3 rates="50,100,200,400,0" common rate rep sys
+	local sdelay swindow
+	[ "${QUICK:-0}" = 1 ] && dur=5 warm=1 reps=1 rates="50,200,0"
+	[ "${FULL:-0}" = 1 ] && dur=20
+	rates=${RATES:-$rates}
+	[ "${#INV_NODES[@]}" -ge 2 ] || ae_die "cpu needs two nodes; $INV_FILE has ${#INV_NODES[@]}"
+	srv=${INV_NODES[1]} cli=${INV_NODES[0]}
+	node=$(mb_node_id "$srv") ip=$(inv_var "$srv" fabric_ip)
+	# The sampled window starts 1.5 s into the client's measured window
+	# (connection setup before the warm-up is under 1.5 s) and ends 1.5 s
+	# before it would with no setup at all.
+	sdelay=$(awk -v w="$warm" 'BEGIN { print w + 1.5 }')
+	swindow=$((dur - 3))
+	common="-s 64 -t 4 -D $dur -w $warm -r 1"
+	mkdir -p "$out/raw"
+	echo "system,offered,rep,calls_per_sec,server_busy_s,server_window_s,client_busy_s,client_window_s,server_us_per_call,client_us_per_call,server_cores,client_cores" >"$out/cpu.csv"
+	mb_ensure_lite
+	for rate in ${rates//,/ }; do
+		for rep in $(seq "$reps"); do
+			for sys in lite verbs; do
+				cpu_case "$out" "$sys" "$rate" "$rep"
+			done
+		done
+	done
+	cpu_summarize "$out"
+}
