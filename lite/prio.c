@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Priorities of data operations and RPCs (docs/rpc.md, "Priorities").
- * While any high-priority operation of this node is in flight, a
- * low-priority one waits before it starts, up to prio_low_max_wait_us, so
- * the shared QPs and the peer's receive path carry the high stream first.
- * Normal priority is never held back. Nothing is reordered on the wire.
+ * While a high-priority operation of this node is in flight, or one ended
+ * less than prio_high_grace_us ago (the gap between the calls of one
+ * stream), a low-priority operation waits before it starts, up to
+ * prio_low_max_wait_us in all, so the shared QPs, the link and the peer's
+ * receive path carry the high stream first. Normal priority is never held
+ * back. Nothing is reordered on the wire.
  */
+#include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/wait.h>
 
@@ -16,8 +19,25 @@ static unsigned int lite_prio_low_max_wait_us = 2000;
 module_param_named(prio_low_max_wait_us, lite_prio_low_max_wait_us, uint, 0644);
 MODULE_PARM_DESC(prio_low_max_wait_us, "longest a low-priority operation waits for high-priority ones (default: 2000; 0: priorities off)");
 
+static unsigned int lite_prio_high_grace_us = 1000;
+module_param_named(prio_high_grace_us, lite_prio_high_grace_us, uint, 0644);
+MODULE_PARM_DESC(prio_high_grace_us, "how long after a high-priority operation low-priority ones still wait (default: 1000)");
+
 static atomic_t lite_prio_high = ATOMIC_INIT(0);
+static atomic64_t lite_prio_high_end = ATOMIC64_INIT(0);	/* ktime, ns */
 static DECLARE_WAIT_QUEUE_HEAD(lite_prio_wq);
+
+/* How much longer a low-priority operation is held at @now: ns, 0 or U64_MAX. */
+static u64 lite_prio_hold_ns(u64 now)
+{
+	u64 grace = (u64)READ_ONCE(lite_prio_high_grace_us) * NSEC_PER_USEC;
+	u64 end;
+
+	if (atomic_read(&lite_prio_high))
+		return U64_MAX;
+	end = atomic64_read(&lite_prio_high_end);
+	return end && now - end < grace ? grace - (now - end) : 0;
+}
 
 /**
  * lite_prio_begin() - an operation of priority @prio starts
@@ -28,12 +48,28 @@ static DECLARE_WAIT_QUEUE_HEAD(lite_prio_wq);
 void lite_prio_begin(int prio)
 {
 	unsigned int wait_us = READ_ONCE(lite_prio_low_max_wait_us);
+	u64 now, deadline, hold;
 
-	if (prio == LITE_PRIO_HIGH && wait_us)
+	if (!wait_us)
+		return;
+	if (prio == LITE_PRIO_HIGH) {
 		atomic_inc(&lite_prio_high);
-	else if (prio == LITE_PRIO_LOW && wait_us && atomic_read(&lite_prio_high))
-		wait_event_timeout(lite_prio_wq, !atomic_read(&lite_prio_high),
-				   usecs_to_jiffies(wait_us));
+		return;
+	}
+	if (prio != LITE_PRIO_LOW)
+		return;
+	now = ktime_get_ns();
+	deadline = now + (u64)wait_us * NSEC_PER_USEC;
+	while ((hold = lite_prio_hold_ns(now)) && now < deadline) {
+		if (hold == U64_MAX)	/* in flight: until it ends */
+			wait_event_hrtimeout(lite_prio_wq,
+					     !atomic_read(&lite_prio_high),
+					     ns_to_ktime(deadline - now));
+		else			/* ended: until the grace is over */
+			usleep_range(min(hold, deadline - now) / NSEC_PER_USEC,
+				     min(hold, deadline - now) / NSEC_PER_USEC + 50);
+		now = ktime_get_ns();
+	}
 }
 
 /**
@@ -42,8 +78,11 @@ void lite_prio_begin(int prio)
  */
 void lite_prio_end(int prio)
 {
+	if (prio != LITE_PRIO_HIGH)
+		return;
+	atomic64_set(&lite_prio_high_end, ktime_get_ns());
 	/* Switching priorities off with operations in flight must not skew. */
-	if (prio == LITE_PRIO_HIGH && atomic_add_unless(&lite_prio_high, -1, 0) &&
+	if (atomic_add_unless(&lite_prio_high, -1, 0) &&
 	    !atomic_read(&lite_prio_high))
 		wake_up_all(&lite_prio_wq);
 }

@@ -3,9 +3,12 @@
  * Memory registration cost, no peer. For each size: map and touch a
  * buffer (untimed, so page faults are not counted), then --reps times
  * time one ibv_reg_mr (local write, remote read and write: what the other
- * modes' servers register) and the ibv_dereg_mr that undoes it. Each size
- * gives one row per op whose samples are the --reps timings; rep is 0
- * there, meaning "all reps pooled".
+ * modes' servers register) and the ibv_dereg_mr that undoes it. Then,
+ * --reps times, the whole cost of fresh remotely accessible memory, what a
+ * LITE allocation does: mmap, touch every page (the kernel zeroes it),
+ * ibv_reg_mr ("alloc-reg"), and ibv_dereg_mr + munmap ("dereg-free").
+ * Each size gives one row per op whose samples are the --reps timings; rep
+ * is 0 there, meaning "all reps pooled".
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -89,11 +92,10 @@ static void warm_up(struct ibv_pd *pd, void *buf, size_t len, double s)
 	while (bench_now_ns() < end);
 }
 
-static void run_size(const struct bench_cfg *cfg, struct ibv_pd *pd,
-		     struct bench_point *pt, uint64_t *ns)
+/* reg/dereg of one buffer mapped and touched beforehand. */
+static void run_reg(const struct bench_cfg *cfg, struct ibv_pd *pd,
+		    struct bench_point *pt, uint64_t *ns, size_t len)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	size_t len = (pt->size + page - 1) / page * page;
 	uint64_t *dns = ns + cfg->reps;
 	void *buf = vb_alloc(len);
 	unsigned int r;
@@ -116,6 +118,44 @@ static void run_size(const struct bench_cfg *cfg, struct ibv_pd *pd,
 	pt->op = "dereg";
 	bench_lat_row(pt, dns, cfg->reps);
 	vb_free(buf, len);
+}
+
+/* The same with the memory's allocation and release in the clock. */
+static void run_alloc_reg(const struct bench_cfg *cfg, struct ibv_pd *pd,
+			  struct bench_point *pt, uint64_t *ns, size_t len)
+{
+	uint64_t *dns = ns + cfg->reps;
+	unsigned int r;
+
+	for (r = 0; r < cfg->reps; r++) {
+		uint64_t t0 = bench_now_ns(), t1, t2;
+		void *buf = vb_alloc(len);
+		struct ibv_mr *mr;
+
+		if (!buf)
+			bench_die("reg: cannot allocate %zu bytes", len);
+		mr = reg(pd, buf, pt->size);
+		t1 = bench_now_ns();
+		dereg(mr);
+		vb_free(buf, len);
+		t2 = bench_now_ns();
+		ns[r] = t1 - t0;
+		dns[r] = t2 - t1;
+	}
+	pt->op = "alloc-reg";
+	bench_lat_row(pt, ns, cfg->reps);
+	pt->op = "dereg-free";
+	bench_lat_row(pt, dns, cfg->reps);
+}
+
+static void run_size(const struct bench_cfg *cfg, struct ibv_pd *pd,
+		     struct bench_point *pt, uint64_t *ns)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t len = (pt->size + page - 1) / page * page;
+
+	run_reg(cfg, pd, pt, ns, len);
+	run_alloc_reg(cfg, pd, pt, ns, len);
 }
 
 int vb_reg(const struct bench_cfg *cfg, const struct vb_opts *o)

@@ -1,6 +1,8 @@
 # Time to make memory remotely accessible, and to give it back, vs size:
-# ibv_reg_mr / ibv_dereg_mr against LITE's LMR allocation / free. Points are
-# medians of the repetitions; whiskers the lowest and highest.
+# ibv_reg_mr / ibv_dereg_mr (of memory allocated beforehand, and with the
+# allocation: mmap + touch + reg, dereg + munmap) against LITE's LMR
+# allocation / free. Points are medians of the repetitions; whiskers the
+# lowest and highest.
 # Variables (gnuplot -e): datafile (data.csv of a reg-cost run), outbase, testbed.
 # CSV columns: bench,op,size,param,reps,median_us,lo_us,hi_us,min_us,p99_us
 
@@ -32,6 +34,8 @@ do for [fmt in "png svg"] {
 	set output sprintf("%s.%s", outbase, fmt)
 	plot sel("verbs_reg", "reg")   using 3:6:7:8 with yerrorlines lw 2 pt 9 lc rgb "#d62728" title "ibv\\_reg\\_mr", \
 	     sel("verbs_reg", "dereg") using 3:6:7:8 with yerrorlines lw 2 pt 11 lc rgb "#ff9896" title "ibv\\_dereg\\_mr", \
+	     sel("verbs_reg", "alloc-reg")  using 3:6:7:8 with yerrorlines lw 2 pt 8 dt 2 lc rgb "#d62728" title "mmap + touch + ibv\\_reg\\_mr", \
+	     sel("verbs_reg", "dereg-free") using 3:6:7:8 with yerrorlines lw 2 pt 10 dt 2 lc rgb "#ff9896" title "ibv\\_dereg\\_mr + munmap", \
 	     sel("lite_reg", "alloc")  using 3:6:7:8 with yerrorlines lw 2 pt 7 lc rgb "#1f77b4" title "LITE alloc (LMR)", \
 	     sel("lite_reg", "free")   using 3:6:7:8 with yerrorlines lw 2 pt 5 lc rgb "#6baed6" title "LITE free"
 	unset output

@@ -10,7 +10,7 @@
  *   cat /proc/lite_kbench; rmmod lite_kbench
  *
  * Load fails with the errno of the first failing call. The local buffer is
- * kmalloc'd kernel memory, which LITE's kernel API copies, as an in-kernel
+ * kvmalloc'd kernel memory, which LITE's kernel API copies, as an in-kernel
  * user's buffer would be.
  */
 #include <linux/ktime.h>
@@ -29,7 +29,8 @@
 #define KB_PASSWORD	4711
 #define KB_MAX_SIZES	32
 #define KB_MAX_SIZE	(64U << 20)
-#define KB_OUT_MAX	(64 * 1024)
+#define KB_HEADER_MAX	2048	/* the provenance lines and the CSV header */
+#define KB_ROW_MAX	128	/* one CSV row */
 
 static unsigned int node = 2;
 module_param(node, uint, 0444);
@@ -63,7 +64,7 @@ struct kb_run {
 	void *buf;
 	int lh;
 	char *out;		/* the CSV, NUL-terminated */
-	size_t len;
+	size_t len, size;
 };
 
 static struct kb_run run;
@@ -76,7 +77,7 @@ static __printf(1, 2) void kb_out(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	run.len += vscnprintf(run.out + run.len, KB_OUT_MAX - run.len, fmt, ap);
+	run.len += vscnprintf(run.out + run.len, run.size - run.len, fmt, ap);
 	va_end(ap);
 }
 
@@ -240,7 +241,8 @@ static int __init lite_kbench_init(void)
 	if (ret)
 		return ret;
 	run.ns = kvmalloc_array(iters, sizeof(*run.ns), GFP_KERNEL);
-	run.out = kvzalloc(KB_OUT_MAX, GFP_KERNEL);
+	run.size = KB_HEADER_MAX + (size_t)run.nsizes * 2 * reps * KB_ROW_MAX;
+	run.out = kvzalloc(run.size, GFP_KERNEL);
 	if (!run.ns || !run.out) {
 		ret = -ENOMEM;
 		goto err;
