@@ -151,8 +151,8 @@ int lite_ctrl_call(u16 node, u32 gen, u16 type, const void *req, u32 req_len,
 	if (!peer)
 		return -ENOTCONN;
 	init_completion(&wait.done);
-	ret = xa_alloc_cyclic(&lite_ctrl_waits, &id, &wait, xa_limit_32b,
-			      &lite_ctrl_next_id, GFP_KERNEL);
+	ret = xa_alloc_cyclic_irq(&lite_ctrl_waits, &id, &wait, xa_limit_32b,
+				  &lite_ctrl_next_id, GFP_KERNEL);
 	if (ret < 0) {
 		lite_peer_put(peer);
 		return ret;

@@ -2,7 +2,10 @@
 /*
  * The RDMA device LITE runs on: found through ib_register_client, one per
  * node. Its PD carries the unsafe global rkey, so that an LMR never costs a
- * NIC memory registration; one CQ serves every QP of the pool.
+ * NIC memory registration; one CQ serves every QP of the pool. It is
+ * polled in softirq context, where the completion interrupt (for rxe: its
+ * packet processing) already is, so a waiter is woken without a hop through
+ * a kworker; every completion handler therefore stays atomic.
  */
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
@@ -66,7 +69,7 @@ static int lite_add_one(struct ib_device *ibdev)
 		goto err_free;
 	}
 	cqe = min(LITE_CQ_DEPTH, ibdev->attrs.max_cqe);
-	dev->cq = ib_alloc_cq(ibdev, dev, cqe, 0, IB_POLL_WORKQUEUE);
+	dev->cq = ib_alloc_cq(ibdev, dev, cqe, 0, IB_POLL_SOFTIRQ);
 	if (IS_ERR(dev->cq)) {
 		ret = PTR_ERR(dev->cq);
 		dev->cq = NULL;

@@ -28,6 +28,7 @@ MODULE_PARM_DESC(op_timeout_ms, "how long an RDMA read or write may take (defaul
 
 struct lite_rdma_op {
 	struct ib_cqe		cqe;
+	struct work_struct	release;	/* a release the CQ handler started */
 	refcount_t		refs;	/* the waiter's + one per posted WR */
 	atomic_t		pending;
 	struct completion	done;
@@ -47,13 +48,11 @@ struct lite_rdma_op {
 	} maps[LITE_ZC_MAX_WRS];
 };
 
-static void lite_op_put(struct lite_rdma_op *op)
+static void lite_op_release(struct lite_rdma_op *op)
 {
 	struct ib_device *ibdev = op->peer->dev->ibdev;
 	unsigned int i;
 
-	if (!refcount_dec_and_test(&op->refs))
-		return;
 	if (op->dma)
 		ib_dma_unmap_single(ibdev, op->dma, op->len, DMA_BIDIRECTIONAL);
 	kfree(op->buf);
@@ -65,6 +64,18 @@ static void lite_op_put(struct lite_rdma_op *op)
 	lite_handle_put(op->h);
 	lite_peer_put(op->peer);
 	kfree(op);
+}
+
+static void lite_op_release_work(struct work_struct *work)
+{
+	lite_op_release(container_of(work, struct lite_rdma_op, release));
+}
+
+/* Process context: the waiter's reference, or an operation never posted. */
+static void lite_op_put(struct lite_rdma_op *op)
+{
+	if (refcount_dec_and_test(&op->refs))
+		lite_op_release(op);
 }
 
 static void lite_op_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -81,7 +92,15 @@ static void lite_op_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	if (atomic_dec_and_test(&op->pending))
 		complete(&op->done);
-	lite_op_put(op);
+	/*
+	 * The CQ handler runs in softirq context; the waiter normally drops
+	 * the last reference. Only after it gave up (a timeout) does a late
+	 * completion release here, and that may sleep: defer it.
+	 */
+	if (refcount_dec_and_test(&op->refs)) {
+		INIT_WORK(&op->release, lite_op_release_work);
+		queue_work(system_wq, &op->release);
+	}
 }
 
 /* An operation on @h: from here until its release, @h counts it in flight. */
