@@ -32,7 +32,6 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -43,6 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "lite.h"
 
 #define KiB			(1ULL << 10)
@@ -69,215 +69,11 @@
 				 LITE_PERM_SHARE)
 #define PERM_RWSA		(PERM_RWS | LITE_PERM_ADMIN)
 
-static int failures;
-
-static void pass(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void pass(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("ok   ", stdout);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
-
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("FAIL ", stdout);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	failures++;
-}
-
-static const char *errname(int err)
-{
-	static char other[32];
-
-	switch (err) {
-	case 0:			return "success";
-	case EPERM:		return "EPERM";
-	case ENOENT:		return "ENOENT";
-	case EIO:		return "EIO";
-	case ENOMEM:		return "ENOMEM";
-	case EACCES:		return "EACCES";
-	case EFAULT:		return "EFAULT";
-	case EEXIST:		return "EEXIST";
-	case EINVAL:		return "EINVAL";
-	case EFBIG:		return "EFBIG";
-	case ERANGE:		return "ERANGE";
-	case ENOTTY:		return "ENOTTY";
-	case EOVERFLOW:		return "EOVERFLOW";
-	case ENOTCONN:		return "ENOTCONN";
-	case ETIMEDOUT:		return "ETIMEDOUT";
-	case EKEYREVOKED:	return "EKEYREVOKED";
-	}
-	snprintf(other, sizeof(other), "errno %d", err);
-	return other;
-}
-
-/* What a liblite call returned, for a failure message. */
-static const char *got_name(int ret)
-{
-	static char buf[96];
-
-	if (ret >= 0)
-		snprintf(buf, sizeof(buf), "success (%d)", ret);
-	else
-		snprintf(buf, sizeof(buf), "%s (%s)", errname(-ret),
-			 strerror(-ret));
-	return buf;
-}
-
-/*
- * A liblite result: want 0 is success (>= 0), else the errno expected.
- * Also holds the library to its promise that errno mirrors the result.
- */
-static bool expect(int ret, int want, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static bool expect(int ret, int want, const char *fmt, ...)
-{
-	int err = errno;
-	char what[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	if (ret < 0 && err != -ret) {
-		fail("%s: returned %s but errno is %s", what, got_name(ret),
-		     errname(err));
-		return false;
-	}
-	if (want ? ret != -want : ret < 0) {
-		fail("%s: expected %s, got %s", what, errname(want),
-		     got_name(ret));
-		return false;
-	}
-	if (want)
-		pass("%s -> %s", what, errname(want));
-	else
-		pass("%s", what);
-	return true;
-}
-
-/* Like expect(..., 0, ...) but silent on success: for steps of a check. */
-static bool step(int ret, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static bool step(int ret, const char *fmt, ...)
-{
-	char what[256];
-	va_list ap;
-
-	if (ret >= 0)
-		return true;
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	fail("%s: %s", what, got_name(ret));
-	return false;
-}
-
-/* @got read from LMR offset @off should equal @want. */
-static bool expect_bytes(const uint8_t *got, const uint8_t *want, size_t len,
-			 uint64_t off, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-static bool expect_bytes(const uint8_t *got, const uint8_t *want, size_t len,
-			 uint64_t off, const char *fmt, ...)
-{
-	size_t i, first = len, bad = 0;
-	char what[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	for (i = 0; i < len; i++) {
-		if (got[i] == want[i])
-			continue;
-		if (!bad++)
-			first = i;
-	}
-	if (!bad) {
-		pass("%s", what);
-		return true;
-	}
-	fail("%s: %zu of %zu bytes differ in [0x%llx, +%zu), first at "
-	     "0x%llx: got 0x%02x, want 0x%02x", what, bad, len,
-	     (unsigned long long)off, len, (unsigned long long)(off + first),
-	     got[first], want[first]);
-	return false;
-}
-
-/* The last line, as test_ioctl's; the exit status of a command. */
-static int finish(void)
-{
-	printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
-	return failures ? 1 : 0;
-}
-
 /* A negative test that unexpectedly returned a handle: drop it. */
 static void drop_handle(int ret)
 {
 	if (ret > 0)
 		lite_unmap(ret);
-}
-
-/* splitmix64: seeded, so a failing run can be replayed with --seed. */
-struct rng {
-	uint64_t state;
-};
-
-static uint64_t rng_next(struct rng *r)
-{
-	uint64_t z = (r->state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static uint64_t rng_below(struct rng *r, uint64_t n)
-{
-	return n ? rng_next(r) % n : 0;
-}
-
-static void rng_fill(struct rng *r, void *buf, size_t len)
-{
-	uint8_t *p = buf;
-	uint64_t v;
-
-	while (len) {
-		size_t n = len < sizeof(v) ? len : sizeof(v);
-
-		v = rng_next(r);
-		memcpy(p, &v, n);
-		p += n;
-		len -= n;
-	}
-}
-
-static const char *size_name(uint64_t size, char *buf, size_t len)
-{
-	if (size >= MiB && size % MiB)
-		snprintf(buf, len, "%llu MiB+%llu",
-			 (unsigned long long)(size / MiB),
-			 (unsigned long long)(size % MiB));
-	else if (size >= MiB)
-		snprintf(buf, len, "%llu MiB",
-			 (unsigned long long)(size / MiB));
-	else if (size >= 64 * KiB && !(size % KiB))
-		snprintf(buf, len, "%llu KiB",
-			 (unsigned long long)(size / KiB));
-	else
-		snprintf(buf, len, "%llu B", (unsigned long long)size);
-	return buf;
 }
 
 static const char *perm_name(unsigned int perm)
@@ -962,16 +758,15 @@ static int cmd_data(unsigned int node, unsigned int other, uint64_t seed,
 	};
 	int me = lite_node_id();
 
-	printf("info seed %llu (replay with --seed %llu)\n",
-	       (unsigned long long)seed, (unsigned long long)seed);
+	info("seed %llu (replay with --seed %llu)", (unsigned long long)seed,
+	     (unsigned long long)seed);
 	if (!expect(me, 0, "this node has joined (lite_node_id %d)", me))
 		return finish();
 	t.me = me;
 	if (other)
-		printf("info node %d tests LMRs on nodes %u and %u\n", me,
-		       node, other);
+		info("node %d tests LMRs on nodes %u and %u", me, node, other);
 	else
-		printf("info node %d tests LMRs on node %u\n", me, node);
+		info("node %d tests LMRs on node %u", me, node);
 
 	/* Library-side argument checks; the kernel is not involved. */
 	expect(lite_alloc_buffer(0) ? 0 : -errno, EINVAL,
@@ -1065,7 +860,7 @@ static int cmd_share(unsigned int node, uint64_t id)
 		       perm_name(p), PUB_PASSWORD(p));
 	expect(lite_publish(lh, id + 1, LITE_PERM_READ, PUB_PASSWORD(1)),
 	       EEXIST, "publish as ID+1 again");
-	if (failures)
+	if (nr_failures())
 		return finish();
 
 	puts("ready");

@@ -39,8 +39,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
-#include <stdarg.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -49,6 +47,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "lite.h"
 
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
@@ -97,184 +96,6 @@ static const char *const prio_name[] = {
 
 /* ---- output ------------------------------------------------------------- */
 
-static atomic_int failures;
-
-/* One printf per line: threads print too, and lines must not mix. */
-static void say(const char *prefix, const char *fmt, va_list ap)
-{
-	char what[512];
-
-	vsnprintf(what, sizeof(what), fmt, ap);
-	printf("%s%s\n", prefix, what);
-}
-
-static void pass(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void pass(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	say("ok   ", fmt, ap);
-	va_end(ap);
-}
-
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	say("FAIL ", fmt, ap);
-	va_end(ap);
-	failures++;
-}
-
-static void info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void info(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	say("info ", fmt, ap);
-	va_end(ap);
-}
-
-static const char *errname(int err)
-{
-	static _Thread_local char other[32];
-
-	switch (err) {
-	case 0:			return "success";
-	case EPERM:		return "EPERM";
-	case ENOENT:		return "ENOENT";
-	case EINTR:		return "EINTR";
-	case EAGAIN:		return "EAGAIN";
-	case ENOMEM:		return "ENOMEM";
-	case EACCES:		return "EACCES";
-	case EFAULT:		return "EFAULT";
-	case EEXIST:		return "EEXIST";
-	case ENODEV:		return "ENODEV";
-	case EINVAL:		return "EINVAL";
-	case ENOSPC:		return "ENOSPC";
-	case ERANGE:		return "ERANGE";
-	case EDEADLK:		return "EDEADLK";
-	case ENOTTY:		return "ENOTTY";
-	case EPROTO:		return "EPROTO";
-	case EOVERFLOW:		return "EOVERFLOW";
-	case EMSGSIZE:		return "EMSGSIZE";
-	case EADDRINUSE:	return "EADDRINUSE";
-	case ENOTCONN:		return "ENOTCONN";
-	case ETIMEDOUT:		return "ETIMEDOUT";
-	case ECONNREFUSED:	return "ECONNREFUSED";
-	case EALREADY:		return "EALREADY";
-	case EKEYREVOKED:	return "EKEYREVOKED";
-	}
-	snprintf(other, sizeof(other), "errno %d", err);
-	return other;
-}
-
-/* What a liblite call returned, for a failure message. */
-static const char *got_name(int ret)
-{
-	static _Thread_local char buf[96];
-
-	if (ret >= 0)
-		snprintf(buf, sizeof(buf), "success (%d)", ret);
-	else
-		snprintf(buf, sizeof(buf), "%s (%s)", errname(-ret),
-			 strerror(-ret));
-	return buf;
-}
-
-/*
- * @ret should be -wants[i] for one i (a success >= 0 if @n is 0); @err is
- * errno after the call, which the library promises mirrors a failure.
- */
-static bool check(int ret, int err, const int *wants, unsigned int n,
-		  const char *what)
-{
-	char list[128] = "";
-	unsigned int i;
-
-	if (ret < 0 && err != -ret) {
-		fail("%s: returned %s but errno is %s", what, got_name(ret),
-		     errname(err));
-		return false;
-	}
-	if (!n && ret >= 0) {
-		pass("%s", what);
-		return true;
-	}
-	for (i = 0; i < n; i++) {
-		if (ret == -wants[i]) {
-			pass("%s -> %s", what, errname(wants[i]));
-			return true;
-		}
-		snprintf(list + strlen(list), sizeof(list) - strlen(list),
-			 "%s%s", i ? " or " : "", errname(wants[i]));
-	}
-	fail("%s: expected %s, got %s", what, n ? list : "success",
-	     got_name(ret));
-	return false;
-}
-
-/* A liblite result: want 0 is success (>= 0), else the errno expected. */
-static bool expect(int ret, int want, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static bool expect(int ret, int want, const char *fmt, ...)
-{
-	int err = errno;
-	char what[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	return check(ret, err, &want, want ? 1 : 0, what);
-}
-
-/* Like expect() with any of @n errnos accepted. */
-static bool expect_any(int ret, const int *wants, unsigned int n,
-		       const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static bool expect_any(int ret, const int *wants, unsigned int n,
-		       const char *fmt, ...)
-{
-	int err = errno;
-	char what[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	return check(ret, err, wants, n, what);
-}
-
-/* Like expect(..., 0, ...) but silent on success: for steps of a check. */
-static bool step(int ret, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static bool step(int ret, const char *fmt, ...)
-{
-	char what[256];
-	va_list ap;
-
-	if (ret >= 0)
-		return true;
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	fail("%s: %s", what, got_name(ret));
-	return false;
-}
-
-/* The last line, as test_lmr's; the exit status of a command. */
-static int finish(void)
-{
-	printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS",
-	       (int)failures);
-	return failures ? 1 : 0;
-}
-
 /* ---- helpers ------------------------------------------------------------ */
 
 static double now(void)
@@ -322,52 +143,6 @@ static unsigned int this_node(void)
 		exit(finish());
 	}
 	return id;
-}
-
-/* splitmix64, as test_lmr's: seeded per thread, so runs repeat. */
-struct rng {
-	uint64_t state;
-};
-
-static uint64_t rng_next(struct rng *r)
-{
-	uint64_t z = (r->state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static void rng_fill(struct rng *r, void *buf, size_t len)
-{
-	uint8_t *p = buf;
-	uint64_t v;
-
-	while (len) {
-		size_t n = len < sizeof(v) ? len : sizeof(v);
-
-		v = rng_next(r);
-		memcpy(p, &v, n);
-		p += n;
-		len -= n;
-	}
-}
-
-static const char *size_name(uint64_t size, char *buf, size_t len)
-{
-	if (size >= MiB && size % MiB)
-		snprintf(buf, len, "%llu MiB+%llu",
-			 (unsigned long long)(size / MiB),
-			 (unsigned long long)(size % MiB));
-	else if (size >= MiB)
-		snprintf(buf, len, "%llu MiB",
-			 (unsigned long long)(size / MiB));
-	else if (size >= 64 * KiB && !(size % KiB))
-		snprintf(buf, len, "%llu KiB",
-			 (unsigned long long)(size / KiB));
-	else
-		snprintf(buf, len, "%llu B", (unsigned long long)size);
-	return buf;
 }
 
 /* The BIGREPLY answer: known to both sides. */
