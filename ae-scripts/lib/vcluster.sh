@@ -96,42 +96,6 @@ vc_running() {
 	[ -f "$pidfile" ] && pid=$(cat "$pidfile") && kill -0 "$pid" 2>/dev/null
 }
 
-# The fabric's packets cross AF_UNIX datagram sockets (QEMU <-> vde_switch),
-# whose queues hold net.unix.max_dgram_qlen datagrams (10 by default) and
-# net.core.wmem_default bytes per sender. A burst of RDMA packets beyond
-# that is dropped, and rxe then waits out its retransmit timer: one lost
-# packet costs LITE's QPs 0.5 s. A socket takes both limits when it is
-# created, so they are raised only while the switch and the guests start,
-# and put back right after: the host keeps its settings.
-VC_DGRAM_QLEN=2048
-VC_WMEM=$((8 << 20))
-VC_SAVED_SYSCTLS=()
-
-vc_raise_socket_limits() {
-	local kv file want have
-	VC_SAVED_SYSCTLS=()
-	for kv in "net/unix/max_dgram_qlen=$VC_DGRAM_QLEN" "net/core/wmem_default=$VC_WMEM"; do
-		file=/proc/sys/${kv%%=*} want=${kv#*=}
-		have=$(cat "$file" 2>/dev/null) || continue
-		[ "$have" -lt "$want" ] || continue
-		if [ "$AE_DRY_RUN" = 1 ]; then
-			printf '[dry-run] echo %s > %s (until the guests started)\n' "$want" "$file"
-		elif { echo "$want" >"$file"; } 2>/dev/null; then
-			VC_SAVED_SYSCTLS+=("$file=$have")
-		else
-			ae_warn "cannot raise $file to $want (not root?): bursts on the fabric will lose packets"
-		fi
-	done
-}
-
-vc_restore_socket_limits() {
-	local kv
-	for kv in "${VC_SAVED_SYSCTLS[@]}"; do
-		{ echo "${kv#*=}" >"${kv%%=*}"; } 2>/dev/null || ae_warn "cannot restore ${kv%%=*} to ${kv#*=}"
-	done
-	VC_SAVED_SYSCTLS=()
-}
-
 vc_start_switch() {
 	local pidfile="$AE_STATE/vde_switch.pid"
 	if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
@@ -198,8 +162,6 @@ vc_up() {
 	vc_prepare_ssh
 	ae_ssh_config >/dev/null
 	mkdir -p "$AE_STATE"
-	vc_raise_socket_limits
-	trap vc_restore_socket_limits EXIT
 	vc_start_switch
 	for host in "${INV_NODES[@]}"; do
 		i=$((i + 1))
@@ -213,8 +175,6 @@ vc_up() {
 			ae_die "$host: QEMU failed to start (see $(vc_console "$host"))"
 		[ "$AE_DRY_RUN" = 1 ] || vc_deprioritise_vcpus "$host"
 	done
-	vc_restore_socket_limits
-	trap - EXIT
 	[ "$AE_DRY_RUN" = 1 ] && return 0
 	ae_log "waiting for ${#INV_NODES[@]} guests (ssh + RDMA port ACTIVE, at most ${AE_BOOT_TIMEOUT}s)"
 	deadline=$((SECONDS + AE_BOOT_TIMEOUT))
