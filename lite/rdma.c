@@ -26,6 +26,13 @@ static unsigned int lite_op_timeout_ms = 10000;
 module_param_named(op_timeout_ms, lite_op_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(op_timeout_ms, "how long an RDMA read or write may take (default: 10000)");
 
+static unsigned int lite_op_spin_max_us = 1000;
+module_param_named(op_spin_max_us, lite_op_spin_max_us, uint, 0644);
+MODULE_PARM_DESC(op_spin_max_us, "longest a read or write polls for its completion before it sleeps (default: 1000; 0: sleep at once)");
+
+/* Recent operations' time to completion, ns: an EWMA with weight 1/8. */
+static u64 lite_op_avg_ns;
+
 struct lite_rdma_op {
 	struct ib_cqe		cqe;
 	struct work_struct	release;	/* a release the CQ handler started */
@@ -255,14 +262,30 @@ static int lite_op_post_zc(struct lite_rdma_op *op, bool write, u64 off,
 	return ret;
 }
 
+/*
+ * Adaptive wait: poll for up to twice the recent time to completion
+ * (bounded by op_spin_max_us), then sleep. An operation that completes as
+ * usual is seen without a sleep and a wake-up, which cost more than the
+ * whole operation on fast hardware; a slow one soon stops burning the CPU.
+ */
 static int lite_op_wait(struct lite_rdma_op *op)
 {
-	if (!wait_for_completion_timeout(&op->done,
-					 msecs_to_jiffies(lite_op_timeout_ms))) {
+	u64 start = ktime_get_ns(), avg = READ_ONCE(lite_op_avg_ns);
+	u64 spin = min_t(u64, 2 * avg,
+			 (u64)READ_ONCE(lite_op_spin_max_us) * NSEC_PER_USEC);
+	bool done;
+
+	while (!(done = completion_done(&op->done)) &&
+	       ktime_get_ns() - start < spin && !need_resched())
+		cpu_relax();
+	if (!done && !wait_for_completion_timeout(&op->done,
+					msecs_to_jiffies(lite_op_timeout_ms))) {
 		lite_warn("node %u: RDMA operation timed out after %u ms\n",
 			  op->peer->id, lite_op_timeout_ms);
 		return -ETIMEDOUT;
 	}
+	/* Racy on purpose: a lost update only skews a heuristic. */
+	WRITE_ONCE(lite_op_avg_ns, avg - avg / 8 + (ktime_get_ns() - start) / 8);
 	return READ_ONCE(op->status);
 }
 
