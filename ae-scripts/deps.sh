@@ -8,7 +8,7 @@ AE_ROOT=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
 AE_CACHE=${AE_CACHE:-$AE_ROOT/.cache/vm}
 
 PACKAGES=(
-	qemu-system-x86 qemu-utils vde2 busybox-static kmod cpio
+	qemu-system-x86 qemu-utils busybox-static kmod cpio
 	rdma-core ibverbs-providers ibverbs-utils libibverbs-dev librdmacm-dev perftest
 	pdsh rsync openssh-client openssh-server iproute2
 	gnuplot-nox fonts-dejavu-core shellcheck make gcc coreutils procps

@@ -44,6 +44,10 @@ for dev in /sys/class/net/*; do
 	esac
 done
 ip link set lo up
+# The multicast fabric loops each guest's own frames back to it, which
+# IPv6 duplicate address detection would take for a clash: the fabric is
+# IPv4 only (RoCEv2 GID index 1 is the IPv4-mapped one).
+echo 1 >/proc/sys/net/ipv6/conf/fabric0/disable_ipv6
 ip addr add "$AE_FABRIC_IP/24" dev fabric0
 ip link set fabric0 up
 ip addr add 10.0.2.15/24 dev mgmt0

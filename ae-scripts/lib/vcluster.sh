@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # The local virtual cluster: QEMU (TCG) guests running Debian's 6.1 kernel,
-# one Soft-RoCE device each on a vde_switch fabric, sshd forwarded to
-# 127.0.0.1. Boot artefacts are cached under $AE_CACHE; runtime state
+# one Soft-RoCE device each on a fabric carried by UDP multicast on the
+# loopback interface, sshd forwarded to 127.0.0.1. Boot artefacts are cached under $AE_CACHE; runtime state
 # (pidfiles, console logs) lives in $AE_STATE.
 
 AE_BOOT_TIMEOUT=${AE_BOOT_TIMEOUT:-300}
@@ -74,13 +74,19 @@ EOF
 
 vc_pidfile() { echo "$AE_STATE/$1.qemu.pid"; }
 vc_console() { echo "$AE_STATE/$1.console.log"; }
-vc_vde_dir() { echo "$AE_STATE/vde"; }
+
+# vc_fabric: the guests' Ethernet fabric, a QEMU "socket" netdev on a
+# loopback multicast group: every guest sees every frame, like a hub. The
+# UDP port is ssh_base_port, so clusters with distinct ports stay apart.
+# (A vde_switch fabric stopped one guest's transmit queue for good after
+# minutes of heavy RDMA traffic; see docs/architecture.md.)
+vc_fabric() { echo "239.255.18.1:$(inv_vc ssh_base_port)"; }
 
 # vc_deprioritise_vcpus HOST: run HOST's vCPU threads at nice 10. A guest
 # that busy-polls (every RDMA benchmark does) keeps its vCPU thread on a
-# host core; QEMU's I/O threads and vde_switch, which carry every fabric
-# packet, then wait for a core and latencies grow by scheduler ticks. Real
-# NICs never wait for the application's CPU: neither should the emulated one.
+# host core; QEMU's I/O threads, which carry every fabric packet, then
+# wait for a core and latencies grow by scheduler ticks. Real NICs never
+# wait for the application's CPU: neither should the emulated one.
 vc_deprioritise_vcpus() {
 	local pid t
 	pid=$(cat "$(vc_pidfile "$1")")
@@ -94,16 +100,6 @@ vc_running() {
 	local pidfile pid
 	pidfile=$(vc_pidfile "$1")
 	[ -f "$pidfile" ] && pid=$(cat "$pidfile") && kill -0 "$pid" 2>/dev/null
-}
-
-vc_start_switch() {
-	local pidfile="$AE_STATE/vde_switch.pid"
-	if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
-		return 0
-	fi
-	rm -rf "$(vc_vde_dir)"
-	ae_run_bounded 20 "vde_switch" vde_switch -s "$(vc_vde_dir)" -d -p "$pidfile" \
-		</dev/null >/dev/null
 }
 
 vc_qemu_cmd() {
@@ -120,7 +116,7 @@ vc_qemu_cmd() {
 		-append "console=ttyS0 panic=-1 loglevel=4 AE_NODE=$host AE_FABRIC_IP=$(inv_var "$host" fabric_ip) AE_RDMA_DEV=$(inv_var "$host" rdma_dev) AE_CACHE=$AE_CACHE AE_SETUP=$AE_ROOT/ae-scripts/guest/setup.sh AE_HOSTS=$hosts" \
 		-no-reboot -serial "file:$(vc_console "$host")" \
 		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
-		-netdev "vde,id=fabric,sock=$(vc_vde_dir)" \
+		-netdev "socket,id=fabric,mcast=$(vc_fabric),localaddr=127.0.0.1" \
 		-device "virtio-net-pci,netdev=fabric,mac=$(printf '52:54:00:1a:00:%02x' "$i")" \
 		-netdev "user,id=mgmt,restrict=on,hostfwd=tcp:127.0.0.1:$(inv_var "$host" ssh_port)-:22" \
 		-device "virtio-net-pci,netdev=mgmt,mac=$(printf '52:54:00:1b:00:%02x' "$i")" \
@@ -162,7 +158,6 @@ vc_up() {
 	vc_prepare_ssh
 	ae_ssh_config >/dev/null
 	mkdir -p "$AE_STATE"
-	vc_start_switch
 	for host in "${INV_NODES[@]}"; do
 		i=$((i + 1))
 		if vc_running "$host"; then
@@ -199,8 +194,6 @@ vc_down() {
 		ae_stop_pidfile "$(vc_pidfile "$host")" "$host" qemu-system &
 	done
 	wait
-	ae_stop_pidfile "$AE_STATE/vde_switch.pid" vde_switch vde_switch
-	rm -rf "$(vc_vde_dir)"
 	ae_log "cluster down (console logs kept in $AE_STATE)"
 }
 
@@ -216,10 +209,6 @@ vc_status() {
 		fi
 		printf '%-10s %s\n' "$host" "$state"
 	done
-	if [ -f "$AE_STATE/vde_switch.pid" ] && kill -0 "$(cat "$AE_STATE/vde_switch.pid")" 2>/dev/null; then
-		printf '%-10s running pid=%s\n' fabric "$(cat "$AE_STATE/vde_switch.pid")"
-	else
-		printf '%-10s stopped\n' fabric
-	fi
+	printf '%-10s udp multicast %s on lo\n' fabric "$(vc_fabric)"
 	return "$rc"
 }
