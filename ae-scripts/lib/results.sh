@@ -133,3 +133,20 @@ fig_plot() {
 		fi
 	done
 }
+
+# fig_targets [reference]: exp.md's target ratios (ae-scripts/targets) from
+# the newest result of every figure, or from plots/reference/.
+fig_targets() {
+	local tmp name d rc=0
+	if [ "${1:-}" = reference ]; then
+		"$AE_ROOT/ae-scripts/targets" "$AE_ROOT/plots/reference"
+		return
+	fi
+	tmp=$(mktemp -d)
+	while read -r name; do
+		if d=$(fig_latest "$name"); then ln -s "$d" "$tmp/$name"; fi
+	done < <(fig_list)
+	"$AE_ROOT/ae-scripts/targets" "$tmp" || rc=$?
+	rm -rf "$tmp"
+	return "$rc"
+}
