@@ -105,11 +105,12 @@ static void lite_op_done(struct ib_cq *cq, struct ib_wc *wc)
 	/*
 	 * The CQ handler runs in softirq context; the waiter normally drops
 	 * the last reference. Only after it gave up (a timeout) does a late
-	 * completion release here, and that may sleep: defer it.
+	 * completion release here, and that may sleep: defer it, to a
+	 * workqueue that module unload drains.
 	 */
 	if (refcount_dec_and_test(&op->refs)) {
 		INIT_WORK(&op->release, lite_op_release_work);
-		queue_work(system_wq, &op->release);
+		lite_ctrl_queue(&op->release);
 	}
 }
 
