@@ -1,8 +1,9 @@
 # shellcheck shell=bash
 # The local virtual cluster: QEMU (TCG) guests running Debian's 6.1 kernel,
 # one Soft-RoCE device each on a fabric carried by UDP multicast on the
-# loopback interface, sshd forwarded to 127.0.0.1. Boot artefacts are cached under $AE_CACHE; runtime state
-# (pidfiles, console logs) lives in $AE_STATE.
+# loopback interface, sshd forwarded to 127.0.0.1. Boot artefacts are
+# cached under $AE_CACHE; runtime state (pidfiles, console logs) lives in
+# $AE_STATE.
 
 AE_BOOT_TIMEOUT=${AE_BOOT_TIMEOUT:-300}
 AE_INITRAMFS_MODULES=(virtio_pci 9pnet_virtio 9p overlay)
