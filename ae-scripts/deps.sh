@@ -37,8 +37,8 @@ apt_install() {
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
 }
 
-mapfile -t todo < <(missing_packages "${PACKAGES[@]}")
-apt_install "${todo[@]}"
+mapfile -t missing < <(missing_packages "${PACKAGES[@]}")
+apt_install "${missing[@]}"
 
 # Guest kernel: the version the linux-image-amd64 metapackage points to,
 # unpacked into the cache (never installed on the controller), with the
@@ -59,6 +59,6 @@ else
 	depmod -b "$AE_CACHE/modules" "$kver"
 	echo "$kver" >"$AE_CACHE/kver"
 fi
-mapfile -t todo < <(missing_packages "linux-headers-$kver")
-apt_install "${todo[@]}"
+mapfile -t missing < <(missing_packages "linux-headers-$kver")
+apt_install "${missing[@]}"
 log "ok (guest kernel $kver)"
