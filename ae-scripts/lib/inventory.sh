@@ -13,11 +13,11 @@
 declare -gA INV_DEFAULTS=(
 	[ssh_host]="" [ssh_port]=22 [ssh_user]=root [ssh_key]=""
 	[remote_dir]=/opt/lite-ae [rdma_dev]=rxe0 [ib_port]=1 [gid_index]=1
-	[fabric_ip]="" [netdev]=""
+	[fabric_ip]="" [netdev]="" [lite_group]=lite
 )
 declare -gA INV_VC_DEFAULTS=(
 	[nodes]=3 [mem_mb]=2048 [cpus]=1 [ssh_base_port]=22000
-	[fabric_net]=198.18.0
+	[fabric_net]=198.18.0 [kernel_args]=""
 )
 
 declare -g INV_FILE="" INV_MANAGER="" INV_VCLUSTER=0
@@ -68,6 +68,17 @@ inv_check_value() {
 		[[ "$v" =~ ^[A-Za-z0-9_.-]+$ ]] || echo "want a device name" ;;
 	ssh_key)
 		[[ "$v" =~ ^[^[:space:]]+$ ]] || echo "want a file path without spaces" ;;
+	lite_group)
+		[[ "$v" =~ ^[a-z_][a-z0-9_-]*$ ]] && [ "${#v}" -le 32 ] || echo "want a group name" ;;
+	kernel_args)
+		# Joined into the guest kernel's command line, where quotes
+		# group words and AE_* words are the guest's own settings.
+		local LC_ALL=C
+		if [ "${#v}" -gt 512 ] || [[ ! "$v" =~ ^[[:print:]]+$ ]] || [[ "$v" == *[\"\'\`\\]* ]]; then
+			echo "want printable ASCII without quotes or backslashes, at most 512 characters"
+		elif [[ " $v" == *" AE_"* ]]; then
+			echo "AE_* parameters are set by lite-ae itself"
+		fi ;;
 	esac
 }
 
@@ -225,7 +236,7 @@ inv_dump() {
 		[ "$h" = "$INV_MANAGER" ] && role=manager
 		[ "$h" = "$INV_MANAGER" ] && [[ " ${INV_NODES[*]} " == *" $h "* ]] && role=manager,node
 		line="$h role=$role"
-		for k in ssh_host ssh_port ssh_user remote_dir rdma_dev ib_port gid_index fabric_ip netdev ssh_key; do
+		for k in ssh_host ssh_port ssh_user remote_dir rdma_dev ib_port gid_index fabric_ip netdev ssh_key lite_group; do
 			line+=" $k=$(inv_var "$h" "$k")"
 		done
 		printf '%s\n' "$line"

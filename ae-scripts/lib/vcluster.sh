@@ -104,9 +104,12 @@ vc_running() {
 }
 
 vc_qemu_cmd() {
-	local host=$1 i=$2 kver hosts="" h mem cpus
+	local host=$1 i=$2 kver hosts="" h mem cpus args
 	kver=$(vc_kver)
 	mem=$(inv_vc mem_mb) cpus=$(inv_vc cpus)
+	# The inventory's kernel_args (e.g. slab debugging) go last, so that a
+	# '--' among them cannot turn the AE_* settings into init's arguments.
+	args=$(inv_vc kernel_args)
 	for h in "${INV_NODES[@]}"; do
 		hosts+="${hosts:+,}$h=$(inv_var "$h" fabric_ip)"
 	done
@@ -114,7 +117,7 @@ vc_qemu_cmd() {
 		-name "lite-ae-$host,debug-threads=on" -machine pc -accel tcg -cpu max -smp "$cpus" -m "$mem" \
 		-kernel "$AE_CACHE/modules/boot/vmlinuz-$kver" \
 		-initrd "$AE_CACHE/initramfs-$kver.cpio.gz" \
-		-append "console=ttyS0 panic=-1 loglevel=4 AE_NODE=$host AE_FABRIC_IP=$(inv_var "$host" fabric_ip) AE_RDMA_DEV=$(inv_var "$host" rdma_dev) AE_CACHE=$AE_CACHE AE_SETUP=$AE_ROOT/ae-scripts/guest/setup.sh AE_HOSTS=$hosts" \
+		-append "console=ttyS0 panic=-1 loglevel=4 AE_NODE=$host AE_FABRIC_IP=$(inv_var "$host" fabric_ip) AE_RDMA_DEV=$(inv_var "$host" rdma_dev) AE_CACHE=$AE_CACHE AE_SETUP=$AE_ROOT/ae-scripts/guest/setup.sh AE_HOSTS=$hosts${args:+ $args}" \
 		-no-reboot -serial "file:$(vc_console "$host")" \
 		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
 		-netdev "socket,id=fabric,mcast=$(vc_fabric),localaddr=127.0.0.1" \
