@@ -189,7 +189,23 @@ check_main() {
 	rm -rf "$CHK_DIR"
 }
 
-# check_dmesg: any WARNING/BUG/Oops in a node's kernel log fails.
+# Kernel log lines that mean trouble: warnings, oopses, and the reports of
+# slab and page debugging (slub_debug, page_poison; the test fixtures boot
+# with them), which name a corrupted or doubly freed object without an oops.
+AE_DMESG_PROBLEMS='WARNING:|BUG:|kernel BUG at|Oops|Call Trace:|general protection fault|Kernel panic'
+AE_DMESG_PROBLEMS+='|BUG [^ ]+ \(|Poison overwritten|double free|Redzone|Object already free'
+AE_DMESG_PROBLEMS+='|list_del corruption|list_add corruption|page_poison|pagealloc: memory corruption'
+AE_DMESG_PROBLEMS+='|INFO: .* corrupted'
+
+# dmesg_problems: print the lines of a kernel log (stdin) that mean
+# trouble; status 0 if there are any. The command line echoed at boot
+# names page_poison and the like without anything being wrong.
+dmesg_problems() {
+	grep -vi 'command line' | grep -E "$AE_DMESG_PROBLEMS"
+}
+
+# check_dmesg: any WARNING/BUG/Oops or slab/page debugging report in a
+# node's kernel log fails.
 check_dmesg() {
 	local out rc=0 h
 	for h in "${INV_NODES[@]}"; do
@@ -198,7 +214,7 @@ check_dmesg() {
 			rc=1
 			continue
 		}
-		if grep -E 'WARNING:|BUG:|Oops|Call Trace:|general protection fault|Kernel panic' <<<"$out" >&2; then
+		if dmesg_problems <<<"$out" >&2; then
 			ae_warn "$h: kernel log shows the problems above"
 			rc=1
 		fi
