@@ -41,6 +41,7 @@ for t in ib_write_lat ib_read_lat ib_send_lat rsync; do
 	command -v \$t >/dev/null 2>&1 || echo "missing=\$t"
 done
 echo "lite=\$($(lite_status_cmd "$4"))"
+echo "litedev=\$(stat -c 0%a:%G /dev/lite 2>/dev/null)"
 EOF
 }
 
@@ -122,12 +123,13 @@ chk_judge_host() {
 }
 
 # chk_judge_lite HOST: LITE's own state; not installed is fine (INFO).
+# The detail ends with /dev/lite's mode and group (dev=0660:lite).
 chk_judge_lite() {
-	local h=$1 v n=${#INV_NODES[@]}
-	v=$(chk_fact "$h" lite)
+	local h=$1 v n=${#INV_NODES[@]} dev
+	v=$(chk_fact "$h" lite) dev=$(chk_fact "$h" litedev)
 	case "$v" in
 	not-loaded | "") chk_row "$h" lite INFO "lite.ko not loaded (lite-ae install)" ;;
-	*"nodes=$n "*) chk_row "$h" lite PASS "$v" ;;
+	*"nodes=$n "*) chk_row "$h" lite PASS "$v dev=${dev:-?}" ;;
 	*) chk_row "$h" lite FAIL "cluster incomplete: $v (want nodes=$n)" \
 		"lite-ae install re-forms it; the kernel log (dmesg) says which peer failed" ;;
 	esac

@@ -4,7 +4,9 @@
 # on the manager host, join
 # the nodes in inventory order (so node ids follow it) and wait until every
 # node reaches every other one; liblite, its headers and lite.pc go to
-# /usr/local on every host. 'uninstall' reverses it.
+# /usr/local on every host. /dev/lite is for root and the group lite_group
+# (default lite), created if missing. 'uninstall' reverses it, but leaves
+# the group (users may be in it).
 
 AE_MANAGER_PORT=${AE_MANAGER_PORT:-18500}
 AE_MANAGER_PIDFILE=/run/lite-manager.pid
@@ -37,6 +39,34 @@ lite_build() {
 	fi
 }
 
+AE_UDEV_RULE=/etc/udev/rules.d/60-lite.rules
+
+# lite_dev_setup_cmd HOST: the group, and a udev rule that gives /dev/lite
+# to it wherever udevd runs.
+lite_dev_setup_cmd() {
+	local g
+	g=$(inv_var "$1" lite_group)
+	cat <<EOF
+getent group $g >/dev/null || groupadd -r $g || exit 1
+mkdir -p ${AE_UDEV_RULE%/*} &&
+	printf '%s\n' '# lite-ae install: /dev/lite for root and group $g' 'KERNEL=="lite", GROUP="$g", MODE="0660"' >$AE_UDEV_RULE
+EOF
+}
+
+# lite_dev_perm_cmd HOST: after insmod, let udev finish, then set group and
+# mode ourselves: a host without udevd (the local guests run busybox init)
+# applies no rule at all.
+lite_dev_perm_cmd() {
+	local g
+	g=$(inv_var "$1" lite_group)
+	cat <<EOF
+if command -v udevadm >/dev/null 2>&1 && udevadm control --ping >/dev/null 2>&1; then
+	udevadm settle --timeout=10 || true
+fi
+chgrp $g /dev/lite && chmod 0660 /dev/lite
+EOF
+}
+
 lite_manager_stop() {
 	ae_ssh "$INV_MANAGER" "p=\$(cat $AE_MANAGER_PIDFILE 2>/dev/null) || exit 0
 		if [ \"\$(cat /proc/\$p/comm 2>/dev/null)\" = lite-manager ]; then
@@ -50,9 +80,13 @@ lite_install() {
 	local h i=0 out n=${#INV_NODES[@]} mgr_ip
 	lite_build
 	for h in "${INV_NODES[@]}"; do
+		ae_ssh "$h" "$(lite_dev_setup_cmd "$h")" ||
+			ae_die "$h: creating group $(inv_var "$h" lite_group) or $AE_UDEV_RULE failed"
 		ae_ssh "$h" "if [ -e /sys/module/lite ]; then rmmod lite || exit 1; fi
 			insmod $(lite_rdir "$h")/lite/lite.ko device=$(inv_var "$h" rdma_dev) port=$(inv_var "$h" ib_port) gid_index=$(inv_var "$h" gid_index)" ||
 			ae_die "$h: loading lite.ko failed (in use? see dmesg)"
+		ae_ssh "$h" "$(lite_dev_perm_cmd "$h")" ||
+			ae_die "$h: cannot give /dev/lite group $(inv_var "$h" lite_group) and mode 0660"
 		ae_ssh "$h" "make -s -C $(lite_rdir "$h")/lite/lib install >/dev/null" ||
 			ae_die "$h: installing liblite failed"
 	done
@@ -86,6 +120,7 @@ lite_uninstall() {
 		}
 		ae_ssh "$h" "make -s -C $(lite_rdir "$h")/lite/lib uninstall >/dev/null" ||
 			ae_warn "$h: removing liblite failed"
+		ae_ssh "$h" "rm -f $AE_UDEV_RULE" || ae_warn "$h: removing $AE_UDEV_RULE failed"
 	done
 	lite_manager_stop || rc=1
 	[ "$rc" = 0 ] && ae_log "LITE uninstalled"
