@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* The checks test_lmr and test_sync share (check.h). */
+/* The checks test_lmr, test_sync and test_security share (check.h). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -78,6 +78,8 @@ const char *errname(int err)
 	case ECONNREFUSED:	return "ECONNREFUSED";
 	case EALREADY:		return "EALREADY";
 	case EKEYREVOKED:	return "EKEYREVOKED";
+	case EDQUOT:		return "EDQUOT";
+	case EBUSY:		return "EBUSY";
 	}
 	snprintf(other, sizeof(other), "errno %d", err);
 	return other;
