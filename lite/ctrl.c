@@ -13,6 +13,7 @@
 
 #include "lite_priv.h"
 #include "ctrl_msg.h"
+#include "wire_check.h"
 
 static unsigned int lite_ctrl_timeout_ms = 10000;
 module_param_named(ctrl_timeout_ms, lite_ctrl_timeout_ms, uint, 0644);
@@ -277,28 +278,13 @@ void lite_ctrl_recv(struct lite_peer *peer, const void *buf, u32 len)
 	u16 type;
 	u32 plen;
 
-	if (len < sizeof(*hdr) || le32_to_cpu(hdr->magic) != LITE_CTRL_MAGIC)
+	if (lite_check_ctrl_hdr(buf, len, peer->id, peer->gen, &type, &plen))
 		goto bad;
-	type = le16_to_cpu(hdr->type);
-	plen = le32_to_cpu(hdr->len);
-	if (plen != len - sizeof(*hdr) || hdr->reserved ||
-	    le16_to_cpu(hdr->src_node) != peer->id ||
-	    le32_to_cpu(hdr->src_gen) != peer->gen ||
-	    !(type & ~LITE_CTRL_RESP) ||
-	    (type & ~LITE_CTRL_RESP) >= LITE_CTRL_NR_TYPES)
-		goto bad;
-
 	if (type & LITE_CTRL_RESP) {
-		u32 status = le32_to_cpu(hdr->status);
-
-		if (status >= MAX_ERRNO)
-			goto bad;
 		lite_ctrl_complete(peer->id, le64_to_cpu(hdr->req_id),
-				   -(int)status, hdr + 1, plen);
+				   -(int)le32_to_cpu(hdr->status), hdr + 1, plen);
 		return;
 	}
-	if (hdr->status)
-		goto bad;
 	w = kmalloc(sizeof(*w) + plen, GFP_ATOMIC);
 	if (!w) {
 		lite_warn("node %u: request dropped: out of memory\n", peer->id);

@@ -15,6 +15,7 @@
 #include <net/sock.h>
 
 #include "lite_priv.h"
+#include "wire_check.h"
 
 #define LITE_JOIN_TIMEOUT	(10 * HZ)
 
@@ -31,16 +32,6 @@ static struct lite_cluster {
 } lite_cluster = {
 	.lock = __MUTEX_INITIALIZER(lite_cluster.lock),
 	.peers_lock = __SPIN_LOCK_UNLOCKED(lite_cluster.peers_lock),
-};
-
-/* Payload sizes by message type; anything else is refused. */
-static const size_t lite_msg_size[] = {
-	[LITE_MSG_JOIN]		= sizeof(struct lite_msg_join),
-	[LITE_MSG_WELCOME]	= sizeof(struct lite_msg_welcome),
-	[LITE_MSG_REJECT]	= sizeof(struct lite_msg_reject),
-	[LITE_MSG_PEER_UP]	= sizeof(struct lite_msg_peer_up),
-	[LITE_MSG_PEER_DOWN]	= sizeof(struct lite_msg_peer_down),
-	[LITE_MSG_QP_INFO]	= sizeof(struct lite_msg_qp_info),
 };
 
 union lite_msg_body {
@@ -196,34 +187,14 @@ static int lite_recv_msg(struct socket *sock, union lite_msg_body *body)
 	ret = lite_recv_all(sock, &hdr, sizeof(hdr));
 	if (ret)
 		return ret;
-	type = le16_to_cpu(hdr.type);
-	len = le32_to_cpu(hdr.length);
-	if (le32_to_cpu(hdr.magic) != LITE_PROTO_MAGIC ||
-	    le16_to_cpu(hdr.version) != LITE_PROTO_VERSION || hdr.reserved) {
-		lite_err("manager: bad message header (magic %#x version %u)\n",
-			 le32_to_cpu(hdr.magic), le16_to_cpu(hdr.version));
-		return -EPROTO;
-	}
-	if (type >= ARRAY_SIZE(lite_msg_size) || !lite_msg_size[type] ||
-	    type == LITE_MSG_JOIN || len != lite_msg_size[type]) {
-		lite_err("manager: unexpected message type %u length %u\n", type, len);
+	if (lite_check_mgr_hdr(&hdr, &type, &len)) {
+		lite_err("manager: bad message header (magic %#x version %u type %u length %u)\n",
+			 le32_to_cpu(hdr.magic), le16_to_cpu(hdr.version),
+			 le16_to_cpu(hdr.type), le32_to_cpu(hdr.length));
 		return -EPROTO;
 	}
 	ret = lite_recv_all(sock, body, len);
 	return ret ? ret : type;
-}
-
-static bool lite_addr_ok(const struct lite_port_addr *a)
-{
-	return a->link_layer ==
-		(lite_cluster.dev->link_layer == IB_LINK_LAYER_ETHERNET ?
-		 LITE_LINK_ETHERNET : LITE_LINK_IB) &&
-	       a->mtu >= IB_MTU_256 && a->mtu <= IB_MTU_4096 && !a->reserved;
-}
-
-static bool lite_peer_id_ok(u16 id)
-{
-	return id > 0 && id < LITE_MAX_NODES && id != lite_cluster.node_id;
 }
 
 static void lite_peer_remove(u16 id)
@@ -248,11 +219,12 @@ static int lite_handle_peer_up(const struct lite_msg_peer_up *up)
 {
 	u16 id = le16_to_cpu(up->node_id);
 	u32 gen = le32_to_cpu(up->generation);
+	u8 link = lite_cluster.dev->link_layer == IB_LINK_LAYER_ETHERNET ?
+		  LITE_LINK_ETHERNET : LITE_LINK_IB;
 	struct lite_msg_qp_info info;
 	struct lite_peer *peer;
 
-	if (!lite_peer_id_ok(id) || up->reserved || !lite_addr_ok(&up->addr) ||
-	    strnlen(up->name, LITE_NAME_LEN) == LITE_NAME_LEN) {
+	if (lite_check_mgr_peer_up(up, lite_cluster.node_id, link)) {
 		lite_err("manager: invalid PEER_UP for node %u\n", id);
 		return -EPROTO;
 	}
@@ -281,22 +253,11 @@ static int lite_handle_peer_up(const struct lite_msg_peer_up *up)
 static int lite_handle_qp_info(const struct lite_msg_qp_info *info)
 {
 	u16 src = le16_to_cpu(info->src_node);
-	unsigned int i, n = le16_to_cpu(info->nr_qps);
 	struct lite_peer *peer;
 
-	if (!lite_peer_id_ok(src) || info->reserved || n != lite_cluster.k) {
+	if (lite_check_mgr_qp_info(info, lite_cluster.node_id, lite_cluster.k)) {
 		lite_err("manager: invalid QP_INFO from node %u\n", src);
 		return -EPROTO;
-	}
-	for (i = 0; i < LITE_MAX_QPS_PER_PEER; i++) {
-		u32 qpn = le32_to_cpu(info->qp[i].qpn);
-		u32 psn = le32_to_cpu(info->qp[i].psn);
-
-		if (qpn > 0xffffff || psn > 0xffffff ||
-		    (i >= n && (qpn || psn))) {
-			lite_err("manager: invalid QP %u in QP_INFO from node %u\n", i, src);
-			return -EPROTO;
-		}
 	}
 	peer = lite_cluster.peers[src];
 	if (!peer || peer->gen != le32_to_cpu(info->src_gen) ||
@@ -314,7 +275,7 @@ static int lite_handle_peer_down(const struct lite_msg_peer_down *down)
 	u16 id = le16_to_cpu(down->node_id);
 	struct lite_peer *peer;
 
-	if (!lite_peer_id_ok(id) || down->reserved) {
+	if (lite_check_mgr_peer_down(down, lite_cluster.node_id)) {
 		lite_err("manager: invalid PEER_DOWN for node %u\n", id);
 		return -EPROTO;
 	}
@@ -411,8 +372,9 @@ static int lite_join_handshake(struct socket *sock, struct lite_dev *dev)
 	} else if (ret == LITE_MSG_WELCOME) {
 		id = le16_to_cpu(body->welcome.node_id);
 		k = le16_to_cpu(body->welcome.qps_per_peer);
-		if (!id || id >= LITE_MAX_NODES || k != lite_param_qps_per_peer) {
-			lite_err("manager: invalid WELCOME (id %u, K %u)\n", id, k);
+		if (lite_check_mgr_welcome(&body->welcome, lite_param_qps_per_peer)) {
+			lite_err("manager: invalid WELCOME (id %u, K %u, generation %u)\n",
+				 id, k, le32_to_cpu(body->welcome.generation));
 			ret = -EPROTO;
 		} else {
 			lite_cluster.node_id = id;

@@ -24,6 +24,8 @@
 
 #include "lite_priv.h"
 #include "ctrl_msg.h"
+#include "rpc_wire.h"
+#include "wire_check.h"
 #include "include/uapi/lite.h"
 
 static unsigned int lite_rpc_timeout_ms = 10000;
@@ -34,11 +36,6 @@ static unsigned int lite_rpc_spin_us = 20;
 module_param_named(rpc_spin_us, lite_rpc_spin_us, uint, 0644);
 MODULE_PARM_DESC(rpc_spin_us, "how long a waiter polls before it sleeps (default: 20)");
 
-#define LITE_RPC_RING_SHIFT	22	/* 4 MiB: > 2 * (largest message) */
-#define LITE_RPC_RING_SIZE	(1U << LITE_RPC_RING_SHIFT)
-#define LITE_RPC_ALIGN		64
-#define LITE_RPC_MAGIC		0x4c525043U	/* "CPRL" */
-
 /* The immediate: kind in bits 31-30. */
 #define LITE_IMM_KIND(imm)	((imm) >> 30)
 #define LITE_IMM_REQ		0	/* port 29-24, ring offset / 64 23-0 */
@@ -48,20 +45,8 @@ MODULE_PARM_DESC(rpc_spin_us, "how long a waiter polls before it sleeps (default
 #define LITE_IMM_LOW24(imm)	((imm) & 0xffffff)
 #define LITE_IMM_ERR(imm)	(((imm) >> 28) & 0x3)
 #define LITE_IMM_CALL(imm)	((imm) & 0x0fffffff)
-#define LITE_CALL_ID_MAX	0x0fffffff
 
 enum { LITE_RPC_OK, LITE_RPC_EMSGSIZE, LITE_RPC_ECONNREFUSED };
-
-/* At the start of every message in a ring. Little endian. */
-struct lite_rpc_hdr {
-	__le32	magic;
-	__le32	len;		/* payload bytes after the header */
-	__le32	call_id;	/* 0: one-way */
-	__le32	reply_max;
-	__le64	reply_addr;	/* DMA address on the caller */
-	__le32	reply_rkey;
-	__le32	reserved;
-};
 
 /* ---- receiver side: rings and ports ------------------------------------ */
 
@@ -358,12 +343,11 @@ static void lite_rpc_rx_request(struct lite_peer *peer, u32 imm, u32 byte_len)
 {
 	u8 port = LITE_IMM_PORT(imm);
 	u32 off = LITE_IMM_LOW24(imm) * LITE_RPC_ALIGN;
-	u32 span = ALIGN(byte_len, LITE_RPC_ALIGN);
 	struct lite_rpc_ring *ring;
 	struct lite_rpc_hdr *hdr;
 	struct lite_rpc_port *p;
 	struct lite_rpc_msg *msg;
-	u32 pos;
+	u32 pos, span;
 
 	msg = kzalloc(sizeof(*msg), GFP_ATOMIC);
 	spin_lock_bh(&lite_rpc.lock);
@@ -376,20 +360,12 @@ static void lite_rpc_rx_request(struct lite_peer *peer, u32 imm, u32 byte_len)
 		goto drop;
 	}
 	pos = ring->received % LITE_RPC_RING_SIZE;
-	if (byte_len < sizeof(*hdr) || off + span > LITE_RPC_RING_SIZE)
+	if (lite_check_rpc_place(byte_len, off, pos, LITE_RPC_RING_SIZE, &span))
 		goto bad;
-	if (off != pos) {
-		/* Only a wrap may skip, and only a tail too short for it. */
-		if (off || LITE_RPC_RING_SIZE - pos >= span)
-			goto bad;
-		span += LITE_RPC_RING_SIZE - pos;
-	}
 	ib_dma_sync_single_for_cpu(peer->dev->ibdev, ring->dma + off, byte_len,
 				   DMA_FROM_DEVICE);
 	hdr = ring->buf + off;
-	if (le32_to_cpu(hdr->magic) != LITE_RPC_MAGIC ||
-	    le32_to_cpu(hdr->len) != byte_len - sizeof(*hdr) ||
-	    le32_to_cpu(hdr->call_id) > LITE_CALL_ID_MAX || hdr->reserved)
+	if (lite_check_rpc_hdr(hdr, byte_len))
 		goto bad;
 	ring->received += span;
 	*msg = (struct lite_rpc_msg) {

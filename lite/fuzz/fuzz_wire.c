@@ -1,0 +1,507 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer harness for lite/wire_check.c. The first input byte picks a
+ * check (low 7 bits) and a mode (top bit). The check's parameters (the
+ * sender, our id, K, the ring's geometry) come next, a fixed number of
+ * bytes each, then the message; a short input reads as zeros.
+ *
+ * In the default mode every parameter and message byte is XORed onto a
+ * valid one, so the empty input is accepted and small mutations explore
+ * the edges of what is: a check that needs four fields right at once (a
+ * magic, a version, a type, a length) is reached in the first second
+ * rather than never. XOR loses nothing: every message is still some input.
+ * In the raw mode (top bit set) the bytes are used as they are.
+ *
+ * Each message is copied into a buffer of exactly its length, so ASan sees
+ * a read past its end. Where a check accepts, what the kernel goes on to
+ * rely on is asserted, and a violation traps.
+ * Build: make fuzz. Run: ./fuzz_wire -max_total_time=60 CORPUS_DIR
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "kshim.h"
+#include "../wire_check.h"
+#include "../include/uapi/lite.h"
+
+#define check(cond)							\
+	do {								\
+		if (!(cond)) {						\
+			fprintf(stderr, "invariant failed: %s (%s:%d)\n", \
+				#cond, __FILE__, __LINE__);		\
+			__builtin_trap();				\
+		}							\
+	} while (0)
+
+enum {
+	PICK_CTRL,		/* a control message, as lite_ctrl_recv() sees it */
+	PICK_CTRL_LEN,
+	PICK_LMR_DESC,
+	PICK_RPC,		/* placement, then header: lite_rpc_rx_request() */
+	PICK_MGR,		/* header, then payload: lite_recv_msg() and on */
+	PICK_WELCOME,
+	PICK_PEER_UP,
+	PICK_QP_INFO,
+	PICK_PEER_DOWN,
+	NR_PICKS,
+};
+#define PICK_RAW	0x80
+
+/* What the valid messages are valid for. */
+#define PEER		3
+#define PEER_GEN	9
+#define SELF		1
+#define K		4
+#define NR_CHUNKS	4	/* in the LMR descriptions */
+#define CTRL_TYPE	(LITE_CTRL_RESP | LITE_CTRL_ALLOC)
+#define DESC_LEN	(sizeof(struct lite_lmr_desc) + NR_CHUNKS * sizeof(__le64))
+#define RPC_SHIFT	16	/* LITE_RPC_ALIGN << 16: the kernel's 4 MiB */
+#define RPC_POS		(LITE_RPC_RING_SIZE - 128)
+#define RPC_LEN		132	/* wraps from RPC_POS */
+#define BIG		8192	/* longer than any message */
+
+/* A cursor over the input; @raw: no valid message underneath. */
+struct input {
+	const uint8_t *p;
+	size_t len;
+	bool raw;
+};
+
+/* The next @bytes bytes as a little-endian number, XORed onto @valid. */
+static u64 take(struct input *in, unsigned int bytes, u64 valid)
+{
+	u64 v = 0;
+	unsigned int i;
+
+	for (i = 0; i < bytes && in->len; i++, in->p++, in->len--)
+		v |= (u64)*in->p << (8 * i);
+	return in->raw ? v : v ^ valid;
+}
+
+/*
+ * The next @len bytes in a buffer of their own, XORed onto @valid (@vlen
+ * bytes, zeros after them). Past the input's end they read as zeros.
+ */
+static void *take_msg(struct input *in, size_t len, const void *valid,
+		      size_t vlen)
+{
+	size_t i, n = len < in->len ? len : in->len;
+	u8 *buf = calloc(1, len ? len : 1);
+
+	check(buf);
+	memcpy(buf, in->p, n);
+	in->p += n;
+	in->len -= n;
+	for (i = 0; !in->raw && i < len && i < vlen; i++)
+		buf[i] ^= ((const u8 *)valid)[i];
+	return buf;
+}
+
+/* ---- valid messages ------------------------------------------------------ */
+
+static void valid_desc(struct lite_lmr_desc *d)
+{
+	unsigned int i;
+
+	*d = (struct lite_lmr_desc) {
+		.lmr_id		= cpu_to_le32(12),
+		.rkey		= cpu_to_le32(0x1234),
+		.size		= cpu_to_le64(3 * 4096 + 1),
+		.perm		= cpu_to_le32(LITE_PERM_READ | LITE_PERM_WRITE),
+		.chunk_shift	= 12,
+		.nr_chunks	= cpu_to_le32(NR_CHUNKS),
+	};
+	for (i = 0; i < NR_CHUNKS; i++)
+		d->chunk[i] = cpu_to_le64(0x100000ULL * (i + 1));
+}
+
+/* The response to an ALLOC: a header and an LMR description. */
+static union {
+	struct lite_ctrl_hdr	hdr;
+	u8			bytes[sizeof(struct lite_ctrl_hdr) + DESC_LEN];
+} valid_ctrl;
+
+static union {
+	struct lite_lmr_desc	d;
+	u8			bytes[DESC_LEN];
+} valid_lmr;
+
+static struct lite_rpc_hdr valid_rpc;
+static struct lite_msg_welcome valid_welcome;
+static struct lite_msg_peer_up valid_peer_up;
+static struct lite_msg_qp_info valid_qp_info;
+static struct lite_msg_peer_down valid_peer_down;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	unsigned int i;
+
+	(void)argc;
+	(void)argv;
+	valid_ctrl.hdr = (struct lite_ctrl_hdr) {
+		.magic		= cpu_to_le32(LITE_CTRL_MAGIC),
+		.type		= cpu_to_le16(CTRL_TYPE),
+		.src_node	= cpu_to_le16(PEER),
+		.src_gen	= cpu_to_le32(PEER_GEN),
+		.req_id		= cpu_to_le64(77),
+		.len		= cpu_to_le32(DESC_LEN),
+	};
+	valid_desc((void *)(&valid_ctrl.hdr + 1));
+	valid_desc(&valid_lmr.d);
+	valid_rpc = (struct lite_rpc_hdr) {
+		.magic		= cpu_to_le32(LITE_RPC_MAGIC),
+		.len		= cpu_to_le32(RPC_LEN - sizeof(valid_rpc)),
+		.call_id	= cpu_to_le32(5),
+		.reply_max	= cpu_to_le32(4096),
+		.reply_addr	= cpu_to_le64(0xabc000),
+		.reply_rkey	= cpu_to_le32(0x77),
+	};
+	valid_welcome = (struct lite_msg_welcome) {
+		.node_id	= cpu_to_le16(2),
+		.qps_per_peer	= cpu_to_le16(K),
+		.generation	= cpu_to_le32(1),
+	};
+	valid_peer_up = (struct lite_msg_peer_up) {
+		.node_id	= cpu_to_le16(2),
+		.generation	= cpu_to_le32(5),
+		.addr		= {
+			.gid		= { 0xfe, 0x80, [15] = 1 },
+			.link_layer	= LITE_LINK_ETHERNET,
+			.mtu		= IB_MTU_1024,
+		},
+		.name		= "node-b",
+	};
+	valid_qp_info = (struct lite_msg_qp_info) {
+		.src_node	= cpu_to_le16(2),
+		.dst_node	= cpu_to_le16(SELF),
+		.src_gen	= cpu_to_le32(5),
+		.dst_gen	= cpu_to_le32(1),
+		.nr_qps		= cpu_to_le16(K),
+	};
+	for (i = 0; i < K; i++) {
+		valid_qp_info.qp[i].qpn = cpu_to_le32(0x100 + i);
+		valid_qp_info.qp[i].psn = cpu_to_le32(0xabcde + i);
+	}
+	valid_peer_down = (struct lite_msg_peer_down) {
+		.node_id	= cpu_to_le16(2),
+		.generation	= cpu_to_le32(5),
+	};
+	return 0;
+}
+
+/* ---- the checks, and what their callers rely on -------------------------- */
+
+static bool lite_ctrl_has_desc(u16 type)
+{
+	u16 base = type & ~LITE_CTRL_RESP;
+
+	return type & LITE_CTRL_RESP &&
+	       (base == LITE_CTRL_ALLOC || base == LITE_CTRL_ASK);
+}
+
+/* lite_handle_new() trusts nr_chunks, chunk_shift and size from here on. */
+static void fuzz_lmr_desc(const struct lite_lmr_desc *d, u32 len)
+{
+	u64 size, sum = 0;
+	u32 i, n;
+
+	if (lite_check_lmr_desc(d, len))
+		return;
+	check(len >= sizeof(*d));
+	size = le64_to_cpu(d->size);
+	n = le32_to_cpu(d->nr_chunks);
+	check(d->chunk_shift >= PAGE_SHIFT && d->chunk_shift <= 22);
+	check(size && size <= LITE_LMR_MAX_SIZE);
+	check(n && n <= LITE_LMR_MAX_CHUNKS);
+	check(sizeof(*d) + (u64)n * sizeof(d->chunk[0]) <= len);
+	/* Exactly the chunks the size needs: the last one is not empty. */
+	check((u64)n << d->chunk_shift >= size);
+	check((u64)(n - 1) << d->chunk_shift < size);
+	check(le32_to_cpu(d->perm) && !(le32_to_cpu(d->perm) & ~LITE_PERM_ALL));
+	check(le32_to_cpu(d->lmr_id));
+	/* What lite_handle_new() copies: ASan objects if it is not there. */
+	for (i = 0; i < n; i++)
+		sum += le64_to_cpu(d->chunk[i]);
+	(void)sum;
+}
+
+static void fuzz_ctrl(struct input *in)
+{
+	u16 peer = take(in, 2, PEER), type = 0;
+	u32 gen = take(in, 4, PEER_GEN), plen = 0;
+	u32 len = take(in, 2, sizeof(valid_ctrl)) % BIG;
+	const struct lite_ctrl_hdr *hdr;
+	void *buf;
+
+	buf = take_msg(in, len, &valid_ctrl, sizeof(valid_ctrl));
+	hdr = buf;
+	if (!lite_check_ctrl_hdr(buf, len, peer, gen, &type, &plen)) {
+		u16 base = type & ~LITE_CTRL_RESP;
+
+		check(len >= sizeof(*hdr));
+		check(plen == len - sizeof(*hdr));
+		check(le32_to_cpu(hdr->len) == plen);
+		check(le16_to_cpu(hdr->type) == type);
+		check(base && base < LITE_CTRL_NR_TYPES);
+		check(le16_to_cpu(hdr->src_node) == peer);
+		check(le32_to_cpu(hdr->src_gen) == gen);
+		if (type & LITE_CTRL_RESP)
+			check(le32_to_cpu(hdr->status) < MAX_ERRNO);
+		else
+			check(!hdr->status);
+		/* The payload, as the requester or the server gets it. */
+		if (!lite_check_ctrl_len(type, plen) && lite_ctrl_has_desc(type) &&
+		    plen)
+			fuzz_lmr_desc((const void *)(hdr + 1), plen);
+	}
+	free(buf);
+}
+
+static void fuzz_ctrl_len(struct input *in)
+{
+	u16 type = take(in, 2, CTRL_TYPE);
+	u32 plen = take(in, 4, DESC_LEN);
+
+	if (lite_check_ctrl_len(type, plen))
+		return;
+	check(type & ~LITE_CTRL_RESP && (type & ~LITE_CTRL_RESP) < LITE_CTRL_NR_TYPES);
+	check(plen <= LITE_CTRL_MAX_PAYLOAD);
+	if (lite_ctrl_has_desc(type) && plen)
+		check(plen >= sizeof(struct lite_lmr_desc) &&
+		      !((plen - sizeof(struct lite_lmr_desc)) % sizeof(__le64)));
+}
+
+static void fuzz_rpc(struct input *in)
+{
+	/* Any ring of LITE_RPC_ALIGN .. 2^31 bytes. */
+	u32 ring = (u32)LITE_RPC_ALIGN << (take(in, 1, RPC_SHIFT) % 26);
+	/* The offset as lite_rpc_rx_request() decodes the immediate. */
+	u32 off = (take(in, 3, 0) & 0xffffff) * LITE_RPC_ALIGN;
+	u32 pos = take(in, 4, RPC_POS / LITE_RPC_ALIGN) * LITE_RPC_ALIGN % ring;
+	u32 byte_len = take(in, 4, RPC_LEN), span = 0;
+	struct lite_rpc_hdr *hdr;
+	u64 al;
+
+	if (lite_check_rpc_place(byte_len, off, pos, ring, &span))
+		return;
+	al = ALIGN((u64)byte_len, (u64)LITE_RPC_ALIGN);
+	/* What ib_dma_sync_single_for_cpu() and the reader touch. */
+	check(byte_len >= sizeof(*hdr));
+	check((u64)off + al <= ring);
+	if (off == pos) {
+		check(span == al);
+	} else {
+		/* A wrap, and only because the tail was too short. */
+		check(!off && ring - pos < al);
+		check(span == ring - pos + al);
+	}
+	/* The next request is due right after this one. */
+	check(((u64)pos + span) % ring == ((u64)off + al) % ring);
+
+	hdr = take_msg(in, sizeof(*hdr), &valid_rpc, sizeof(valid_rpc));
+	if (!lite_check_rpc_hdr(hdr, byte_len)) {
+		check(le32_to_cpu(hdr->magic) == LITE_RPC_MAGIC);
+		check(sizeof(*hdr) + (u64)le32_to_cpu(hdr->len) == byte_len);
+		check(le32_to_cpu(hdr->call_id) <= LITE_CALL_ID_MAX);
+		check(!hdr->reserved);
+	}
+	free(hdr);
+}
+
+static void fuzz_welcome(const struct lite_msg_welcome *w, unsigned int k)
+{
+	u16 id = le16_to_cpu(w->node_id);
+
+	if (lite_check_mgr_welcome(w, k))
+		return;
+	check(id && id < LITE_MAX_NODES);
+	check(le16_to_cpu(w->qps_per_peer) == k);
+	check(le32_to_cpu(w->generation));
+}
+
+/* lite_handle_peer_up() indexes the peer table with the id. */
+static void fuzz_peer_up(const struct lite_msg_peer_up *up, u16 self, u8 link)
+{
+	u16 id = le16_to_cpu(up->node_id);
+
+	if (lite_check_mgr_peer_up(up, self, link))
+		return;
+	check(id && id < LITE_MAX_NODES && id != self);
+	check(le32_to_cpu(up->generation));
+	check(up->addr.link_layer == link);
+	check(up->addr.mtu >= IB_MTU_256 && up->addr.mtu <= IB_MTU_4096);
+	check(!up->reserved && !up->addr.reserved);
+	check(memchr(up->name, '\0', LITE_NAME_LEN));
+}
+
+/* lite_peer_connect() reads K entries and modifies K QPs with them. */
+static void fuzz_qp_info(const struct lite_msg_qp_info *q, u16 self,
+			 unsigned int k)
+{
+	u16 src = le16_to_cpu(q->src_node);
+	unsigned int i, n = le16_to_cpu(q->nr_qps);
+
+	if (lite_check_mgr_qp_info(q, self, k))
+		return;
+	check(src && src < LITE_MAX_NODES && src != self);
+	check(n == k && n >= 1 && n <= LITE_MAX_QPS_PER_PEER);
+	check(!q->reserved);
+	for (i = 0; i < LITE_MAX_QPS_PER_PEER; i++) {
+		check(le32_to_cpu(q->qp[i].qpn) < 1U << 24);
+		check(le32_to_cpu(q->qp[i].psn) < 1U << 24);
+		if (i >= n)
+			check(!q->qp[i].qpn && !q->qp[i].psn);
+	}
+}
+
+static void fuzz_peer_down(const struct lite_msg_peer_down *d, u16 self)
+{
+	u16 id = le16_to_cpu(d->node_id);
+
+	if (lite_check_mgr_peer_down(d, self))
+		return;
+	check(id && id < LITE_MAX_NODES && id != self);
+	check(!d->reserved);
+}
+
+static u32 mgr_size(u16 type)
+{
+	switch (type) {
+	case LITE_MSG_WELCOME:
+		return sizeof(struct lite_msg_welcome);
+	case LITE_MSG_REJECT:
+		return sizeof(struct lite_msg_reject);
+	case LITE_MSG_PEER_UP:
+		return sizeof(struct lite_msg_peer_up);
+	case LITE_MSG_PEER_DOWN:
+		return sizeof(struct lite_msg_peer_down);
+	default:
+		return sizeof(struct lite_msg_qp_info);
+	}
+}
+
+/* A header, then the payload it announces, then that payload's check. */
+static void fuzz_mgr(struct input *in)
+{
+	static const void *valid_body[] = {
+		[LITE_MSG_WELCOME]	= &valid_welcome,
+		[LITE_MSG_PEER_UP]	= &valid_peer_up,
+		[LITE_MSG_PEER_DOWN]	= &valid_peer_down,
+		[LITE_MSG_QP_INFO]	= &valid_qp_info,
+	};
+	u16 self = take(in, 2, SELF), type = 0;
+	unsigned int k = take(in, 1, K);
+	u8 link = take(in, 1, LITE_LINK_ETHERNET);
+	struct lite_msg_hdr *hdr = calloc(1, sizeof(*hdr));
+	u32 len = 0;
+	void *body;
+
+	/* Field by field: the length is XORed onto the one for the type. */
+	check(hdr);
+	hdr->magic = cpu_to_le32(take(in, 4, LITE_PROTO_MAGIC));
+	hdr->version = cpu_to_le16(take(in, 2, LITE_PROTO_VERSION));
+	hdr->type = cpu_to_le16(take(in, 2, LITE_MSG_QP_INFO));
+	hdr->length = cpu_to_le32(take(in, 4, mgr_size(le16_to_cpu(hdr->type))));
+	hdr->reserved = cpu_to_le32(take(in, 4, 0));
+	if (lite_check_mgr_hdr(hdr, &type, &len)) {
+		free(hdr);
+		return;
+	}
+	/* lite_recv_msg() reads @len bytes into a union of the payloads. */
+	check(le32_to_cpu(hdr->magic) == LITE_PROTO_MAGIC);
+	check(le16_to_cpu(hdr->version) == LITE_PROTO_VERSION && !hdr->reserved);
+	check(type >= LITE_MSG_WELCOME && type <= LITE_MSG_QP_INFO);
+	check(len == le32_to_cpu(hdr->length) && len <= LITE_MSG_MAX_PAYLOAD);
+	free(hdr);
+	body = take_msg(in, len, valid_body[type], valid_body[type] ? len : 0);
+	switch (type) {
+	case LITE_MSG_WELCOME:
+		check(len == sizeof(struct lite_msg_welcome));
+		fuzz_welcome(body, k);
+		break;
+	case LITE_MSG_REJECT:
+		check(len == sizeof(struct lite_msg_reject));
+		break;
+	case LITE_MSG_PEER_UP:
+		check(len == sizeof(struct lite_msg_peer_up));
+		fuzz_peer_up(body, self, link);
+		break;
+	case LITE_MSG_PEER_DOWN:
+		check(len == sizeof(struct lite_msg_peer_down));
+		fuzz_peer_down(body, self);
+		break;
+	case LITE_MSG_QP_INFO:
+		check(len == sizeof(struct lite_msg_qp_info));
+		fuzz_qp_info(body, self, k);
+		break;
+	}
+	free(body);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct input in = { data, size, false };
+	unsigned int pick = take(&in, 1, 0), k;
+	u16 self;
+	u32 len;
+	u8 link;
+	void *msg;
+
+	in.raw = pick & PICK_RAW;
+	switch ((pick & ~PICK_RAW) % NR_PICKS) {
+	case PICK_CTRL:
+		fuzz_ctrl(&in);
+		break;
+	case PICK_CTRL_LEN:
+		fuzz_ctrl_len(&in);
+		break;
+	case PICK_LMR_DESC:
+		len = take(&in, 2, sizeof(valid_lmr)) % BIG;
+		msg = take_msg(&in, len, &valid_lmr, sizeof(valid_lmr));
+		fuzz_lmr_desc(msg, len);
+		free(msg);
+		break;
+	case PICK_RPC:
+		fuzz_rpc(&in);
+		break;
+	case PICK_MGR:
+		fuzz_mgr(&in);
+		break;
+	case PICK_WELCOME:
+		k = take(&in, 2, K);
+		msg = take_msg(&in, sizeof(valid_welcome), &valid_welcome,
+			       sizeof(valid_welcome));
+		fuzz_welcome(msg, k);
+		free(msg);
+		break;
+	case PICK_PEER_UP:
+		self = take(&in, 2, SELF);
+		link = take(&in, 1, LITE_LINK_ETHERNET);
+		msg = take_msg(&in, sizeof(valid_peer_up), &valid_peer_up,
+			       sizeof(valid_peer_up));
+		fuzz_peer_up(msg, self, link);
+		free(msg);
+		break;
+	case PICK_QP_INFO:
+		self = take(&in, 2, SELF);
+		k = take(&in, 1, K);
+		msg = take_msg(&in, sizeof(valid_qp_info), &valid_qp_info,
+			       sizeof(valid_qp_info));
+		fuzz_qp_info(msg, self, k);
+		free(msg);
+		break;
+	case PICK_PEER_DOWN:
+		self = take(&in, 2, SELF);
+		msg = take_msg(&in, sizeof(valid_peer_down), &valid_peer_down,
+			       sizeof(valid_peer_down));
+		fuzz_peer_down(msg, self);
+		free(msg);
+		break;
+	}
+	return 0;
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Checks of the messages LITE receives from the network (wire_check.c).
+ * Each returns 0 or -EPROTO and reads nothing but its arguments. In user
+ * space (fuzz/), include fuzz/kshim.h before this header.
+ */
+#ifndef LITE_WIRE_CHECK_H
+#define LITE_WIRE_CHECK_H
+
+#include <linux/types.h>
+
+#include "ctrl_msg.h"
+#include "rpc_wire.h"
+#include "include/lite_proto.h"
+
+/* Control messages and LMR descriptions from other nodes (ctrl_msg.h) */
+int lite_check_ctrl_hdr(const void *buf, u32 len, u16 peer_id, u32 peer_gen,
+			u16 *type, u32 *plen);
+int lite_check_ctrl_len(u16 type, u32 plen);
+int lite_check_lmr_desc(const struct lite_lmr_desc *d, u32 len);
+
+/* RPC requests in a ring (rpc_wire.h) */
+int lite_check_rpc_place(u32 byte_len, u32 off, u32 pos, u32 ring_size,
+			 u32 *span);
+int lite_check_rpc_hdr(const struct lite_rpc_hdr *hdr, u32 byte_len);
+
+/* Messages from the manager (include/lite_proto.h) */
+int lite_check_mgr_hdr(const struct lite_msg_hdr *hdr, u16 *type, u32 *len);
+int lite_check_mgr_welcome(const struct lite_msg_welcome *w, unsigned int k);
+int lite_check_mgr_peer_up(const struct lite_msg_peer_up *up, u16 self_id,
+			   u8 link_layer);
+int lite_check_mgr_qp_info(const struct lite_msg_qp_info *info, u16 self_id,
+			   unsigned int k);
+int lite_check_mgr_peer_down(const struct lite_msg_peer_down *down,
+			     u16 self_id);
+
+#endif /* LITE_WIRE_CHECK_H */
