@@ -46,8 +46,10 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -78,7 +80,8 @@
 #define REVOKE_REUSE		8	/* LMRs the owner refills after free */
 #define REVOKE_AFTER		5	/* accesses checked after the first error */
 #define LOCK_SLEEP_US		2000	/* most a holder sleeps */
-#define ASK_TRIES		2000	/* failures before the limit must bite */
+#define ASK_TRIES		1000	/* failed asks per thread, at most */
+#define ASK_THREADS		8
 #define PARAM_DIR		"/sys/module/lite/parameters/"
 
 /* The counters of lock-contend, in its atomic LMR. */
@@ -1018,6 +1021,7 @@ static int cmd_lock_worker(unsigned int node, unsigned int lock, uint64_t id,
 	uint64_t old;
 	int lh, ret = 0;
 
+	/* Blocked since the parent spawned us: a signal waits for this. */
 	catch_signal(SIGUSR1);
 	block_signal(SIGUSR1, true);
 	lh = lite_ask(node, id, LITE_PERM_READ | LITE_PERM_WRITE |
@@ -1072,19 +1076,26 @@ static int cmd_lock_waiter(unsigned int node, unsigned int lock)
 	return nr_failures() ? 1 : 0;
 }
 
-/* Signal the workers at random while they run; reap them. */
-static void lock_signal_workers(pid_t *pids, unsigned int nproc,
+/*
+ * Signal the workers at random once they contend (the first round is
+ * counted), a few times each per round; reap them.
+ */
+static void lock_signal_workers(int lh, pid_t *pids, unsigned int nproc,
 				unsigned int budget, unsigned int *sent)
 {
 	struct rng r = { .state = (uint64_t)getpid() };
 	unsigned int alive = 0, i;
+	uint64_t rounds = 0;
 	int status;
 
 	for (i = 0; i < nproc; i++)
 		alive += pids[i] > 0;
 	while (alive) {
-		sleep_us(1000 + rng_below(&r, 4000));
-		if (budget) {
+		sleep_us(5000 + rng_below(&r, 45000));
+		if (!rounds && lite_fetch_add(lh, CNT_ROUNDS, 0, &rounds,
+					      PASSWORD))
+			rounds = 1;	/* cannot tell: signal anyway */
+		if (budget && rounds) {
 			i = rng_below(&r, nproc);
 			if (pids[i] > 0 && !kill(pids[i], SIGUSR1)) {
 				(*sent)++;
@@ -1139,6 +1150,8 @@ static int cmd_lock_contend(unsigned int node, unsigned int nproc,
 	snprintf(a_lock, sizeof(a_lock), "%d", lock);
 	snprintf(a_id, sizeof(a_id), "%llu", (unsigned long long)id);
 	snprintf(a_rounds, sizeof(a_rounds), "%u", rounds);
+	/* Inherited through exec: held back until a worker has its handler. */
+	block_signal(SIGUSR1, true);
 	for (i = 0; i < nproc; i++) {
 		snprintf(a_k, sizeof(a_k), "%u", i);
 		pids[i] = spawn_self((char *const[]){ (char *)self_name,
@@ -1146,7 +1159,7 @@ static int cmd_lock_contend(unsigned int node, unsigned int nproc,
 			NULL });
 	}
 	/* Bounded, so that every worker gets through in the end. */
-	lock_signal_workers(pids, nproc, nproc * rounds / 2 + 1, &sent);
+	lock_signal_workers(lh, pids, nproc, nproc * rounds / 2 + 1, &sent);
 	free(pids);
 	if (step(lite_fetch_add(lh, CNT_HOLDERS, 0, &holders, PASSWORD),
 		 "read the holder count") &&
@@ -1228,9 +1241,50 @@ static int cmd_barrier(unsigned int nr)
 	return finish();
 }
 
+/* Failed asks from several threads at once: a limit per second must bite. */
+struct ask_flood {
+	unsigned int	node;
+	uint64_t	id;
+	atomic_int	stop;
+	atomic_int	failed;		/* EACCES answers */
+	atomic_int	limited;	/* EAGAIN answers */
+	atomic_int	other;		/* anything else: the first one */
+};
+
+static void *ask_flood_thread(void *arg)
+{
+	struct ask_flood *f = arg;
+	unsigned int n = 0;
+	int ret;
+
+	while (!atomic_load(&f->stop) && n < ASK_TRIES) {
+		/* Alternately the unpublished ID and a wrong password. */
+		ret = lite_ask(f->node, f->id + (n++ & 1), LITE_PERM_READ,
+			       WRONG_PASSWORD);
+		if (ret == -EACCES) {
+			atomic_fetch_add(&f->failed, 1);
+		} else if (ret == -EAGAIN) {
+			atomic_fetch_add(&f->limited, 1);
+			atomic_store(&f->stop, 1);
+		} else {
+			int none = 0;
+
+			if (ret >= 0)
+				lite_unmap(ret);
+			atomic_compare_exchange_strong(&f->other, &none,
+						       ret ? ret : INT_MIN);
+			atomic_store(&f->stop, 1);
+		}
+	}
+	return NULL;
+}
+
 static int cmd_ask_oracle(unsigned int node, uint64_t id)
 {
-	int lh, ret, n;
+	struct ask_flood f = { .node = node, .id = id };
+	pthread_t threads[ASK_THREADS];
+	unsigned int i, started = 0;
+	int lh, ret, other;
 
 	if (me_or_fail() < 0)
 		return finish();
@@ -1247,14 +1301,22 @@ static int cmd_ask_oracle(unsigned int node, uint64_t id)
 	expect(ret, EACCES, "ask an identifier nothing is published under");
 	ret = lite_ask(node, id, LITE_PERM_READ, WRONG_PASSWORD);
 	expect(ret, EACCES, "ask with a wrong password");
-	for (n = 2; n < ASK_TRIES; n++) {
-		ret = lite_ask(node, id + (n & 1), LITE_PERM_READ,
-			       WRONG_PASSWORD);
-		if (ret != -EACCES)
-			break;
-	}
-	if (expect(ret, EAGAIN, "repeated failed asks get rate-limited"))
-		info("EAGAIN after %d failed asks", n);
+
+	for (i = 0; i < ASK_THREADS; i++)
+		started += !pthread_create(&threads[i], NULL, ask_flood_thread,
+					   &f);
+	for (i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+	other = atomic_load(&f.other);
+	if (other)
+		fail("a failed ask answered %s, want EACCES or EAGAIN",
+		     other == INT_MIN ? "success" : got_name(other));
+	if (atomic_load(&f.limited))
+		pass("repeated failed asks get EAGAIN (after %d EACCES from "
+		     "%u threads)", atomic_load(&f.failed), started);
+	else
+		fail("%d failed asks from %u threads, never EAGAIN",
+		     atomic_load(&f.failed), started);
 	expect(lite_free(lh), 0, "free the LMR");
 	return finish();
 }
