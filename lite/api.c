@@ -5,6 +5,7 @@
  * argument is checked here against the handle: permission, password,
  * bounds. The owner checks again what reaches it over the network.
  */
+#include <linux/cred.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
@@ -20,24 +21,37 @@
 
 struct lite_ctx {
 	struct xarray		handles;	/* id -> struct lite_handle */
-	struct lite_ubuf_list	ubufs;		/* its mmaps (zero copy) */
 	struct xarray		replies;	/* RPC descriptors it owes */
 	u64			owner;		/* names it to lock homes */
+	u32			uid;		/* of the opener; 0: the kernel */
+	struct lite_user	*user;		/* its limits, or NULL */
 };
 
 struct lite_ctx *lite_kernel_ctx;
 static atomic64_t lite_next_owner;
 
-struct lite_ctx *lite_ctx_create(void)
+/**
+ * lite_ctx_create() - a context for the current task's credentials
+ * @limited: count its resources against the per-user limits (user.c)
+ *
+ * Return: the context, or NULL when out of memory.
+ */
+struct lite_ctx *lite_ctx_create(bool limited)
 {
 	struct lite_ctx *ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
 
-	if (ctx) {
-		xa_init_flags(&ctx->handles, XA_FLAGS_ALLOC1);
-		xa_init(&ctx->replies);
-		ctx->owner = atomic64_inc_return(&lite_next_owner);
-		spin_lock_init(&ctx->ubufs.lock);
-		INIT_LIST_HEAD(&ctx->ubufs.head);
+	if (!ctx)
+		return NULL;
+	xa_init_flags(&ctx->handles, XA_FLAGS_ALLOC1);
+	xa_init(&ctx->replies);
+	ctx->owner = atomic64_inc_return(&lite_next_owner);
+	ctx->uid = from_kuid_munged(&init_user_ns, current_fsuid());
+	if (limited) {
+		ctx->user = lite_user_get(0, ctx->uid);
+		if (!ctx->user) {
+			kfree(ctx);
+			return NULL;
+		}
 	}
 	return ctx;
 }
@@ -54,11 +68,19 @@ static struct lite_handle *lite_ctx_get(struct lite_ctx *ctx, u32 id)
 	return h;
 }
 
+/* Give @h to @ctx (charged to its user) or drop it. */
 static int lite_ctx_insert(struct lite_ctx *ctx, struct lite_handle *h,
 			   u32 *id)
 {
-	int ret;
+	int ret = lite_user_charge(ctx->user, LITE_RES_HANDLES, 1);
 
+	if (ret) {
+		lite_handle_put(h);
+		return ret;
+	}
+	if (ctx->user)
+		lite_user_hold(ctx->user);
+	h->user = ctx->user;	/* the handle's release uncharges */
 	ret = xa_alloc(&ctx->handles, id, h, XA_LIMIT(1, INT_MAX), GFP_KERNEL);
 	if (ret)
 		lite_handle_put(h);
@@ -96,11 +118,12 @@ void lite_ctx_destroy(struct lite_ctx *ctx)
 
 	xa_for_each(&ctx->handles, id, h) {
 		xa_erase(&ctx->handles, id);
-		if (h->perm & LITE_PERM_ADMIN && !READ_ONCE(h->revoked))
+		if (h->perm & LITE_PERM_ADMIN && !lite_handle_revoked(h))
 			lite_free_lmr(h);
 		lite_handle_put(h);
 	}
 	xa_destroy(&ctx->handles);
+	lite_user_put(ctx->user);
 	kfree(ctx);
 }
 
@@ -129,16 +152,28 @@ static int lite_check_node(u32 node)
 	return 0;
 }
 
-/* Turn an owner's description into a handle of @ctx. */
+/*
+ * Turn an owner's description into a handle of @ctx; @charged LMR bytes
+ * (already counted against the user) go with it.
+ */
 static int lite_ctx_map(struct lite_ctx *ctx, u16 node, u32 gen,
 			const struct lite_lmr_desc *d, u32 len, s32 password,
-			u32 *id)
+			u64 charged, u32 *id)
 {
 	struct lite_handle *h = lite_handle_new(node, gen, d, len, password);
+	int ret;
 
-	if (IS_ERR(h))
+	if (IS_ERR(h)) {
+		lite_user_uncharge(ctx->user, LITE_RES_LMR_BYTES, charged);
 		return PTR_ERR(h);
-	return lite_ctx_insert(ctx, h, id);
+	}
+	ret = lite_ctx_insert(ctx, h, id);
+	/* From here the handle's release gives the bytes back. */
+	if (!ret)
+		h->charged = charged;
+	else
+		lite_user_uncharge(ctx->user, LITE_RES_LMR_BYTES, charged);
+	return ret;
 }
 
 int lite_api_alloc(struct lite_ctx *ctx, u32 node, u64 size, u32 flags,
@@ -162,16 +197,24 @@ int lite_api_alloc(struct lite_ctx *ctx, u32 node, u64 size, u32 flags,
 	gen = lite_node_gen_of(node);
 	if (!gen)
 		return -ENOTCONN;
+	ret = lite_user_charge(ctx->user, LITE_RES_LMR_BYTES, size);
+	if (ret)
+		return ret;
 	d = kzalloc(LITE_CTRL_MAX_PAYLOAD, GFP_KERNEL);
-	if (!d)
+	if (!d) {
+		lite_user_uncharge(ctx->user, LITE_RES_LMR_BYTES, size);
 		return -ENOMEM;
+	}
+	lite_map_pending_begin(node);
 	if (node == lite_node_id())
 		ret = lite_lmr_create(size, flags, node, gen, d, &len);
 	else
 		ret = lite_ctrl_call(node, gen, LITE_CTRL_ALLOC, &req,
 				     sizeof(req), d, &len);
-	if (!ret) {
-		ret = lite_ctx_map(ctx, node, gen, d, len, password, id);
+	if (ret) {
+		lite_user_uncharge(ctx->user, LITE_RES_LMR_BYTES, size);
+	} else {
+		ret = lite_ctx_map(ctx, node, gen, d, len, password, size, id);
 		if (ret) {	/* do not leak it on the owner */
 			fmsg = (struct lite_ctrl_lmr) { .lmr_id = d->lmr_id };
 			if (node == lite_node_id())
@@ -181,6 +224,7 @@ int lite_api_alloc(struct lite_ctx *ctx, u32 node, u64 size, u32 flags,
 					       sizeof(fmsg), NULL, NULL);
 		}
 	}
+	lite_map_pending_end(node);
 	kfree(d);
 	return ret;
 }
@@ -235,7 +279,7 @@ static struct lite_handle *lite_use(struct lite_ctx *ctx, u32 id, u32 perm,
 	*err = 0;
 	if (!h)
 		*err = -ENOENT;
-	else if (READ_ONCE(h->revoked))
+	else if (lite_handle_revoked(h))
 		*err = -EKEYREVOKED;
 	else if ((h->perm & perm) != perm)
 		*err = -EPERM;
@@ -257,7 +301,7 @@ static struct lite_handle *lite_use(struct lite_ctx *ctx, u32 id, u32 perm,
  */
 int lite_api_mmap(struct lite_ctx *ctx, struct vm_area_struct *vma)
 {
-	return lite_ubuf_mmap(&ctx->ubufs, vma);
+	return lite_ubuf_mmap(ctx->user, vma);
 }
 
 int lite_api_rw(struct lite_ctx *ctx, u32 id, s32 password, u64 off,
@@ -277,15 +321,11 @@ int lite_api_rw(struct lite_ctx *ctx, u32 id, s32 password, u64 off,
 	} else if (!len) {
 		ret = 0;
 	} else if (h->lmr) {
-		ret = lite_handle_begin(h);
-		if (!ret) {
-			ret = lite_lmr_copy(h->lmr, off, iter, len, write);
-			lite_handle_end(h);
-		}
+		/* The handle's reference keeps the pages: no revocation wait. */
+		ret = lite_lmr_copy(h->lmr, off, iter, len, write);
 	} else {
 		if (iter_is_ubuf(iter))
-			ub = lite_ubuf_find(&ctx->ubufs,
-					    (unsigned long)iter->ubuf, len, &uoff);
+			ub = lite_ubuf_find((unsigned long)iter->ubuf, len, &uoff);
 		lite_prio_begin(prio);
 		ret = lite_rdma_rw(h, off, iter, ub, uoff, len, write);
 		lite_prio_end(prio);
@@ -311,11 +351,7 @@ int lite_api_memset(struct lite_ctx *ctx, u32 id, u64 off, u32 value,
 	if (!len) {
 		ret = 0;
 	} else if (h->lmr) {
-		ret = lite_handle_begin(h);
-		if (!ret) {
-			ret = lite_lmr_memset(h->lmr, off, value, len);
-			lite_handle_end(h);
-		}
+		ret = lite_lmr_memset(h->lmr, off, value, len);
 	} else {
 		req = (struct lite_ctrl_memset) {
 			.lmr_id = cpu_to_le32(h->lmr_id),
@@ -382,12 +418,6 @@ int lite_api_memcpy(struct lite_ctx *ctx, u32 dst_id, u64 doff, u32 src_id,
 		goto out_dst;
 	if (!len)
 		goto out;
-	ret = lite_handle_begin(dst);
-	if (ret)
-		goto out;
-	ret = lite_handle_begin(src);
-	if (ret)
-		goto out_end;
 	if (dst->node != src->node || dst->gen != src->gen) {
 		ret = lite_relay(dst, doff, src, soff, len);
 	} else if (dst->lmr) {
@@ -404,9 +434,6 @@ int lite_api_memcpy(struct lite_ctx *ctx, u32 dst_id, u64 doff, u32 src_id,
 		ret = lite_ctrl_call(dst->node, dst->gen, LITE_CTRL_MEMMOVE,
 				     &req, sizeof(req), NULL, NULL);
 	}
-	lite_handle_end(src);
-out_end:
-	lite_handle_end(dst);
 out:
 	lite_handle_put(src);
 out_dst:
@@ -429,13 +456,15 @@ int lite_api_publish(struct lite_ctx *ctx, u32 id, u64 identifier, u32 perm,
 	if (perm & ~h->perm) {
 		ret = -EPERM;
 	} else if (h->lmr) {
-		ret = lite_lmr_publish(h->lmr_id, identifier, perm, password);
+		ret = lite_lmr_publish(h->lmr_id, identifier, perm, password,
+				       lite_node_id(), ctx->uid);
 	} else {
 		req = (struct lite_ctrl_publish) {
 			.identifier = cpu_to_le64(identifier),
 			.lmr_id = cpu_to_le32(h->lmr_id),
 			.perm = cpu_to_le32(perm),
 			.password = cpu_to_le32(password),
+			.uid = cpu_to_le32(ctx->uid),
 		};
 		ret = lite_ctrl_call(h->node, h->gen, LITE_CTRL_PUBLISH, &req,
 				     sizeof(req), NULL, NULL);
@@ -453,6 +482,7 @@ int lite_api_ask(struct lite_ctx *ctx, u32 node, u64 identifier, u32 perm,
 		.identifier = cpu_to_le64(identifier),
 		.perm = cpu_to_le32(perm),
 		.password = cpu_to_le32(password),
+		.uid = cpu_to_le32(ctx->uid),
 	};
 	struct lite_lmr_desc *d;
 	u32 gen, len = LITE_CTRL_MAX_PAYLOAD;
@@ -469,13 +499,16 @@ int lite_api_ask(struct lite_ctx *ctx, u32 node, u64 identifier, u32 perm,
 	d = kzalloc(LITE_CTRL_MAX_PAYLOAD, GFP_KERNEL);
 	if (!d)
 		return -ENOMEM;
+	lite_map_pending_begin(node);
 	if (node == lite_node_id())
-		ret = lite_lmr_ask(identifier, perm, password, node, d, &len);
+		ret = lite_lmr_ask(identifier, perm, password, node, ctx->uid,
+				   d, &len);
 	else
 		ret = lite_ctrl_call(node, gen, LITE_CTRL_ASK, &req, sizeof(req),
 				     d, &len);
 	if (!ret)
-		ret = lite_ctx_map(ctx, node, gen, d, len, password, id);
+		ret = lite_ctx_map(ctx, node, gen, d, len, password, 0, id);
+	lite_map_pending_end(node);
 	kfree(d);
 	return ret;
 }
@@ -511,11 +544,8 @@ int lite_api_atomic(struct lite_ctx *ctx, u32 id, s32 password, u32 op,
 	} else if (off % sizeof(u64)) {
 		ret = -EINVAL;
 	} else {
-		ret = lite_handle_begin(h);
-		if (!ret) {
-			ret = lite_atomic(h, op, off, value, compare, old);
-			lite_handle_end(h);
-		}
+		/* On the owner's CPU, which checks the LMR still exists. */
+		ret = lite_atomic(h, op, off, value, compare, old);
 	}
 	lite_handle_put(h);
 	return ret;
@@ -536,4 +566,14 @@ bool lite_ctx_forget_token(struct lite_ctx *ctx, u32 desc)
 u64 lite_ctx_owner(struct lite_ctx *ctx)
 {
 	return ctx->owner;
+}
+
+u32 lite_ctx_uid(struct lite_ctx *ctx)
+{
+	return ctx->uid;
+}
+
+struct lite_user *lite_ctx_user(struct lite_ctx *ctx)
+{
+	return ctx->user;
 }

@@ -198,7 +198,8 @@ static int lite_ubuf_iter(struct iov_iter *iter, u64 addr, u32 size,
 	return 0;
 }
 
-static long lite_ioctl_call(void __user *uarg, bool one_way)
+static long lite_ioctl_call(struct lite_ctx *ctx, void __user *uarg,
+			    bool one_way)
 {
 	struct lite_ioc_rpc_call arg;
 	struct iov_iter src, dst;
@@ -206,6 +207,8 @@ static long lite_ioctl_call(void __user *uarg, bool one_way)
 
 	if (copy_from_user(&arg, uarg, sizeof(arg)))
 		return -EFAULT;
+	if (arg.priority > LITE_PRIO_LOW)
+		return -EINVAL;
 	if (arg.size > LITE_RPC_MAX_MSG)
 		return -EMSGSIZE;
 	if (one_way && (arg.reply_addr || arg.reply_max || arg.reply_len))
@@ -221,8 +224,8 @@ static long lite_ioctl_call(void __user *uarg, bool one_way)
 	ret = lite_ubuf_iter(&dst, arg.reply_addr, arg.reply_max, false);
 	if (ret)
 		return ret;
-	ret = lite_rpc_call(arg.node, arg.port, &src, arg.size, &dst,
-			    arg.reply_max, arg.priority);
+	ret = lite_rpc_call(lite_ctx_user(ctx), arg.node, arg.port, &src,
+			    arg.size, &dst, arg.reply_max, arg.priority);
 	if (ret < 0)
 		return ret;
 	return put_user(ret, &((struct lite_ioc_rpc_call __user *)uarg)->reply_len);
@@ -253,6 +256,8 @@ static long lite_do_reply(struct lite_ctx *ctx,
 	struct iov_iter src;
 	int ret;
 
+	if (arg->priority > LITE_PRIO_LOW)
+		return -EINVAL;
 	if (arg->size > LITE_RPC_MAX_MSG)
 		return -EMSGSIZE;
 	ret = lite_ubuf_iter(&src, arg->addr, arg->size, true);
@@ -260,6 +265,19 @@ static long lite_do_reply(struct lite_ctx *ctx,
 		return ret;
 	return lite_rpc_reply(ctx, arg->descriptor, &src, arg->size,
 			      arg->priority);
+}
+
+/*
+ * The request was consumed but its descriptor cannot reach the caller:
+ * refuse the call now rather than let its caller wait for the timeout.
+ */
+static long lite_recv_lost(struct lite_ctx *ctx,
+			   const struct lite_ioc_rpc_recv *arg)
+{
+	if (arg->descriptor != LITE_DESC_NO_REPLY &&
+	    lite_ctx_forget_token(ctx, arg->descriptor))
+		lite_rpc_drop_token(arg->descriptor);
+	return -EFAULT;
 }
 
 static long lite_ioctl_recv(struct lite_ctx *ctx, void __user *uarg)
@@ -272,8 +290,9 @@ static long lite_ioctl_recv(struct lite_ctx *ctx, void __user *uarg)
 	ret = lite_do_recv(ctx, &arg);
 	if (ret)
 		return ret;
-	/* Lost if this fails: the request was consumed. */
-	return copy_to_user(uarg, &arg, sizeof(arg)) ? -EFAULT : 0;
+	if (copy_to_user(uarg, &arg, sizeof(arg)))
+		return lite_recv_lost(ctx, &arg);
+	return 0;
 }
 
 static long lite_ioctl_reply(struct lite_ctx *ctx, void __user *uarg)
@@ -298,7 +317,9 @@ static long lite_ioctl_reply_recv(struct lite_ctx *ctx, void __user *uarg)
 	ret = lite_do_recv(ctx, &arg.recv);
 	if (ret)
 		return ret;
-	return copy_to_user(uarg, &arg, sizeof(arg)) ? -EFAULT : 0;
+	if (copy_to_user(uarg, &arg, sizeof(arg)))
+		return lite_recv_lost(ctx, &arg.recv);
+	return 0;
 }
 
 static long lite_ioctl_atomic(struct lite_ctx *ctx, void __user *uarg)
@@ -329,20 +350,22 @@ static long lite_ioctl_lock(struct lite_ctx *ctx, void __user *uarg,
 		return -EINVAL;
 	switch (cmd) {
 	case LITE_IOC_LOCK_CREATE:
-		ret = lite_lock_create(arg.node, &arg.lock);
+		ret = lite_lock_create(ctx, arg.node, &arg.lock);
 		if (ret)
 			return ret;
 		return put_user(arg.lock, &((struct lite_ioc_lock __user *)uarg)->lock);
 	case LITE_IOC_LOCK_ASK:
-		return lite_lock_ask(arg.node, arg.lock);
+		return lite_lock_ask(ctx, arg.node, arg.lock);
 	case LITE_IOC_LOCK:
-		return lite_lock(arg.node, arg.lock, lite_ctx_owner(ctx));
+		return lite_lock(ctx, arg.node, arg.lock);
+	case LITE_IOC_LOCK_DESTROY:
+		return lite_lock_destroy(ctx, arg.node, arg.lock);
 	default:
-		return lite_unlock(arg.node, arg.lock, lite_ctx_owner(ctx));
+		return lite_unlock(ctx, arg.node, arg.lock);
 	}
 }
 
-static long lite_ioctl_barrier(void __user *uarg)
+static long lite_ioctl_barrier(struct lite_ctx *ctx, void __user *uarg)
 {
 	struct lite_ioc_barrier arg;
 
@@ -350,7 +373,7 @@ static long lite_ioctl_barrier(void __user *uarg)
 		return -EFAULT;
 	if (arg.reserved)
 		return -EINVAL;
-	return lite_barrier(arg.nr);
+	return lite_barrier(ctx, arg.nr);
 }
 
 static long lite_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -389,9 +412,9 @@ static long lite_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case LITE_IOC_QUERY_PORT:
 		return lite_ioctl_query_port(uarg);
 	case LITE_IOC_CALL:
-		return lite_ioctl_call(uarg, false);
+		return lite_ioctl_call(ctx, uarg, false);
 	case LITE_IOC_SEND:
-		return lite_ioctl_call(uarg, true);
+		return lite_ioctl_call(ctx, uarg, true);
 	case LITE_IOC_RECV:
 		return lite_ioctl_recv(ctx, uarg);
 	case LITE_IOC_REPLY:
@@ -404,9 +427,10 @@ static long lite_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case LITE_IOC_LOCK_ASK:
 	case LITE_IOC_LOCK:
 	case LITE_IOC_UNLOCK:
+	case LITE_IOC_LOCK_DESTROY:
 		return lite_ioctl_lock(ctx, uarg, cmd);
 	case LITE_IOC_BARRIER:
-		return lite_ioctl_barrier(uarg);
+		return lite_ioctl_barrier(ctx, uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -414,7 +438,8 @@ static long lite_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 static int lite_open(struct inode *inode, struct file *file)
 {
-	file->private_data = lite_ctx_create();
+	/* Like the RLIMITs: what the opener may, the file may. */
+	file->private_data = lite_ctx_create(!capable(CAP_SYS_RESOURCE));
 	return file->private_data ? 0 : -ENOMEM;
 }
 
@@ -440,15 +465,25 @@ static const struct file_operations lite_fops = {
 	.llseek		= noop_llseek,
 };
 
+/* Group "lite" comes from user space (udev rule, lite-ae install). */
+static ushort lite_dev_mode = 0660;
+module_param_named(dev_mode, lite_dev_mode, ushort, 0444);
+MODULE_PARM_DESC(dev_mode, "mode of /dev/lite (default: 0660; never world-writable)");
+
 static struct miscdevice lite_misc = {
 	.minor	= MISC_DYNAMIC_MINOR,
 	.name	= LITE_DEV_NAME,
 	.fops	= &lite_fops,
-	.mode	= 0666,
 };
 
 int lite_chardev_init(void)
 {
+	if (lite_dev_mode & ~0664) {
+		lite_err("dev_mode %#o: only read/write bits, never world-writable\n",
+			 lite_dev_mode);
+		return -EINVAL;
+	}
+	lite_misc.mode = lite_dev_mode;
 	return misc_register(&lite_misc);
 }
 

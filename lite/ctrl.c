@@ -237,7 +237,8 @@ static void lite_ctrl_serve(struct work_struct *work)
 		const struct lite_ctrl_lmr *r = (const void *)w->data;
 
 		ret = w->len == sizeof(*r) ?
-		      lite_handles_revoke(w->src, le32_to_cpu(r->lmr_id)) :
+		      lite_handles_revoke(w->src, w->src_gen,
+					  le32_to_cpu(r->lmr_id)) :
 		      -EPROTO;
 	} else if (w->type == LITE_CTRL_RPC_OPEN) {
 		ret = w->len == sizeof(struct lite_ctrl_rpc_open) ?

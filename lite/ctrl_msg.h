@@ -24,13 +24,14 @@ enum lite_ctrl_type {
 	LITE_CTRL_MEMMOVE,	/* lite_ctrl_memmove -> nothing */
 	LITE_CTRL_RPC_OPEN,	/* lite_ctrl_rpc_open -> lite_ctrl_rpc_ring */
 	LITE_CTRL_ATOMIC,	/* lite_ctrl_atomic -> lite_ctrl_u64 (old) */
-	LITE_CTRL_LOCK_CREATE,	/* nothing -> lite_ctrl_u64 (lock number) */
+	LITE_CTRL_LOCK_CREATE,	/* lite_ctrl_lock (uid) -> lite_ctrl_u64 (number) */
 	LITE_CTRL_LOCK_ASK,	/* lite_ctrl_lock -> nothing */
 	LITE_CTRL_LOCK,		/* lite_ctrl_lock -> lite_ctrl_u64 (1: held) */
 	LITE_CTRL_UNLOCK,	/* lite_ctrl_lock -> nothing */
 	LITE_CTRL_BARRIER,	/* lite_ctrl_barrier -> lite_ctrl_u64 (1: done) */
 	LITE_CTRL_WAKE,		/* lite_ctrl_wake -> nothing (home to waiter) */
 	LITE_CTRL_OWNER_GONE,	/* lite_ctrl_lock (owner only) -> nothing */
+	LITE_CTRL_LOCK_DESTROY,	/* lite_ctrl_lock -> nothing */
 	LITE_CTRL_NR_TYPES,
 };
 
@@ -56,18 +57,21 @@ struct lite_ctrl_lmr {
 	__le32	reserved;
 };
 
+/* @uid: the requesting user on its node, for limits and ownership. */
 struct lite_ctrl_publish {
 	__le64	identifier;
 	__le32	lmr_id;
 	__le32	perm;
 	__le32	password;
-	__le32	reserved;
+	__le32	uid;
 };
 
 struct lite_ctrl_ask {
 	__le64	identifier;
 	__le32	perm;
 	__le32	password;
+	__le32	uid;
+	__le32	reserved;
 };
 
 struct lite_ctrl_memset {
@@ -112,15 +116,24 @@ struct lite_ctrl_u64 {
 	__le64	value;
 };
 
+/*
+ * LOCK_CREATE, LOCK_ASK, LOCK, UNLOCK, LOCK_DESTROY. UNLOCK with a ticket
+ * withdraws that ticket (its waiter gave up) instead.
+ */
 struct lite_ctrl_lock {
 	__le32	lock;
 	__le32	ticket;		/* the waiter's, for WAKE */
 	__le64	owner;		/* the open file on the requesting node */
+	__le32	uid;		/* its user */
+	__le32	reserved;
 };
 
+/* Callers of one barrier: the same @uid and @nr. */
 struct lite_ctrl_barrier {
 	__le32	nr;
 	__le32	ticket;
+	__le32	uid;
+	__le32	reserved;
 };
 
 struct lite_ctrl_wake {

@@ -57,6 +57,7 @@ static int lite_add_one(struct ib_device *ibdev)
 		goto err_unlock;
 	}
 	dev->ibdev = ibdev;
+	atomic_set(&dev->users, 1);
 	dev->port = lite_param_port;
 	dev->gid_index = lite_param_gid_index;
 	dev->link_layer = rdma_port_get_link_layer(ibdev, dev->port);
@@ -108,6 +109,9 @@ static void lite_remove_one(struct ib_device *ibdev, void *client_data)
 	dev = lite_dev;
 	lite_dev = NULL;
 	mutex_unlock(&lite_dev_lock);
+	/* RPC calls whose peer left still unmap their reply buffers. */
+	lite_dev_put(dev);
+	wait_var_event(&dev->users, !atomic_read(&dev->users));
 	lite_info("detached from %s\n", dev_name(&ibdev->dev));
 	lite_dev_free(dev);
 }
@@ -150,6 +154,19 @@ struct lite_dev *lite_device_get(void)
 		    ipv6_addr_any((struct in6_addr *)dev->gid.raw)))
 		return ERR_PTR(-EADDRNOTAVAIL);
 	return dev;
+}
+
+/* Keep @dev (and its ib_device) until lite_dev_put(). */
+void lite_dev_hold(struct lite_dev *dev)
+{
+	atomic_inc(&dev->users);
+}
+
+/* Any context. */
+void lite_dev_put(struct lite_dev *dev)
+{
+	if (atomic_dec_and_test(&dev->users))
+		wake_up_var(&dev->users);
 }
 
 int lite_device_init(void)

@@ -6,10 +6,20 @@
  * LMR the DMA address of each chunk. Every operation is checked against it
  * before anything goes on the wire.
  *
- * Revocation: when an owner frees an LMR it asks every node that mapped it
- * to revoke; revoking marks the handles and waits until no operation that
- * began before is still in flight, so that no RDMA reaches freed pages.
+ * Revocation: the handles of this node on one LMR share a map, found by
+ * (owner, generation, LMR id) in a hash table. When an owner frees an LMR
+ * it asks every node that mapped it to revoke; revoking marks the map and
+ * waits until no RDMA work request on it is still posted. An operation
+ * counts as in flight only from just before it posts (after it copied the
+ * caller's memory) until its last completion, and checks the mark there:
+ * once a revocation returned, nothing of this node can reach the LMR.
+ *
+ * A REVOKE may overtake the answer to an ASK or ALLOC (the owner granted,
+ * then freed, before this node built the handle). While such a request to
+ * the owner is pending, a REVOKE for an LMR this node does not know leaves
+ * a tombstone, and the handle built from the answer is born revoked.
  */
+#include <linux/hashtable.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
 
@@ -18,21 +28,131 @@
 #include "ctrl_msg.h"
 #include "include/uapi/lite.h"
 
-#define LITE_REVOKE_TIMEOUT	(30 * HZ)
+/* Shorter than the owner's ctrl_timeout_ms: it hears "busy", not nothing. */
+#define LITE_REVOKE_WAIT	(5 * HZ)
 
-static LIST_HEAD(lite_handles);		/* every handle of every context */
-static DEFINE_SPINLOCK(lite_handles_lock);
+/* This node's mapping of one LMR: what its handles on it share. */
+struct lite_map {
+	struct hlist_node	link;	/* in lite_maps */
+	refcount_t		refs;	/* handles; the table's for a tombstone */
+	u16			node;
+	u32			gen;
+	u32			lmr_id;
+	bool			revoked;
+	bool			tomb;	/* revoked before any handle existed */
+	atomic_t		inflight;	/* posted operations */
+};
+
+static DEFINE_HASHTABLE(lite_maps, 10);
+static DEFINE_SPINLOCK(lite_maps_lock);	/* the table, pending[], tombs[] */
+static unsigned int lite_maps_pending[LITE_MAX_NODES];	/* ASK/ALLOC out */
+static unsigned int lite_maps_tombs[LITE_MAX_NODES];
 static DECLARE_WAIT_QUEUE_HEAD(lite_inflight_wq);
+
+static u32 lite_map_key(u16 node, u32 lmr_id)
+{
+	return lmr_id ^ ((u32)node << 24);
+}
+
+/* Under lite_maps_lock. */
+static struct lite_map *lite_map_find(u16 node, u32 gen, u32 lmr_id)
+{
+	struct lite_map *m;
+
+	hash_for_each_possible(lite_maps, m, link, lite_map_key(node, lmr_id))
+		if (m->node == node && m->gen == gen && m->lmr_id == lmr_id)
+			return m;
+	return NULL;
+}
+
+static void lite_map_init(struct lite_map *m, u16 node, u32 gen, u32 lmr_id)
+{
+	m->node = node;
+	m->gen = gen;
+	m->lmr_id = lmr_id;
+	refcount_set(&m->refs, 1);
+	atomic_set(&m->inflight, 0);
+	hash_add(lite_maps, &m->link, lite_map_key(node, lmr_id));
+}
+
+static struct lite_map *lite_map_get(u16 node, u32 gen, u32 lmr_id)
+{
+	struct lite_map *m, *fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
+
+	spin_lock(&lite_maps_lock);
+	m = lite_map_find(node, gen, lmr_id);
+	if (m) {
+		refcount_inc(&m->refs);
+	} else if (fresh) {
+		m = fresh;
+		fresh = NULL;
+		lite_map_init(m, node, gen, lmr_id);
+	}
+	spin_unlock(&lite_maps_lock);
+	kfree(fresh);
+	return m;
+}
+
+static void lite_map_put(struct lite_map *m)
+{
+	if (!refcount_dec_and_lock(&m->refs, &lite_maps_lock))
+		return;
+	hash_del(&m->link);
+	spin_unlock(&lite_maps_lock);
+	kfree(m);
+}
+
+/**
+ * lite_map_pending_begin() - an ASK or ALLOC to @node is about to be sent
+ * @node: the owner
+ *
+ * Until the matching lite_map_pending_end(), a REVOKE from @node for an
+ * unknown LMR leaves a tombstone.
+ */
+void lite_map_pending_begin(u16 node)
+{
+	spin_lock(&lite_maps_lock);
+	lite_maps_pending[node]++;
+	spin_unlock(&lite_maps_lock);
+}
+
+/**
+ * lite_map_pending_end() - the request is answered and its handle built
+ * (or not): the last one to @node clears @node's tombstones
+ * @node: the owner
+ */
+void lite_map_pending_end(u16 node)
+{
+	struct hlist_node *tmp;
+	struct lite_map *m;
+	int bkt;
+
+	spin_lock(&lite_maps_lock);
+	if (!--lite_maps_pending[node] && lite_maps_tombs[node]) {
+		hash_for_each_safe(lite_maps, bkt, tmp, m, link) {
+			if (m->node != node || !m->tomb)
+				continue;
+			m->tomb = false;
+			lite_maps_tombs[node]--;
+			if (refcount_dec_and_test(&m->refs)) {
+				hash_del(&m->link);
+				kfree(m);
+			}
+		}
+	}
+	spin_unlock(&lite_maps_lock);
+}
 
 static void lite_handle_release(struct kref *ref)
 {
 	struct lite_handle *h = container_of(ref, struct lite_handle, ref);
 
-	spin_lock(&lite_handles_lock);
-	list_del(&h->all);
-	spin_unlock(&lite_handles_lock);
+	lite_map_put(h->map);
 	if (h->lmr)
 		lite_lmr_put(h->lmr);
+	lite_user_uncharge(h->user, LITE_RES_LMR_BYTES, h->charged);
+	lite_user_uncharge(h->user, LITE_RES_HANDLES, 1);
+	lite_user_put(h->user);
 	kvfree(h);
 }
 
@@ -93,25 +213,31 @@ struct lite_handle *lite_handle_new(u16 node, u32 gen,
 	h->rkey = le32_to_cpu(d->rkey);
 	h->chunk_shift = d->chunk_shift;
 	h->nr_chunks = n;
-	atomic_set(&h->inflight, 0);
-	if (local) {
+	h->map = lite_map_get(node, gen, h->lmr_id);
+	if (!h->map) {
+		kvfree(h);
+		return ERR_PTR(-ENOMEM);
+	}
+	if (local)
 		h->lmr = lite_lmr_get(h->lmr_id);
-		if (!h->lmr) {
-			kvfree(h);
-			return ERR_PTR(-EKEYREVOKED);
-		}
-	} else {
+	else
 		for (i = 0; i < n; i++)
 			h->chunk[i] = le64_to_cpu(d->chunk[i]);
+	if ((local && !h->lmr) || READ_ONCE(h->map->revoked)) {
+		lite_handle_put(h);
+		return ERR_PTR(-EKEYREVOKED);
 	}
-	spin_lock(&lite_handles_lock);
-	list_add(&h->all, &lite_handles);
-	spin_unlock(&lite_handles_lock);
 	return h;
 }
 
+/* Has the owner revoked @h (or its holder freed the LMR)? */
+bool lite_handle_revoked(const struct lite_handle *h)
+{
+	return READ_ONCE(h->map->revoked);
+}
+
 /**
- * lite_handle_begin() - start an operation on @h
+ * lite_handle_begin() - an operation on remote @h is about to post
  * @h: the handle
  *
  * Pairs with lite_handle_end(), called when the operation can no longer
@@ -120,10 +246,10 @@ struct lite_handle *lite_handle_new(u16 node, u32 gen,
  */
 int lite_handle_begin(struct lite_handle *h)
 {
-	atomic_inc(&h->inflight);
+	atomic_inc(&h->map->inflight);
 	/* Pairs with the barrier in lite_handles_revoke(). */
 	smp_mb__after_atomic();
-	if (READ_ONCE(h->revoked)) {
+	if (lite_handle_revoked(h)) {
 		lite_handle_end(h);
 		return -EKEYREVOKED;
 	}
@@ -132,61 +258,66 @@ int lite_handle_begin(struct lite_handle *h)
 
 void lite_handle_end(struct lite_handle *h)
 {
-	if (atomic_dec_and_test(&h->inflight))
+	if (atomic_dec_and_test(&h->map->inflight))
 		wake_up_all(&lite_inflight_wq);
 }
 
+/* The LMR behind @h is being freed: no handle of this node may use it. */
 void lite_handle_mark_revoked(struct lite_handle *h)
 {
-	WRITE_ONCE(h->revoked, true);
+	WRITE_ONCE(h->map->revoked, true);
 	smp_mb();
-}
-
-static bool lite_handles_busy(u16 node, u32 lmr_id)
-{
-	struct lite_handle *h;
-	bool busy = false;
-
-	spin_lock(&lite_handles_lock);
-	list_for_each_entry(h, &lite_handles, all) {
-		if (h->node == node && h->lmr_id == lmr_id &&
-		    atomic_read(&h->inflight)) {
-			busy = true;
-			break;
-		}
-	}
-	spin_unlock(&lite_handles_lock);
-	return busy;
 }
 
 /**
- * lite_handles_revoke() - revoke every handle on LMR @lmr_id of @node
+ * lite_handles_revoke() - revoke every handle of this node on an LMR
  * @node: the owner
+ * @gen: the owner's generation
  * @lmr_id: the LMR
  *
- * Operations already in flight finish first; later ones fail with
- * -EKEYREVOKED.
+ * Operations already posted complete first; later ones fail with
+ * -EKEYREVOKED, and so does a handle still being built from an ASK or
+ * ALLOC answer.
  *
- * Context: process context; sleeps until the in-flight operations end.
- * Return: 0, or -ETIMEDOUT if they did not end in 30 s.
+ * Context: process context; sleeps until the posted operations end.
+ * Return: 0; -EBUSY if some did not end within 5 s, -ENOMEM if a
+ * tombstone could not be made (the owner keeps the pages and asks again).
  */
-int lite_handles_revoke(u16 node, u32 lmr_id)
+int lite_handles_revoke(u16 node, u32 gen, u32 lmr_id)
 {
-	struct lite_handle *h;
+	struct lite_map *m;
+	long left;
 
-	spin_lock(&lite_handles_lock);
-	list_for_each_entry(h, &lite_handles, all) {
-		if (h->node == node && h->lmr_id == lmr_id)
-			WRITE_ONCE(h->revoked, true);
+	if (!node || node >= LITE_MAX_NODES)
+		return -EINVAL;
+	spin_lock(&lite_maps_lock);
+	m = lite_map_find(node, gen, lmr_id);
+	if (m) {
+		WRITE_ONCE(m->revoked, true);
+		refcount_inc(&m->refs);
+	} else if (lite_maps_pending[node]) {
+		m = kzalloc(sizeof(*m), GFP_ATOMIC);
+		if (m) {
+			lite_map_init(m, node, gen, lmr_id);
+			m->revoked = true;
+			m->tomb = true;
+			lite_maps_tombs[node]++;
+		}
+		spin_unlock(&lite_maps_lock);
+		return m ? 0 : -ENOMEM;
 	}
-	spin_unlock(&lite_handles_lock);
+	spin_unlock(&lite_maps_lock);
+	if (!m)
+		return 0;	/* never mapped here, or every handle is gone */
 	/* Pairs with the barrier in lite_handle_begin(). */
 	smp_mb();
-	if (!wait_event_timeout(lite_inflight_wq, !lite_handles_busy(node, lmr_id),
-				LITE_REVOKE_TIMEOUT)) {
+	left = wait_event_timeout(lite_inflight_wq, !atomic_read(&m->inflight),
+				  LITE_REVOKE_WAIT);
+	lite_map_put(m);
+	if (!left) {
 		lite_warn("node %u LMR %u: operations still in flight after revocation\n",
 			  node, lmr_id);
-		return -ETIMEDOUT;
+		return -EBUSY;
 	}
 	return 0;
 }

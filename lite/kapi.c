@@ -248,7 +248,7 @@ EXPORT_SYMBOL_GPL(liteapi_umap_lmr);
 
 int lite_api_init(void)
 {
-	lite_kernel_ctx = lite_ctx_create();
+	lite_kernel_ctx = lite_ctx_create(false);
 	return lite_kernel_ctx ? 0 : -ENOMEM;
 }
 
@@ -321,9 +321,10 @@ int liteapi_send_reply_imm(unsigned int node, unsigned int port,
 	struct iov_iter src, dst;
 	struct kvec ks, kd;
 
-	return lite_rpc_call(node, port, lite_kvec_iter(&src, &ks, addr, size, true),
-			     size, lite_kvec_iter(&dst, &kd, ret_addr,
-						  max_ret_size, false),
+	return lite_rpc_call(NULL, node, port,
+			     lite_kvec_iter(&src, &ks, addr, size, true), size,
+			     lite_kvec_iter(&dst, &kd, ret_addr, max_ret_size,
+					    false),
 			     max_ret_size, priority);
 }
 EXPORT_SYMBOL_GPL(liteapi_send_reply_imm);
@@ -448,7 +449,7 @@ EXPORT_SYMBOL_GPL(liteapi_rdma_compare_and_swp);
 int liteapi_create_lock(unsigned int node)
 {
 	u32 id;
-	int ret = lite_lock_create(node, &id);
+	int ret = lite_lock_create(lite_kernel_ctx, node, &id);
 
 	return ret ? ret : id;
 }
@@ -463,7 +464,7 @@ EXPORT_SYMBOL_GPL(liteapi_create_lock);
  */
 int liteapi_ask_lock(unsigned int node, unsigned int id)
 {
-	return lite_lock_ask(node, id);
+	return lite_lock_ask(lite_kernel_ctx, node, id);
 }
 EXPORT_SYMBOL_GPL(liteapi_ask_lock);
 
@@ -476,7 +477,7 @@ EXPORT_SYMBOL_GPL(liteapi_ask_lock);
  */
 int liteapi_lock(unsigned int node, unsigned int id)
 {
-	return lite_lock(node, id, lite_ctx_owner(lite_kernel_ctx));
+	return lite_lock(lite_kernel_ctx, node, id);
 }
 EXPORT_SYMBOL_GPL(liteapi_lock);
 
@@ -489,7 +490,7 @@ EXPORT_SYMBOL_GPL(liteapi_lock);
  */
 int liteapi_unlock(unsigned int node, unsigned int id)
 {
-	return lite_unlock(node, id, lite_ctx_owner(lite_kernel_ctx));
+	return lite_unlock(lite_kernel_ctx, node, id);
 }
 EXPORT_SYMBOL_GPL(liteapi_unlock);
 
@@ -501,6 +502,6 @@ EXPORT_SYMBOL_GPL(liteapi_unlock);
  */
 int liteapi_dist_barrier(unsigned int num)
 {
-	return lite_barrier(num);
+	return lite_barrier(lite_kernel_ctx, num);
 }
 EXPORT_SYMBOL_GPL(liteapi_dist_barrier);

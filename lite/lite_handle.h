@@ -9,9 +9,10 @@
 
 #include "lite_priv.h"
 
+struct lite_map;
+
 struct lite_handle {
 	struct kref		ref;
-	struct list_head	all;		/* on the global handle list */
 	u16			node;		/* owner */
 	u32			gen;		/* owner's generation */
 	u32			lmr_id;		/* on the owner */
@@ -21,18 +22,22 @@ struct lite_handle {
 	u32			rkey;		/* owner's global rkey */
 	u8			chunk_shift;
 	u32			nr_chunks;
-	bool			revoked;
-	atomic_t		inflight;	/* operations that may touch it */
+	struct lite_map		*map;		/* revocation, shared per LMR */
+	struct lite_user	*user;		/* charged for it, or NULL */
+	u64			charged;	/* LMR bytes charged (creator) */
 	struct lite_lmr		*lmr;		/* when the owner is this node */
 	u64			chunk[];	/* otherwise: chunk DMA addresses */
 };
 
 struct lite_lmr_desc;
 
+void lite_map_pending_begin(u16 node);
+void lite_map_pending_end(u16 node);
 struct lite_handle *lite_handle_new(u16 node, u32 gen,
 				    const struct lite_lmr_desc *d, u32 len,
 				    s32 password);
 void lite_handle_put(struct lite_handle *h);
+bool lite_handle_revoked(const struct lite_handle *h);
 int lite_handle_begin(struct lite_handle *h);
 void lite_handle_end(struct lite_handle *h);
 void lite_handle_mark_revoked(struct lite_handle *h);

@@ -35,12 +35,15 @@ struct lite_dev {
 	enum ib_mtu		mtu;
 	struct ib_pd		*pd;	/* with the unsafe global rkey */
 	struct ib_cq		*cq;	/* shared by every QP of the pool */
+	atomic_t		users;	/* its own + lite_dev_hold()'s */
 };
 
 int lite_device_init(void);
 void lite_device_exit(void);
 struct lite_dev *lite_device_get(void);
 u32 lite_device_rkey(void);
+void lite_dev_hold(struct lite_dev *dev);
+void lite_dev_put(struct lite_dev *dev);
 
 /* qp_pool.c: K RC QPs per peer */
 #define LITE_RX_DEPTH	16	/* receives posted per QP */
@@ -116,6 +119,7 @@ unsigned int lite_qps_per_peer(void);
 struct lite_peer *lite_peer_get(u16 id, u32 gen);
 void lite_peer_put(struct lite_peer *peer);
 struct lite_dev *lite_peer_dev(u16 id, u32 gen);
+struct lite_dev *lite_peer_dev_hold(u16 id);
 
 /* ctrl.c: request/response control messages between nodes' modules */
 int lite_ctrl_init(void);
@@ -137,8 +141,9 @@ void lite_lmr_set_device(struct ib_device *ibdev);
 int lite_lmr_create(u64 size, u32 flags, u16 creator, u32 creator_gen,
 		    struct lite_lmr_desc *d, u32 *len);
 int lite_lmr_free(u32 id, u16 requester, u32 requester_gen);
-int lite_lmr_publish(u32 id, u64 identifier, u32 perm, s32 password);
-int lite_lmr_ask(u64 identifier, u32 perm, s32 password, u16 asker,
+int lite_lmr_publish(u32 id, u64 identifier, u32 perm, s32 password,
+		     u16 node, u32 uid);
+int lite_lmr_ask(u64 identifier, u32 perm, s32 password, u16 asker, u32 uid,
 		 struct lite_lmr_desc *d, u32 *len);
 struct lite_lmr *lite_lmr_get(u32 id);
 void lite_lmr_put(struct lite_lmr *lmr);
@@ -151,17 +156,37 @@ int lite_lmr_memmove(struct lite_lmr *dst, u64 doff, struct lite_lmr *src,
 		     u64 soff, u64 len);
 atomic64_t *lite_lmr_atomic_ptr(struct lite_lmr *lmr, u64 off, int *err);
 
+/* user.c: per-user limits (docs/security.md) */
+enum lite_res {
+	LITE_RES_LMR_BYTES,	/* LMRs this node's user allocated */
+	LITE_RES_ZC_BYTES,	/* its zero-copy buffers */
+	LITE_RES_HANDLES,
+	LITE_RES_CALLS,		/* RPC calls waiting for a reply */
+	LITE_RES_LOCKS,		/* locks a (node, uid) created here */
+	LITE_RES_PUBS,		/* publications a (node, uid) made here */
+	LITE_RES_NR,
+};
+struct lite_user;
+struct lite_user *lite_user_get(u16 node, u32 uid);
+void lite_user_hold(struct lite_user *u);
+void lite_user_put(struct lite_user *u);
+int lite_user_charge(struct lite_user *u, enum lite_res res, u64 n);
+void lite_user_uncharge(struct lite_user *u, enum lite_res res, u64 n);
+void lite_user_exit(void);
+
 /* handle.c, rdma.c, api.c: handles, data operations, the API */
 struct lite_ctx;
-struct lite_ctx *lite_ctx_create(void);
+struct lite_ctx *lite_ctx_create(bool limited);
 void lite_ctx_destroy(struct lite_ctx *ctx);
 extern struct lite_ctx *lite_kernel_ctx;
-int lite_handles_revoke(u16 node, u32 lmr_id);
+int lite_handles_revoke(u16 node, u32 gen, u32 lmr_id);
 int lite_api_init(void);
 void lite_api_exit(void);
 void lite_ctx_note_token(struct lite_ctx *ctx, u32 desc);
 bool lite_ctx_forget_token(struct lite_ctx *ctx, u32 desc);
 u64 lite_ctx_owner(struct lite_ctx *ctx);
+u32 lite_ctx_uid(struct lite_ctx *ctx);
+struct lite_user *lite_ctx_user(struct lite_ctx *ctx);
 
 /* rpc.c: RPC over write-with-immediate (docs/rpc.md) */
 struct lite_ctrl_rpc_open;
@@ -175,8 +200,9 @@ int lite_rpc_register(struct lite_ctx *ctx, u32 port, u32 max_size,
 		      const char *name);
 int lite_rpc_query_port(u32 node, u32 port, u32 *max_size);
 int lite_rpc_send(u32 node, u32 port, struct iov_iter *src, u32 len, int prio);
-int lite_rpc_call(u32 node, u32 port, struct iov_iter *src, u32 len,
-		  struct iov_iter *dst, u32 max, int prio);
+int lite_rpc_call(struct lite_user *user, u32 node, u32 port,
+		  struct iov_iter *src, u32 len, struct iov_iter *dst, u32 max,
+		  int prio);
 int lite_rpc_recv(struct lite_ctx *ctx, u32 port, struct iov_iter *dst,
 		  u32 size, bool nonblock, u64 *desc, u32 *src_node);
 int lite_rpc_reply(struct lite_ctx *ctx, u64 desc, struct iov_iter *src,
@@ -190,11 +216,12 @@ void lite_rpc_wake_all(void);
 struct lite_handle;
 int lite_atomic(struct lite_handle *h, u32 op, u64 off, u64 value, u64 compare,
 		u64 *old);
-int lite_lock_create(u32 node, u32 *id);
-int lite_lock_ask(u32 node, u32 id);
-int lite_lock(u32 node, u32 id, u64 owner);
-int lite_unlock(u32 node, u32 id, u64 owner);
-int lite_barrier(u32 nr);
+int lite_lock_create(struct lite_ctx *ctx, u32 node, u32 *id);
+int lite_lock_ask(struct lite_ctx *ctx, u32 node, u32 id);
+int lite_lock(struct lite_ctx *ctx, u32 node, u32 id);
+int lite_unlock(struct lite_ctx *ctx, u32 node, u32 id);
+int lite_lock_destroy(struct lite_ctx *ctx, u32 node, u32 id);
+int lite_barrier(struct lite_ctx *ctx, u32 nr);
 int lite_sync_serve(u16 src, u32 src_gen, u16 type, const void *req, u32 len,
 		    void *resp, u32 *resp_len);
 int lite_sync_serve_owner_gone(u16 src, const void *req, u32 len);

@@ -8,8 +8,10 @@
  *
  * Peers name an LMR by its id, never by address: every request is checked
  * against the LMR's bounds here. The owner remembers which nodes mapped an
- * LMR; freeing it revokes every mapping (and waits until no operation on it
- * is in flight) before the pages go back.
+ * LMR. Freeing it unlinks it at once, then asks every mapper to revoke;
+ * the pages go back only when each mapper confirmed (nothing of it is
+ * posted any more) or left (its QPs were drained). Until then the LMR waits
+ * in quarantine and the owner asks again every few seconds.
  */
 #include <linux/highmem.h>
 #include <linux/idr.h>
@@ -37,7 +39,11 @@ struct lite_lmr {
 	u16			creator;	/* node that may free it */
 	u32			creator_gen;
 	struct ib_device	*ibdev;
-	DECLARE_BITMAP(mappers, LITE_MAX_NODES);	/* under lite_lmrs.lock */
+	struct list_head	all;		/* lite_lmrs.all, until released */
+	struct list_head	quarantine;	/* freed, mappers not all done */
+	/* under lite_lmrs.lock: */
+	DECLARE_BITMAP(mappers, LITE_MAX_NODES);	/* may have a handle */
+	DECLARE_BITMAP(unconfirmed, LITE_MAX_NODES);	/* in quarantine */
 	struct lite_chunk	chunks[];
 };
 
@@ -48,17 +54,34 @@ struct lite_pub {
 	u32			lmr_id;
 	u32			perm;
 	s32			password;
+	struct lite_user	*user;	/* the publisher, charged for it */
 };
 
 static struct {
-	struct mutex		lock;	/* ids, pubs, every lmr->mappers */
+	struct mutex		lock;	/* everything here, every lmr->mappers */
 	struct idr		ids;
 	struct list_head	pubs;
+	struct list_head	all;		/* every LMR not yet released */
+	struct list_head	quarantine;
 } lite_lmrs = {
-	.lock	= __MUTEX_INITIALIZER(lite_lmrs.lock),
-	.ids	= IDR_INIT(lite_lmrs.ids),
-	.pubs	= LIST_HEAD_INIT(lite_lmrs.pubs),
+	.lock		= __MUTEX_INITIALIZER(lite_lmrs.lock),
+	.ids		= IDR_INIT(lite_lmrs.ids),
+	.pubs		= LIST_HEAD_INIT(lite_lmrs.pubs),
+	.all		= LIST_HEAD_INIT(lite_lmrs.all),
+	.quarantine	= LIST_HEAD_INIT(lite_lmrs.quarantine),
 };
+
+#define LITE_QUARANTINE_RETRY	(5 * HZ)
+static void lite_lmr_retry_work(struct work_struct *work);
+static DECLARE_DELAYED_WORK(lite_lmr_retry, lite_lmr_retry_work);
+
+/* ASK failures, per (node, uid) hash slot: an identifier is no password. */
+#define LITE_ASK_FAIL_SLOTS	64
+#define LITE_ASK_FAIL_MAX	64	/* per second: 2^32 passwords take years */
+static struct {
+	unsigned long	window;
+	unsigned int	fails;
+} lite_ask_fails[LITE_ASK_FAIL_SLOTS];
 
 static struct ib_device *lite_lmr_ibdev;	/* set while joined */
 
@@ -68,6 +91,9 @@ static void lite_lmr_release(struct kref *ref)
 	unsigned int order = lmr->chunk_shift - PAGE_SHIFT;
 	u32 i;
 
+	mutex_lock(&lite_lmrs.lock);
+	list_del(&lmr->all);	/* lite_lmr_unmap_all() cannot see it now */
+	mutex_unlock(&lite_lmrs.lock);
 	for (i = 0; i < lmr->nr_chunks; i++) {
 		struct lite_chunk *c = &lmr->chunks[i];
 
@@ -111,7 +137,13 @@ static struct lite_lmr *lite_lmr_alloc(u64 size, u32 flags, u16 creator,
 {
 	struct ib_device *ibdev = READ_ONCE(lite_lmr_ibdev);
 	unsigned int shift = lite_chunk_shift(size);
-	gfp_t gfp = GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN;
+	/*
+	 * Charged to the caller's memory cgroup when it allocates locally;
+	 * a request too big for the node fails rather than wake the OOM
+	 * killer on behalf of a user.
+	 */
+	gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN |
+		    __GFP_RETRY_MAYFAIL;
 	struct lite_lmr *lmr;
 	u32 i, n;
 
@@ -135,8 +167,10 @@ static struct lite_lmr *lite_lmr_alloc(u64 size, u32 flags, u16 creator,
 	lmr->creator = creator;
 	lmr->creator_gen = creator_gen;
 	lmr->ibdev = ibdev;
-	if (shift > PAGE_SHIFT)
-		gfp |= __GFP_RETRY_MAYFAIL;	/* let compaction try */
+	INIT_LIST_HEAD(&lmr->quarantine);
+	mutex_lock(&lite_lmrs.lock);
+	list_add(&lmr->all, &lite_lmrs.all);
+	mutex_unlock(&lite_lmrs.lock);
 	for (i = 0; i < n; i++) {
 		struct lite_chunk *c = &lmr->chunks[i];
 
@@ -170,21 +204,54 @@ static int lite_lmr_insert(struct lite_lmr *lmr)
 	return id < 0 ? id : 0;
 }
 
+static void lite_pub_free(struct lite_pub *pub)
+{
+	lite_user_uncharge(pub->user, LITE_RES_PUBS, 1);
+	lite_user_put(pub->user);
+	kfree(pub);
+}
+
+/*
+ * Under lite_lmrs.lock: @node confirmed or left. The last one releases a
+ * quarantined LMR; returns it for the caller to put, unlocked.
+ */
+static struct lite_lmr *lite_lmr_confirmed(struct lite_lmr *lmr, u16 node)
+{
+	clear_bit(node, lmr->unconfirmed);
+	if (list_empty(&lmr->quarantine) ||
+	    !bitmap_empty(lmr->unconfirmed, LITE_MAX_NODES))
+		return NULL;
+	list_del_init(&lmr->quarantine);
+	return lmr;
+}
+
+/* Ask @node to revoke @lmr; true when it confirmed. */
+static bool lite_lmr_revoke_on(struct lite_lmr *lmr, u16 node)
+{
+	struct lite_ctrl_lmr msg = { .lmr_id = cpu_to_le32(lmr->id) };
+	int ret = lite_ctrl_call(node, 0, LITE_CTRL_REVOKE, &msg, sizeof(msg),
+				 NULL, NULL);
+
+	if (ret && ret != -ENOTCONN)
+		lite_warn("LMR %u: node %u did not confirm revocation (%d); its pages stay until it does or leaves\n",
+			  lmr->id, node, ret);
+	return !ret;
+}
+
 /*
  * Unlink LMR @id (if @requester may free it: its creator, or 0 for this
  * node's own teardown), revoke every mapping, drop the table's reference.
- * With @remote false, mappings on other nodes are not told (they are gone).
+ * With @remote false, mappings on other nodes are not asked (they are
+ * gone: every peer's QPs were drained).
  */
 static int lite_lmr_destroy(u32 id, u16 requester, u32 requester_gen,
 			    bool remote)
 {
-	DECLARE_BITMAP(mappers, LITE_MAX_NODES);
+	DECLARE_BITMAP(ask, LITE_MAX_NODES);
 	struct lite_pub *pub, *tmp;
-	struct lite_ctrl_lmr msg = { .lmr_id = cpu_to_le32(id) };
-	struct lite_lmr *lmr;
+	struct lite_lmr *lmr, *done;
 	u16 self = lite_node_id();
 	unsigned int n;
-	int ret;
 
 	mutex_lock(&lite_lmrs.lock);
 	lmr = idr_find(&lite_lmrs.ids, id);
@@ -201,25 +268,79 @@ static int lite_lmr_destroy(u32 id, u16 requester, u32 requester_gen,
 	list_for_each_entry_safe(pub, tmp, &lite_lmrs.pubs, link) {
 		if (pub->lmr_id == id) {
 			list_del(&pub->link);
-			kfree(pub);
+			lite_pub_free(pub);
 		}
 	}
-	bitmap_copy(mappers, lmr->mappers, LITE_MAX_NODES);
+	/* In quarantine before any REVOKE: a mapper leaving meanwhile counts. */
+	if (remote) {
+		bitmap_copy(lmr->unconfirmed, lmr->mappers, LITE_MAX_NODES);
+		clear_bit(self, lmr->unconfirmed);
+	}
+	bitmap_copy(ask, lmr->unconfirmed, LITE_MAX_NODES);
+	list_add(&lmr->quarantine, &lite_lmrs.quarantine);
+	kref_get(&lmr->ref);	/* ours, over the calls below */
+	done = lite_lmr_confirmed(lmr, self);
 	mutex_unlock(&lite_lmrs.lock);
 
-	/* Handles on this node (its own processes) first, then the others. */
-	lite_handles_revoke(self, id);
-	for_each_set_bit(n, mappers, LITE_MAX_NODES) {
-		if (n == self || !remote)
+	/* Handles on this node hold the LMR: marking them is enough. */
+	lite_handles_revoke(self, lite_node_gen(), id);
+	for_each_set_bit(n, ask, LITE_MAX_NODES) {
+		if (!lite_lmr_revoke_on(lmr, n))
 			continue;
-		ret = lite_ctrl_call(n, 0, LITE_CTRL_REVOKE, &msg, sizeof(msg),
-				     NULL, NULL);
-		if (ret && ret != -ENOTCONN)
-			lite_warn("LMR %u: node %u did not confirm revocation (%d)\n",
-				  id, n, ret);
+		mutex_lock(&lite_lmrs.lock);
+		done = lite_lmr_confirmed(lmr, n) ?: done;
+		mutex_unlock(&lite_lmrs.lock);
 	}
+	if (done)
+		lite_lmr_put(done);	/* the table's */
+	else
+		queue_delayed_work(system_wq, &lite_lmr_retry,
+				   LITE_QUARANTINE_RETRY);
 	lite_lmr_put(lmr);
 	return 0;
+}
+
+/* Ask each quarantined LMR's first unconfirmed mapper again. */
+static void lite_lmr_retry_work(struct work_struct *work)
+{
+	struct lite_lmr *lmr, *done;
+	unsigned int i, n = 0;
+	bool more;
+	u16 node;
+
+	mutex_lock(&lite_lmrs.lock);
+	list_for_each_entry(lmr, &lite_lmrs.quarantine, quarantine)
+		n++;
+	mutex_unlock(&lite_lmrs.lock);
+	for (i = 0; i < n; i++) {
+		/* The lock is not held over a call: take one, move it last. */
+		mutex_lock(&lite_lmrs.lock);
+		lmr = list_first_entry_or_null(&lite_lmrs.quarantine,
+					       struct lite_lmr, quarantine);
+		if (lmr) {
+			list_move_tail(&lmr->quarantine, &lite_lmrs.quarantine);
+			node = find_first_bit(lmr->unconfirmed, LITE_MAX_NODES);
+			kref_get(&lmr->ref);
+		}
+		mutex_unlock(&lite_lmrs.lock);
+		if (!lmr)
+			break;
+		done = NULL;
+		if (node < LITE_MAX_NODES && lite_lmr_revoke_on(lmr, node)) {
+			mutex_lock(&lite_lmrs.lock);
+			done = lite_lmr_confirmed(lmr, node);
+			mutex_unlock(&lite_lmrs.lock);
+		}
+		if (done)
+			lite_lmr_put(done);
+		lite_lmr_put(lmr);
+	}
+	mutex_lock(&lite_lmrs.lock);
+	more = !list_empty(&lite_lmrs.quarantine);
+	mutex_unlock(&lite_lmrs.lock);
+	if (more)
+		queue_delayed_work(system_wq, &lite_lmr_retry,
+				   LITE_QUARANTINE_RETRY);
 }
 
 static void lite_lmr_fill_desc(struct lite_lmr *lmr, u32 perm,
@@ -300,11 +421,14 @@ int lite_lmr_free(u32 id, u16 requester, u32 requester_gen)
  * @identifier: the name askers use; unique on this node
  * @perm: the most an asker may get (LITE_PERM_READ/WRITE/SHARE/ATOMIC)
  * @password: what an asker must present
+ * @node: the publisher's node
+ * @uid: the publisher, charged for it (user_pubs)
  *
  * Return: 0, -ENOENT, -EEXIST, -EINVAL (ADMIN or unknown bits, or ATOMIC
- * on a non-atomic LMR) or -ENOMEM.
+ * on a non-atomic LMR), -EDQUOT or -ENOMEM.
  */
-int lite_lmr_publish(u32 id, u64 identifier, u32 perm, s32 password)
+int lite_lmr_publish(u32 id, u64 identifier, u32 perm, s32 password,
+		     u16 node, u32 uid)
 {
 	struct lite_pub *pub, *p;
 	struct lite_lmr *lmr;
@@ -317,8 +441,18 @@ int lite_lmr_publish(u32 id, u64 identifier, u32 perm, s32 password)
 		return -ENOMEM;
 	*pub = (struct lite_pub) {
 		.identifier = identifier, .lmr_id = id, .perm = perm,
-		.password = password,
+		.password = password, .user = lite_user_get(node, uid),
 	};
+	if (!pub->user) {
+		kfree(pub);
+		return -ENOMEM;
+	}
+	ret = lite_user_charge(pub->user, LITE_RES_PUBS, 1);
+	if (ret) {
+		lite_user_put(pub->user);
+		kfree(pub);
+		return ret;
+	}
 	mutex_lock(&lite_lmrs.lock);
 	lmr = idr_find(&lite_lmrs.ids, id);
 	if (!lmr) {
@@ -339,8 +473,28 @@ int lite_lmr_publish(u32 id, u64 identifier, u32 perm, s32 password)
 	pub = NULL;
 out:
 	mutex_unlock(&lite_lmrs.lock);
-	kfree(pub);
+	if (pub)
+		lite_pub_free(pub);
 	return ret;
+}
+
+/* Too many failed ASKs from (@node, @uid) this second? Counts this one. */
+static bool lite_ask_throttled(u16 node, u32 uid, bool failed)
+{
+	unsigned int slot = hash_32(uid ^ ((u32)node << 20), 6);
+	static DEFINE_SPINLOCK(lock);
+	bool over;
+
+	spin_lock(&lock);
+	if (time_after(jiffies, lite_ask_fails[slot].window + HZ)) {
+		lite_ask_fails[slot].window = jiffies;
+		lite_ask_fails[slot].fails = 0;
+	}
+	if (failed)
+		lite_ask_fails[slot].fails++;
+	over = lite_ask_fails[slot].fails >= LITE_ASK_FAIL_MAX;
+	spin_unlock(&lock);
+	return over;
 }
 
 /**
@@ -349,21 +503,28 @@ out:
  * @perm: the permissions wanted, at most the published ones
  * @password: must match the publication's
  * @asker: the node that will map it (remembered, for revocation)
+ * @uid: the asking user there
  * @d: filled with the LMR's description, granting @perm
  * @len: set to the description's length
  *
- * Return: 0, -ENOENT (nothing published under @identifier), -EACCES (wrong
- * password), -EPERM (@perm exceeds the publication) or -EINVAL.
+ * One answer for "nothing published" and "wrong password", so that asking
+ * reveals nothing without the password; failures are rate-limited per
+ * (@asker, @uid), which then gets -EAGAIN for the rest of the second.
+ *
+ * Return: 0, -EACCES, -EAGAIN, -EPERM (@perm exceeds the publication) or
+ * -EINVAL.
  */
-int lite_lmr_ask(u64 identifier, u32 perm, s32 password, u16 asker,
+int lite_lmr_ask(u64 identifier, u32 perm, s32 password, u16 asker, u32 uid,
 		 struct lite_lmr_desc *d, u32 *len)
 {
 	struct lite_lmr *lmr;
 	struct lite_pub *p;
-	int ret = -ENOENT;
+	int ret = -EACCES;
 
 	if (!perm || perm & ~LITE_PERM_ALL)
 		return -EINVAL;
+	if (lite_ask_throttled(asker, uid, false))
+		return -EAGAIN;
 	mutex_lock(&lite_lmrs.lock);
 	list_for_each_entry(p, &lite_lmrs.pubs, link) {
 		if (p->identifier != identifier)
@@ -373,6 +534,7 @@ int lite_lmr_ask(u64 identifier, u32 perm, s32 password, u16 asker,
 		} else if (perm & ~p->perm) {
 			ret = -EPERM;
 		} else {
+			/* The grant is recorded before the answer leaves. */
 			lmr = idr_find(&lite_lmrs.ids, p->lmr_id);
 			if (lmr) {
 				set_bit(asker, lmr->mappers);
@@ -383,6 +545,8 @@ int lite_lmr_ask(u64 identifier, u32 perm, s32 password, u16 asker,
 		break;
 	}
 	mutex_unlock(&lite_lmrs.lock);
+	if (ret == -EACCES)
+		lite_ask_throttled(asker, uid, true);
 	return ret;
 }
 
@@ -600,22 +764,23 @@ int lite_lmr_serve(u16 src, u32 src_gen, u16 type, const void *req, u32 len,
 	case LITE_CTRL_PUBLISH: {
 		const struct lite_ctrl_publish *p = req;
 
-		if (len != sizeof(*p) || p->reserved)
+		if (len != sizeof(*p))
 			return -EPROTO;
 		return lite_lmr_publish(le32_to_cpu(p->lmr_id),
 					le64_to_cpu(p->identifier),
 					le32_to_cpu(p->perm),
-					(s32)le32_to_cpu(p->password));
+					(s32)le32_to_cpu(p->password), src,
+					le32_to_cpu(p->uid));
 	}
 	case LITE_CTRL_ASK: {
 		const struct lite_ctrl_ask *a = req;
 
-		if (len != sizeof(*a))
+		if (len != sizeof(*a) || a->reserved)
 			return -EPROTO;
 		return lite_lmr_ask(le64_to_cpu(a->identifier),
 				    le32_to_cpu(a->perm),
-				    (s32)le32_to_cpu(a->password), src, resp,
-				    resp_len);
+				    (s32)le32_to_cpu(a->password), src,
+				    le32_to_cpu(a->uid), resp, resp_len);
 	}
 	case LITE_CTRL_MEMSET:
 		if (len != sizeof(struct lite_ctrl_memset))
@@ -659,17 +824,53 @@ static void lite_lmr_orphans_work(struct work_struct *work)
 	kfree(o);
 }
 
+/* Under lite_lmrs.lock: take the quarantine's LMRs (all, or @node's). */
+static void lite_lmr_quarantine_drop(u16 node, bool all,
+				     struct list_head *released)
+{
+	struct lite_lmr *lmr, *tmp, *done;
+	int id;
+
+	idr_for_each_entry(&lite_lmrs.ids, lmr, id)
+		clear_bit(node, lmr->mappers);
+	list_for_each_entry_safe(lmr, tmp, &lite_lmrs.quarantine, quarantine) {
+		if (all)
+			bitmap_zero(lmr->unconfirmed, LITE_MAX_NODES);
+		done = lite_lmr_confirmed(lmr, node);
+		if (done)	/* reuse the link: it is off the quarantine */
+			list_add(&done->quarantine, released);
+	}
+}
+
+static void lite_lmr_put_list(struct list_head *released)
+{
+	struct lite_lmr *lmr, *tmp;
+
+	list_for_each_entry_safe(lmr, tmp, released, quarantine) {
+		list_del_init(&lmr->quarantine);
+		lite_lmr_put(lmr);
+	}
+}
+
 /**
- * lite_lmr_peer_down() - free the LMRs a departed node created here
+ * lite_lmr_peer_down() - @node left and its QPs were drained: it no longer
+ * holds any mapping; free the LMRs it created here
  * @node: the node
  * @gen: the generation that left
  *
- * Context: any process context; the work is queued.
+ * Context: process context; the freeing of its LMRs is queued.
  */
 void lite_lmr_peer_down(u16 node, u32 gen)
 {
-	struct lite_lmr_orphans *o = kmalloc(sizeof(*o), GFP_KERNEL);
+	struct lite_lmr_orphans *o;
+	LIST_HEAD(released);
 
+	mutex_lock(&lite_lmrs.lock);
+	lite_lmr_quarantine_drop(node, false, &released);
+	mutex_unlock(&lite_lmrs.lock);
+	lite_lmr_put_list(&released);
+
+	o = kmalloc(sizeof(*o), GFP_KERNEL);
 	if (!o)
 		return;	/* freed at leave or rmmod instead */
 	INIT_WORK(&o->work, lite_lmr_orphans_work);
@@ -690,10 +891,15 @@ void lite_lmr_set_device(struct ib_device *ibdev)
 /**
  * lite_lmr_destroy_all() - free every LMR this node owns (leaving the
  * cluster, device gone, rmmod); no peer can reach them any more
+ *
+ * What local handles still hold stays allocated until they go, but loses
+ * its DMA mapping now, while the device surely exists.
  */
 void lite_lmr_destroy_all(void)
 {
 	struct lite_lmr *lmr;
+	LIST_HEAD(released);
+	u32 i;
 	int id;
 
 	for (;;) {
@@ -705,10 +911,27 @@ void lite_lmr_destroy_all(void)
 			break;
 		lite_lmr_destroy(id, 0, 0, false);
 	}
+	cancel_delayed_work_sync(&lite_lmr_retry);
+	mutex_lock(&lite_lmrs.lock);
+	/* Every peer's QPs are gone: nobody is left to confirm. */
+	lite_lmr_quarantine_drop(0, true, &released);
+	list_for_each_entry(lmr, &lite_lmrs.all, all) {
+		for (i = 0; i < lmr->nr_chunks && lmr->chunks[i].page; i++) {
+			if (!lmr->chunks[i].dma)
+				continue;
+			ib_dma_unmap_page(lmr->ibdev, lmr->chunks[i].dma,
+					  1UL << lmr->chunk_shift,
+					  DMA_BIDIRECTIONAL);
+			lmr->chunks[i].dma = 0;
+		}
+	}
+	mutex_unlock(&lite_lmrs.lock);
+	lite_lmr_put_list(&released);
 }
 
 void lite_lmr_exit(void)
 {
 	lite_lmr_destroy_all();
+	WARN_ON_ONCE(!list_empty(&lite_lmrs.all));
 	idr_destroy(&lite_lmrs.ids);
 }

@@ -65,6 +65,7 @@ static void __exit lite_exit(void)
 	lite_device_exit();
 	lite_ctrl_exit();
 	lite_lmr_exit();
+	lite_user_exit();
 	lite_info("unloaded\n");
 }
 

@@ -106,6 +106,27 @@ struct lite_dev *lite_peer_dev(u16 id, u32 gen)
 }
 
 /**
+ * lite_peer_dev_hold() - lite_peer_dev() for the current generation, with
+ * a reference (lite_dev_put()) that keeps the device until it is dropped
+ * @id: the peer's node id
+ *
+ * Return: the device, or NULL when @id is not reachable.
+ */
+struct lite_dev *lite_peer_dev_hold(u16 id)
+{
+	struct lite_peer *peer = lite_peer_get(id, 0);
+	struct lite_dev *dev;
+
+	if (!peer)
+		return NULL;
+	/* The peer's reference keeps the device: removal waits for it. */
+	dev = peer->dev;
+	lite_dev_hold(dev);
+	lite_peer_put(peer);
+	return dev;
+}
+
+/**
  * lite_peer_get() - a reference on a connected peer
  * @id: its node id
  * @gen: the generation the caller knows it by; 0 for the current one

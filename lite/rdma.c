@@ -9,8 +9,11 @@
  *
  * An operation owns its bounce buffer and a reference on the handle and the
  * peer until its last work request completes, even when the caller stopped
- * waiting: a late completion never touches freed memory, and revocation
- * (lite_handles_revoke) waits for it.
+ * waiting: a late completion never touches freed memory. It counts as in
+ * flight on the handle (lite_handle_begin) only from just before it posts,
+ * after the caller's memory was copied, until that last completion:
+ * revocation (lite_handles_revoke) waits for posted work, never for a
+ * stalled page fault of the caller's.
  */
 #include <linux/module.h>
 #include <linux/sched/stat.h>
@@ -41,6 +44,7 @@ struct lite_rdma_op {
 	struct work_struct	release;	/* a release the CQ handler started */
 	refcount_t		refs;	/* the waiter's + one per posted WR */
 	atomic_t		pending;
+	bool			begun;	/* counted in flight on @h */
 	struct completion	done;
 	int			status;
 	struct lite_qp		*lqp;
@@ -70,7 +74,6 @@ static void lite_op_release(struct lite_rdma_op *op)
 		ib_dma_unmap_page(ibdev, op->maps[i].dma, op->maps[i].len, op->dir);
 	if (op->ub)
 		lite_ubuf_put(op->ub);
-	lite_handle_end(op->h);
 	lite_handle_put(op->h);
 	lite_peer_put(op->peer);
 	kfree(op);
@@ -88,6 +91,14 @@ static void lite_op_put(struct lite_rdma_op *op)
 		lite_op_release(op);
 }
 
+/* Every posted WR completed: the LMR is out of reach, wake the waiter. */
+static void lite_op_finish(struct lite_rdma_op *op)
+{
+	if (op->begun)
+		lite_handle_end(op->h);
+	complete(&op->done);
+}
+
 static void lite_op_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct lite_rdma_op *op = container_of(wc->wr_cqe, struct lite_rdma_op, cqe);
@@ -101,7 +112,7 @@ static void lite_op_done(struct ib_cq *cq, struct ib_wc *wc)
 		WRITE_ONCE(op->status, -EIO);
 	}
 	if (atomic_dec_and_test(&op->pending))
-		complete(&op->done);
+		lite_op_finish(op);
 	/*
 	 * The CQ handler runs in softirq context; the waiter normally drops
 	 * the last reference. Only after it gave up (a timeout) does a late
@@ -114,20 +125,14 @@ static void lite_op_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 }
 
-/* An operation on @h: from here until its release, @h counts it in flight. */
+/* An operation on @h, not yet in flight (lite_op_begin). */
 static struct lite_rdma_op *lite_op_new(struct lite_handle *h,
 					struct lite_peer *peer)
 {
 	struct lite_rdma_op *op = kzalloc(sizeof(*op), GFP_KERNEL);
-	int ret;
 
 	if (!op)
 		return ERR_PTR(-ENOMEM);
-	ret = lite_handle_begin(h);
-	if (ret) {
-		kfree(op);
-		return ERR_PTR(ret);
-	}
 	op->cqe.done = lite_op_done;
 	refcount_set(&op->refs, 1);
 	atomic_set(&op->pending, 1);
@@ -215,14 +220,26 @@ static u64 lite_chunk_left(const struct lite_handle *h, u64 off)
 static void lite_op_posted(struct lite_rdma_op *op)
 {
 	if (atomic_dec_and_test(&op->pending))
-		complete(&op->done);
+		lite_op_finish(op);
+}
+
+/*
+ * Right before the first post: is the handle still good? After this a
+ * revocation waits for the operation's completions.
+ */
+static int lite_op_begin(struct lite_rdma_op *op)
+{
+	int ret = lite_handle_begin(op->h);
+
+	op->begun = !ret;
+	return ret;
 }
 
 /* The bounce buffer's first @len bytes to or from LMR offset @off. */
 static int lite_op_post(struct lite_rdma_op *op, bool write, u64 off, u32 len)
 {
 	u32 done = 0, n;
-	int ret = 0;
+	int ret = lite_op_begin(op);
 
 	while (done < len && !ret) {
 		n = min_t(u64, len - done, lite_chunk_left(op->h, off + done));
@@ -245,7 +262,7 @@ static int lite_op_post_zc(struct lite_rdma_op *op, bool write, u64 off,
 	struct page *page;
 	u32 in_chunk;
 	u64 dma;
-	int ret = 0;
+	int ret = lite_op_begin(op);
 
 	op->dir = write ? DMA_TO_DEVICE : DMA_FROM_DEVICE;
 	while (done < *len && op->nr_maps < LITE_ZC_MAX_WRS && !ret) {

@@ -141,7 +141,8 @@ struct lite_rpc_call {
 	u32			max;
 	void			*buf;
 	u64			dma;
-	struct ib_device	*ibdev;
+	struct lite_dev		*dev;		/* held until the call is freed */
+	struct lite_user	*user;		/* charged LITE_RES_CALLS */
 	bool			abandoned;	/* the caller gave up */
 };
 
@@ -159,6 +160,20 @@ struct lite_rpc_tx {
 	u32			call_id;	/* a request's, failed on error */
 	u8			data[];
 };
+
+/* Any context: the reply buffer, the device and the user's charge. */
+static void lite_rpc_call_free(struct lite_rpc_call *call)
+{
+	if (call->dma)
+		ib_dma_unmap_single(call->dev->ibdev, call->dma, call->max,
+				    DMA_FROM_DEVICE);
+	kfree(call->buf);
+	if (call->dev)
+		lite_dev_put(call->dev);
+	lite_user_uncharge(call->user, LITE_RES_CALLS, 1);
+	lite_user_put(call->user);
+	kfree(call);
+}
 
 /* ---- waiting: spin briefly, then sleep --------------------------------- */
 
@@ -443,10 +458,7 @@ static void lite_rpc_rx_reply(struct lite_peer *peer, u32 imm, u32 byte_len,
 		/* Its buffer can go: nothing else will be written there. */
 		__xa_erase(&lite_rpc_calls, LITE_IMM_CALL(imm));
 		xa_unlock_irqrestore(&lite_rpc_calls, flags);
-		ib_dma_unmap_single(call->ibdev, call->dma, call->max,
-				    DMA_FROM_DEVICE);
-		kfree(call->buf);
-		kfree(call);
+		lite_rpc_call_free(call);
 		return;
 	}
 	complete(&call->done);
@@ -817,6 +829,7 @@ int lite_rpc_send(u32 node, u32 port, struct iov_iter *src, u32 len, int prio)
 
 /**
  * lite_rpc_call() - send a request to (@node, @port) and wait for the reply
+ * @user: the caller's account (user_calls), or NULL
  * @node: the receiver
  * @port: its port
  * @src: the request
@@ -829,10 +842,12 @@ int lite_rpc_send(u32 node, u32 port, struct iov_iter *src, u32 len, int prio)
  * reply. The reply buffer stays allocated until the reply comes or the
  * node leaves, even when the caller gave up.
  *
- * Return: the reply's length, or a negative errno (uapi/lite.h).
+ * Return: the reply's length, or a negative errno (uapi/lite.h); -EDQUOT
+ * when @user has user_calls calls waiting (abandoned ones included).
  */
-int lite_rpc_call(u32 node, u32 port, struct iov_iter *src, u32 len,
-		  struct iov_iter *dst, u32 max, int prio)
+int lite_rpc_call(struct lite_user *user, u32 node, u32 port,
+		  struct iov_iter *src, u32 len, struct iov_iter *dst, u32 max,
+		  int prio)
 {
 	struct lite_rpc_call *call;
 	struct lite_dev *dev;
@@ -846,28 +861,40 @@ int lite_rpc_call(u32 node, u32 port, struct iov_iter *src, u32 len,
 		return -EINVAL;
 	if (len > LITE_RPC_MAX_MSG)
 		return -EMSGSIZE;
-	dev = lite_peer_dev(node, 0);
-	if (!dev)
-		return -ENOTCONN;
+	ret = lite_user_charge(user, LITE_RES_CALLS, 1);
+	if (ret)
+		return ret;
 	call = kzalloc(sizeof(*call), GFP_KERNEL);
-	if (!call)
+	if (!call) {
+		lite_user_uncharge(user, LITE_RES_CALLS, 1);
 		return -ENOMEM;
+	}
+	if (user)
+		lite_user_hold(user);
+	call->user = user;	/* lite_rpc_call_free() uncharges */
 	init_completion(&call->done);
 	call->node = node;
 	call->max = max ?: 1;	/* a DMA mapping needs a byte */
-	call->ibdev = dev->ibdev;
+	/* Held until the call is freed, maybe after the device went away. */
+	dev = call->dev = lite_peer_dev_hold(node);
+	ret = -ENOTCONN;
+	if (!dev)
+		goto out_free;
+	ret = -ENOMEM;
 	call->buf = kmalloc(call->max, GFP_KERNEL);
 	if (!call->buf)
-		goto err_free;
+		goto out_free;
 	call->dma = ib_dma_map_single(dev->ibdev, call->buf, call->max,
 				      DMA_FROM_DEVICE);
-	if (ib_dma_mapping_error(dev->ibdev, call->dma))
-		goto err_free;
+	if (ib_dma_mapping_error(dev->ibdev, call->dma)) {
+		call->dma = 0;
+		goto out_free;
+	}
 	ret = xa_alloc_cyclic_irq(&lite_rpc_calls, &id, call,
 				  XA_LIMIT(1, LITE_CALL_ID_MAX),
 				  &lite_rpc_next_call, GFP_KERNEL);
 	if (ret < 0)
-		goto err_unmap;
+		goto out_free;
 
 	lite_prio_begin(prio);
 	ret = lite_rpc_send_msg(node, port, src, len, id, call->dma, max,
@@ -898,20 +925,14 @@ int lite_rpc_call(u32 node, u32 port, struct iov_iter *src, u32 len,
 		ret = copy_to_iter(call->buf, call->len, dst) == call->len ?
 		      call->len : -EFAULT;
 	}
-	goto err_unmap;
+	goto out_free;
 
 err_erase:
 	lite_prio_end(prio);
 	xa_erase_irq(&lite_rpc_calls, id);
-err_unmap:
-	ib_dma_unmap_single(dev->ibdev, call->dma, call->max, DMA_FROM_DEVICE);
-	kfree(call->buf);
-	kfree(call);
+out_free:
+	lite_rpc_call_free(call);
 	return ret;
-err_free:
-	kfree(call->buf);
-	kfree(call);
-	return -ENOMEM;
 }
 
 /* ---- receiving and replying --------------------------------------------- */
@@ -1121,12 +1142,26 @@ void lite_rpc_ctx_release(struct lite_ctx *ctx)
 
 /* ---- membership --------------------------------------------------------- */
 
+/*
+ * Under the lock: lite_rpc_release() drops busy and walks ring->msgs in
+ * one critical section, so seeing 0 here means it is done with the ring.
+ */
+static bool lite_rpc_ring_idle(struct lite_rpc_ring *ring)
+{
+	bool idle;
+
+	spin_lock_bh(&lite_rpc.lock);
+	idle = !ring->busy;
+	spin_unlock_bh(&lite_rpc.lock);
+	return idle;
+}
+
 static void lite_rpc_free_ring(struct lite_rpc_ring *ring, struct ib_device *ibdev)
 {
 	struct lite_rpc_msg *m, *tmp;
 
-	/* No receiver holds one of its messages any more. */
-	wait_event(lite_rpc.idle, !READ_ONCE(ring->busy));
+	/* No receiver holds one of its messages, or walks them, any more. */
+	wait_event(lite_rpc.idle, lite_rpc_ring_idle(ring));
 	list_for_each_entry_safe(m, tmp, &ring->msgs, ring_link)
 		kfree(m);
 	if (ibdev)
@@ -1159,10 +1194,7 @@ void lite_rpc_peer_down(u16 node, struct ib_device *ibdev)
 			continue;
 		if (call->abandoned) {
 			__xa_erase(&lite_rpc_calls, id);
-			ib_dma_unmap_single(call->ibdev, call->dma, call->max,
-					    DMA_FROM_DEVICE);
-			kfree(call->buf);
-			kfree(call);
+			lite_rpc_call_free(call);
 		} else if (!completion_done(&call->done)) {
 			call->status = -ENOTCONN;
 			complete(&call->done);

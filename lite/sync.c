@@ -10,9 +10,11 @@
  *
  * A lock lives on its home node as a queue: LOCK either takes it at once
  * or queues a ticket and returns; the holder's UNLOCK hands the lock to the
- * first ticket with a WAKE message to the ticket's node. The barrier works
- * the same way on the lowest-numbered member: arrivals queue tickets, the
- * last one wakes them all.
+ * first ticket with a WAKE message to the ticket's node, sent after the
+ * sync lock is dropped (a WAKE may wait for another node). A lock belongs
+ * to the user that created it: only that uid (or root) may use or destroy
+ * it. The barrier works the same way on the lowest-numbered member, one per
+ * (uid, count): arrivals queue tickets, the last one wakes them all.
  */
 #include <linux/idr.h>
 #include <linux/slab.h>
@@ -49,18 +51,27 @@ struct lite_lock {
 	bool			held;
 	struct lite_ticket	holder;
 	struct list_head	waiters;
+	u32			uid;	/* the creator's */
+	struct lite_user	*user;	/* charged for it (user_locks) */
+};
+
+/* The callers of one user that wait for the same count. */
+struct lite_barrier {
+	struct list_head	link;
+	u32			uid;
+	u32			nr;
+	unsigned int		arrived;
+	struct list_head	waiters;
 };
 
 static struct {
 	struct mutex		lock;	/* everything below */
 	struct idr		locks;
-	u32			barrier_nr;
-	unsigned int		barrier_arrived;
-	struct list_head	barrier_waiters;
+	struct list_head	barriers;
 } lite_sync = {
 	.lock		= __MUTEX_INITIALIZER(lite_sync.lock),
 	.locks		= IDR_INIT(lite_sync.locks),
-	.barrier_waiters = LIST_HEAD_INIT(lite_sync.barrier_waiters),
+	.barriers	= LIST_HEAD_INIT(lite_sync.barriers),
 };
 
 /* ---- atomics -------------------------------------------------------------- */
@@ -164,35 +175,44 @@ static struct lite_sync_wait *lite_wait_new(u16 home, u32 *ticket)
 	return w;
 }
 
-/* Wake @ticket of this node; false when nobody waits for it any more. */
-static bool lite_wake_local(u32 ticket, int status)
+/* Wake @ticket of this node on behalf of @home; -ENOENT: nobody waits. */
+static int lite_wake_local(u32 ticket, u16 home, int status)
 {
 	struct lite_sync_wait *w;
 	unsigned long flags;
-	bool woken = false;
+	int ret = -ENOENT;
 
 	xa_lock_irqsave(&lite_sync_waits, flags);
 	w = xa_load(&lite_sync_waits, ticket);
-	if (w && !completion_done(&w->done)) {
+	if (w && w->home == home && !completion_done(&w->done)) {
 		w->status = status;
 		complete(&w->done);
-		woken = true;
+		ret = 0;
 	}
 	xa_unlock_irqrestore(&lite_sync_waits, flags);
-	return woken;
+	return ret;
 }
 
-/* Wake @t on its node; false when it is gone (left, or gave up). */
-static bool lite_wake(const struct lite_ticket *t, int status)
+/*
+ * Wake @t on its node. 0: woken; -ENOENT or -ENOTCONN: it is surely gone
+ * (gave up, or its node left); anything else: unknown, it may have been
+ * woken. Sleeps: never call under lite_sync.lock.
+ */
+static int lite_wake(const struct lite_ticket *t, int status)
 {
 	struct lite_ctrl_wake msg = {
 		.ticket = cpu_to_le32(t->ticket), .status = cpu_to_le32(-status),
 	};
 
 	if (t->node == lite_node_id())
-		return lite_wake_local(t->ticket, status);
-	return !lite_ctrl_call(t->node, t->gen, LITE_CTRL_WAKE, &msg,
-			       sizeof(msg), NULL, NULL);
+		return lite_wake_local(t->ticket, t->node, status);
+	return lite_ctrl_call(t->node, t->gen, LITE_CTRL_WAKE, &msg,
+			      sizeof(msg), NULL, NULL);
+}
+
+static bool lite_ticket_gone(int wake_ret)
+{
+	return wake_ret == -ENOENT || wake_ret == -ENOTCONN;
 }
 
 /*
@@ -209,12 +229,17 @@ static int lite_wait_done(struct lite_sync_wait *w, u32 ticket)
 	if (!ret)
 		ret = w->status;
 	kfree(w);
-	return ret ? ret : 0;
+	return ret;
 }
 
 /* ---- locks, on the home node ---------------------------------------------- */
 
-static int lite_lock_create_local(u32 *id)
+static bool lite_lock_may_use(const struct lite_lock *l, u32 uid)
+{
+	return !uid || l->uid == uid;
+}
+
+static int lite_lock_create_local(u16 node, u32 uid, u32 *id)
 {
 	struct lite_lock *l = kzalloc(sizeof(*l), GFP_KERNEL);
 	int ret;
@@ -222,32 +247,79 @@ static int lite_lock_create_local(u32 *id)
 	if (!l)
 		return -ENOMEM;
 	INIT_LIST_HEAD(&l->waiters);
+	l->uid = uid;
+	l->user = lite_user_get(node, uid);
+	ret = l->user ? lite_user_charge(l->user, LITE_RES_LOCKS, 1) : -ENOMEM;
+	if (ret)
+		goto err;
 	mutex_lock(&lite_sync.lock);
 	ret = idr_alloc(&lite_sync.locks, l, 0, LITE_MAX_LOCKS, GFP_KERNEL);
 	mutex_unlock(&lite_sync.lock);
 	if (ret < 0) {
-		kfree(l);
-		return ret == -ENOSPC ? -ENOSPC : ret;
+		lite_user_uncharge(l->user, LITE_RES_LOCKS, 1);
+		goto err;
 	}
 	*id = ret;
 	return 0;
+err:
+	lite_user_put(l->user);
+	kfree(l);
+	return ret;
 }
 
-/* Hand @l to its first waiter that is still there. Under lite_sync.lock. */
-static void lite_lock_handoff(struct lite_lock *l)
+static void lite_lock_free(struct lite_lock *l)
+{
+	lite_user_uncharge(l->user, LITE_RES_LOCKS, 1);
+	lite_user_put(l->user);
+	kfree(l);
+}
+
+static bool lite_ticket_same(const struct lite_ticket *a,
+			     const struct lite_ticket *b)
+{
+	return a->node == b->node && a->gen == b->gen &&
+	       a->owner == b->owner && a->ticket == b->ticket;
+}
+
+/*
+ * Under lite_sync.lock: make @l's first waiter the holder (true, in
+ * *@next, to be woken unlocked) or free the lock (false).
+ */
+static bool lite_lock_next(struct lite_lock *l, struct lite_ticket *next)
 {
 	struct lite_ticket *t;
 
-	l->held = false;
-	while ((t = list_first_entry_or_null(&l->waiters, struct lite_ticket,
-					     link))) {
-		list_del(&t->link);
-		l->holder = *t;
-		l->held = true;
-		kfree(t);
-		if (lite_wake(&l->holder, 0))
+	t = list_first_entry_or_null(&l->waiters, struct lite_ticket, link);
+	l->held = t != NULL;
+	if (!t)
+		return false;
+	list_del(&t->link);
+	l->holder = *t;
+	*next = *t;
+	kfree(t);
+	return true;
+}
+
+/*
+ * Wake the new holder @next of lock @id, not under lite_sync.lock (a WAKE
+ * may wait for another node). Only a waiter known to be gone is passed
+ * over: one whose WAKE timed out may have got it, and two holders must
+ * never exist. If it in fact gave up, its UNLOCK-with-ticket, or its file
+ * or node going away, hands the lock on.
+ */
+static void lite_lock_pass(u32 id, struct lite_ticket next)
+{
+	struct lite_lock *l;
+
+	while (lite_ticket_gone(lite_wake(&next, 0))) {
+		mutex_lock(&lite_sync.lock);
+		l = idr_find(&lite_sync.locks, id);
+		if (!l || !l->held || !lite_ticket_same(&l->holder, &next) ||
+		    !lite_lock_next(l, &next)) {
+			mutex_unlock(&lite_sync.lock);
 			return;
-		l->held = false;
+		}
+		mutex_unlock(&lite_sync.lock);
 	}
 }
 
@@ -256,7 +328,7 @@ static void lite_lock_handoff(struct lite_lock *l)
  * (its node gets a WAKE when the lock is handed over).
  */
 static int lite_lock_acquire_local(u32 id, u16 node, u32 gen, u64 owner,
-				   u32 ticket)
+				   u32 uid, u32 ticket)
 {
 	struct lite_ticket *t;
 	struct lite_lock *l;
@@ -272,6 +344,8 @@ static int lite_lock_acquire_local(u32 id, u16 node, u32 gen, u64 owner,
 	l = idr_find(&lite_sync.locks, id);
 	if (!l) {
 		ret = -ENOENT;
+	} else if (!lite_lock_may_use(l, uid)) {
+		ret = -EACCES;
 	} else if (l->held && l->holder.node == node &&
 		   l->holder.owner == owner) {
 		ret = -EDEADLK;
@@ -289,7 +363,60 @@ static int lite_lock_acquire_local(u32 id, u16 node, u32 gen, u64 owner,
 	return ret;
 }
 
-static int lite_lock_release_local(u32 id, u16 node, u64 owner)
+/*
+ * UNLOCK on the home node. With @ticket: its waiter gave up; withdraw the
+ * ticket, or release the lock if the ticket was already made the holder.
+ */
+static int lite_lock_release_local(u32 id, u16 node, u64 owner, u32 uid,
+				   u32 ticket)
+{
+	struct lite_ticket next, *t, *tmp;
+	struct lite_lock *l;
+	bool pass = false;
+	int ret = 0;
+
+	mutex_lock(&lite_sync.lock);
+	l = idr_find(&lite_sync.locks, id);
+	if (!l) {
+		ret = -ENOENT;
+	} else if (!lite_lock_may_use(l, uid)) {
+		ret = -EACCES;
+	} else if (ticket) {
+		list_for_each_entry_safe(t, tmp, &l->waiters, link) {
+			if (t->node == node && t->ticket == ticket &&
+			    t->owner == owner) {
+				list_del(&t->link);
+				kfree(t);
+			}
+		}
+		if (l->held && l->holder.node == node &&
+		    l->holder.ticket == ticket && l->holder.owner == owner)
+			pass = lite_lock_next(l, &next);
+	} else if (!l->held || l->holder.node != node ||
+		   l->holder.owner != owner) {
+		ret = -EPERM;
+	} else {
+		pass = lite_lock_next(l, &next);
+	}
+	mutex_unlock(&lite_sync.lock);
+	if (pass)
+		lite_lock_pass(id, next);
+	return ret;
+}
+
+static int lite_lock_exists_local(u32 id, u32 uid)
+{
+	struct lite_lock *l;
+	int ret;
+
+	mutex_lock(&lite_sync.lock);
+	l = idr_find(&lite_sync.locks, id);
+	ret = !l ? -ENOENT : lite_lock_may_use(l, uid) ? 0 : -EACCES;
+	mutex_unlock(&lite_sync.lock);
+	return ret;
+}
+
+static int lite_lock_destroy_local(u32 id, u32 uid)
 {
 	struct lite_lock *l;
 	int ret = 0;
@@ -298,21 +425,15 @@ static int lite_lock_release_local(u32 id, u16 node, u64 owner)
 	l = idr_find(&lite_sync.locks, id);
 	if (!l)
 		ret = -ENOENT;
-	else if (!l->held || l->holder.node != node || l->holder.owner != owner)
-		ret = -EPERM;
+	else if (!lite_lock_may_use(l, uid))
+		ret = -EACCES;
+	else if (l->held || !list_empty(&l->waiters))
+		ret = -EBUSY;
 	else
-		lite_lock_handoff(l);
+		idr_remove(&lite_sync.locks, id);
 	mutex_unlock(&lite_sync.lock);
-	return ret;
-}
-
-static int lite_lock_exists_local(u32 id)
-{
-	int ret;
-
-	mutex_lock(&lite_sync.lock);
-	ret = idr_find(&lite_sync.locks, id) ? 0 : -ENOENT;
-	mutex_unlock(&lite_sync.lock);
+	if (!ret)
+		lite_lock_free(l);
 	return ret;
 }
 
@@ -326,14 +447,17 @@ static int lite_sync_check_node(u32 node)
 }
 
 /**
- * lite_lock_create() - create a lock on @node
+ * lite_lock_create() - create a lock on @node, owned by @ctx's user
+ * @ctx: the caller
  * @node: its home
  * @id: out: its number there
  *
- * Return: 0, -EINVAL, -ENOTCONN, -ENOSPC (LITE_MAX_LOCKS), -ETIMEDOUT.
+ * Return: 0, -EINVAL, -ENOTCONN, -ENOSPC (LITE_MAX_LOCKS), -EDQUOT
+ * (user_locks), -ETIMEDOUT.
  */
-int lite_lock_create(u32 node, u32 *id)
+int lite_lock_create(struct lite_ctx *ctx, u32 node, u32 *id)
 {
+	struct lite_ctrl_lock req = { .uid = cpu_to_le32(lite_ctx_uid(ctx)) };
 	struct lite_ctrl_u64 resp;
 	u32 len = sizeof(resp);
 	int ret = lite_sync_check_node(node);
@@ -341,8 +465,9 @@ int lite_lock_create(u32 node, u32 *id)
 	if (ret)
 		return ret;
 	if (node == lite_node_id())
-		return lite_lock_create_local(id);
-	ret = lite_ctrl_call(node, 0, LITE_CTRL_LOCK_CREATE, NULL, 0, &resp, &len);
+		return lite_lock_create_local(node, lite_ctx_uid(ctx), id);
+	ret = lite_ctrl_call(node, 0, LITE_CTRL_LOCK_CREATE, &req, sizeof(req),
+			     &resp, &len);
 	if (!ret && (len != sizeof(resp) || le64_to_cpu(resp.value) >= LITE_MAX_LOCKS))
 		ret = -EPROTO;
 	if (!ret)
@@ -350,41 +475,64 @@ int lite_lock_create(u32 node, u32 *id)
 	return ret;
 }
 
-/**
- * lite_lock_ask() - does lock @id exist on @node?
- * @node: its home
- * @id: its number
- *
- * Return: 0, -ENOENT, or another negative errno.
- */
-int lite_lock_ask(u32 node, u32 id)
+/* A lock request from @ctx that needs no waiting. */
+static int lite_lock_simple(struct lite_ctx *ctx, u32 node, u32 id, u16 type,
+			    u32 ticket)
 {
-	struct lite_ctrl_lock req = { .lock = cpu_to_le32(id) };
+	struct lite_ctrl_lock req = {
+		.lock = cpu_to_le32(id), .ticket = cpu_to_le32(ticket),
+		.owner = cpu_to_le64(lite_ctx_owner(ctx)),
+		.uid = cpu_to_le32(lite_ctx_uid(ctx)),
+	};
+	u32 uid = lite_ctx_uid(ctx);
 	int ret = lite_sync_check_node(node);
 
 	if (ret)
 		return ret;
-	if (node == lite_node_id())
-		return lite_lock_exists_local(id);
-	return lite_ctrl_call(node, 0, LITE_CTRL_LOCK_ASK, &req, sizeof(req),
-			      NULL, NULL);
+	if (node != lite_node_id())
+		return lite_ctrl_call(node, 0, type, &req, sizeof(req), NULL,
+				      NULL);
+	switch (type) {
+	case LITE_CTRL_LOCK_ASK:
+		return lite_lock_exists_local(id, uid);
+	case LITE_CTRL_UNLOCK:
+		return lite_lock_release_local(id, node, lite_ctx_owner(ctx),
+					       uid, ticket);
+	default:
+		return lite_lock_destroy_local(id, uid);
+	}
 }
 
 /**
- * lite_lock() - take lock @id of @node for @owner, in arrival order
+ * lite_lock_ask() - may @ctx use lock @id of @node?
+ * @ctx: the caller
  * @node: its home
  * @id: its number
- * @owner: the open file's token
  *
- * Sleeps (interruptibly) until the lock is handed over.
- *
- * Return: 0, -EDEADLK (@owner holds it), -ENOENT, -EINTR, -ENOTCONN (the
- * home node left).
+ * Return: 0, -ENOENT, -EACCES (another user's), or another negative errno.
  */
-int lite_lock(u32 node, u32 id, u64 owner)
+int lite_lock_ask(struct lite_ctx *ctx, u32 node, u32 id)
+{
+	return lite_lock_simple(ctx, node, id, LITE_CTRL_LOCK_ASK, 0);
+}
+
+/**
+ * lite_lock() - take lock @id of @node for @ctx, in arrival order
+ * @ctx: the caller, which will hold it
+ * @node: its home
+ * @id: its number
+ *
+ * Sleeps (interruptibly) until the lock is handed over. An interrupted
+ * caller withdraws its ticket, so the lock never waits for it.
+ *
+ * Return: 0, -EDEADLK (@ctx holds it), -ENOENT, -EACCES, -EINTR,
+ * -ENOTCONN (the home node left).
+ */
+int lite_lock(struct lite_ctx *ctx, u32 node, u32 id)
 {
 	struct lite_ctrl_lock req = {
-		.lock = cpu_to_le32(id), .owner = cpu_to_le64(owner),
+		.lock = cpu_to_le32(id), .owner = cpu_to_le64(lite_ctx_owner(ctx)),
+		.uid = cpu_to_le32(lite_ctx_uid(ctx)),
 	};
 	struct lite_ctrl_u64 resp;
 	struct lite_sync_wait *w;
@@ -398,8 +546,9 @@ int lite_lock(u32 node, u32 id, u64 owner)
 		return -ENOMEM;
 	req.ticket = cpu_to_le32(ticket);
 	if (node == lite_node_id()) {
-		ret = lite_lock_acquire_local(id, node, lite_node_gen(), owner,
-					      ticket);
+		ret = lite_lock_acquire_local(id, node, lite_node_gen(),
+					      lite_ctx_owner(ctx),
+					      lite_ctx_uid(ctx), ticket);
 	} else {
 		ret = lite_ctrl_call(node, 0, LITE_CTRL_LOCK, &req, sizeof(req),
 				     &resp, &len);
@@ -412,68 +561,106 @@ int lite_lock(u32 node, u32 id, u64 owner)
 		return ret < 0 ? ret : 0;
 	}
 	ret = lite_wait_done(w, ticket);
-	if (ret == -ERESTARTSYS)
+	if (ret == -ERESTARTSYS) {
+		/* The home may have made us the holder meanwhile: give it up. */
+		lite_lock_simple(ctx, node, id, LITE_CTRL_UNLOCK, ticket);
 		ret = -EINTR;
+	}
 	return ret;
 }
 
 /**
- * lite_unlock() - release lock @id of @node, held by @owner
+ * lite_unlock() - release lock @id of @node, held by @ctx
+ * @ctx: the holder
  * @node: its home
  * @id: its number
- * @owner: the open file's token
  *
- * Return: 0, -EPERM (not held by @owner), -ENOENT, -ENOTCONN.
+ * Return: 0, -EPERM (not held by @ctx), -EACCES, -ENOENT, -ENOTCONN.
  */
-int lite_unlock(u32 node, u32 id, u64 owner)
+int lite_unlock(struct lite_ctx *ctx, u32 node, u32 id)
 {
-	struct lite_ctrl_lock req = {
-		.lock = cpu_to_le32(id), .owner = cpu_to_le64(owner),
-	};
-	int ret = lite_sync_check_node(node);
+	return lite_lock_simple(ctx, node, id, LITE_CTRL_UNLOCK, 0);
+}
 
-	if (ret)
-		return ret;
-	if (node == lite_node_id())
-		return lite_lock_release_local(id, node, owner);
-	return lite_ctrl_call(node, 0, LITE_CTRL_UNLOCK, &req, sizeof(req),
-			      NULL, NULL);
+/**
+ * lite_lock_destroy() - destroy lock @id of @node, which nobody holds
+ * @ctx: a caller of the creator's user (or root)
+ * @node: its home
+ * @id: its number
+ *
+ * Return: 0, -EBUSY (held or waited for), -EACCES, -ENOENT, -ENOTCONN.
+ */
+int lite_lock_destroy(struct lite_ctx *ctx, u32 node, u32 id)
+{
+	return lite_lock_simple(ctx, node, id, LITE_CTRL_LOCK_DESTROY, 0);
 }
 
 /* ---- barrier ------------------------------------------------------------------ */
 
-/* Under lite_sync.lock: 1 when this arrival completed the barrier. */
-static int lite_barrier_arrive_local(u32 nr, u16 node, u32 gen, u32 ticket)
+/* Under lite_sync.lock: the barrier of (@uid, @nr), made on first arrival. */
+static struct lite_barrier *lite_barrier_find(u32 uid, u32 nr, bool create)
+{
+	struct lite_barrier *b;
+
+	list_for_each_entry(b, &lite_sync.barriers, link)
+		if (b->uid == uid && b->nr == nr)
+			return b;
+	if (!create)
+		return NULL;
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	if (b) {
+		b->uid = uid;
+		b->nr = nr;
+		INIT_LIST_HEAD(&b->waiters);
+		list_add(&b->link, &lite_sync.barriers);
+	}
+	return b;
+}
+
+/* Wake @waiters (taken off their barrier) and free them. */
+static void lite_barrier_wake(struct list_head *waiters)
 {
 	struct lite_ticket *t, *tmp;
 
-	if (!nr || nr > LITE_BARRIER_MAX)
-		return -EINVAL;
-	mutex_lock(&lite_sync.lock);
-	if (lite_sync.barrier_arrived && lite_sync.barrier_nr != nr) {
-		mutex_unlock(&lite_sync.lock);
-		return -EINVAL;	/* callers disagree on the count */
-	}
-	lite_sync.barrier_nr = nr;
-	if (++lite_sync.barrier_arrived < nr) {
-		t = kzalloc(sizeof(*t), GFP_KERNEL);
-		if (!t) {
-			lite_sync.barrier_arrived--;
-			mutex_unlock(&lite_sync.lock);
-			return -ENOMEM;
-		}
-		*t = (struct lite_ticket) { .node = node, .gen = gen, .ticket = ticket };
-		list_add_tail(&t->link, &lite_sync.barrier_waiters);
-		mutex_unlock(&lite_sync.lock);
-		return 0;
-	}
-	list_for_each_entry_safe(t, tmp, &lite_sync.barrier_waiters, link) {
+	list_for_each_entry_safe(t, tmp, waiters, link) {
 		lite_wake(t, 0);
 		list_del(&t->link);
 		kfree(t);
 	}
-	lite_sync.barrier_arrived = 0;
+}
+
+/* 1 when this arrival completed the barrier of (@uid, @nr), else 0. */
+static int lite_barrier_arrive_local(u32 nr, u32 uid, u16 node, u32 gen,
+				     u32 ticket)
+{
+	struct lite_barrier *b;
+	struct lite_ticket *t;
+	LIST_HEAD(waiters);
+
+	if (!nr || nr > LITE_BARRIER_MAX)
+		return -EINVAL;
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	*t = (struct lite_ticket) { .node = node, .gen = gen, .ticket = ticket };
+	mutex_lock(&lite_sync.lock);
+	b = lite_barrier_find(uid, nr, true);
+	if (!b) {
+		mutex_unlock(&lite_sync.lock);
+		kfree(t);
+		return -ENOMEM;
+	}
+	if (++b->arrived < nr) {
+		list_add_tail(&t->link, &b->waiters);
+		mutex_unlock(&lite_sync.lock);
+		return 0;
+	}
+	list_splice_init(&b->waiters, &waiters);
+	list_del(&b->link);
 	mutex_unlock(&lite_sync.lock);
+	kfree(b);
+	kfree(t);
+	lite_barrier_wake(&waiters);
 	return 1;
 }
 
@@ -490,14 +677,18 @@ static u16 lite_barrier_home(void)
 }
 
 /**
- * lite_barrier() - wait until @nr callers, on any nodes, reached it
+ * lite_barrier() - wait until @nr callers of @ctx's user, on any nodes,
+ * reached it
+ * @ctx: the caller
  * @nr: 1 .. 1024, the same for every caller
  *
  * Return: 0, -EINVAL, -EINTR, -ENOTCONN (the coordinator left).
  */
-int lite_barrier(u32 nr)
+int lite_barrier(struct lite_ctx *ctx, u32 nr)
 {
-	struct lite_ctrl_barrier req = { .nr = cpu_to_le32(nr) };
+	struct lite_ctrl_barrier req = {
+		.nr = cpu_to_le32(nr), .uid = cpu_to_le32(lite_ctx_uid(ctx)),
+	};
 	struct lite_ctrl_u64 resp;
 	struct lite_sync_wait *w;
 	u32 ticket, len = sizeof(resp);
@@ -514,7 +705,8 @@ int lite_barrier(u32 nr)
 		return -ENOMEM;
 	req.ticket = cpu_to_le32(ticket);
 	if (home == lite_node_id()) {
-		ret = lite_barrier_arrive_local(nr, home, lite_node_gen(), ticket);
+		ret = lite_barrier_arrive_local(nr, lite_ctx_uid(ctx), home,
+						lite_node_gen(), ticket);
 	} else {
 		ret = lite_ctrl_call(home, 0, LITE_CTRL_BARRIER, &req,
 				     sizeof(req), &resp, &len);
@@ -530,7 +722,7 @@ int lite_barrier(u32 nr)
 	if (ret == -ERESTARTSYS) {
 		/*
 		 * The arrival stays counted: taking it back races with the
-		 * last arrival. Document: an interrupted barrier is spent.
+		 * last arrival. An interrupted barrier is spent.
 		 */
 		ret = -EINTR;
 	}
@@ -538,6 +730,31 @@ int lite_barrier(u32 nr)
 }
 
 /* ---- requests from other nodes ------------------------------------------------- */
+
+/* A request about a lock from (@src, @src_gen). */
+static int lite_sync_serve_lock(u16 src, u32 src_gen, u16 type,
+				const struct lite_ctrl_lock *l, u32 *id)
+{
+	u32 lock = le32_to_cpu(l->lock), uid = le32_to_cpu(l->uid);
+	u32 ticket = le32_to_cpu(l->ticket);
+	u64 owner = le64_to_cpu(l->owner);
+
+	switch (type) {
+	case LITE_CTRL_LOCK_CREATE:
+		return lite_lock_create_local(src, uid, id);
+	case LITE_CTRL_LOCK_ASK:
+		return lite_lock_exists_local(lock, uid);
+	case LITE_CTRL_LOCK:
+		return lite_lock_acquire_local(lock, src, src_gen, owner, uid,
+					       ticket);
+	case LITE_CTRL_UNLOCK:
+		return lite_lock_release_local(lock, src, owner, uid, ticket);
+	case LITE_CTRL_LOCK_DESTROY:
+		return lite_lock_destroy_local(lock, uid);
+	default:
+		return -EPROTO;
+	}
+}
 
 /**
  * lite_sync_serve() - serve an ATOMIC, LOCK_*, UNLOCK, BARRIER or WAKE request
@@ -567,46 +784,30 @@ int lite_sync_serve(u16 src, u32 src_gen, u16 type, const void *req, u32 len,
 		if (len != sizeof(struct lite_ctrl_atomic))
 			return -EPROTO;
 		return lite_serve_atomic(req, resp, resp_len);
-	case LITE_CTRL_LOCK_CREATE:
-		if (len)
-			return -EPROTO;
-		ret = lite_lock_create_local(&id);
-		if (!ret) {
-			out->value = cpu_to_le64(id);
-			*resp_len = sizeof(*out);
-		}
-		return ret;
-	case LITE_CTRL_LOCK_ASK:
-		if (len != sizeof(*l))
-			return -EPROTO;
-		return lite_lock_exists_local(le32_to_cpu(l->lock));
-	case LITE_CTRL_LOCK:
-		if (len != sizeof(*l))
-			return -EPROTO;
-		ret = lite_lock_acquire_local(le32_to_cpu(l->lock), src, src_gen,
-					      le64_to_cpu(l->owner),
-					      le32_to_cpu(l->ticket));
-		break;
-	case LITE_CTRL_UNLOCK:
-		if (len != sizeof(*l))
-			return -EPROTO;
-		return lite_lock_release_local(le32_to_cpu(l->lock), src,
-					       le64_to_cpu(l->owner));
-	case LITE_CTRL_BARRIER:
-		if (len != sizeof(*b))
-			return -EPROTO;
-		ret = lite_barrier_arrive_local(le32_to_cpu(b->nr), src, src_gen,
-						le32_to_cpu(b->ticket));
-		break;
 	case LITE_CTRL_WAKE:
 		if (len != sizeof(*wk) || le32_to_cpu(wk->status) >= MAX_ERRNO)
 			return -EPROTO;
-		return lite_wake_local(le32_to_cpu(wk->ticket),
-				       -(int)le32_to_cpu(wk->status)) ? 0 : -ENOENT;
+		/* Only the home the ticket waits on may wake it. */
+		return lite_wake_local(le32_to_cpu(wk->ticket), src,
+				       -(int)le32_to_cpu(wk->status));
+	case LITE_CTRL_BARRIER:
+		if (len != sizeof(*b) || b->reserved)
+			return -EPROTO;
+		ret = lite_barrier_arrive_local(le32_to_cpu(b->nr),
+						le32_to_cpu(b->uid), src,
+						src_gen, le32_to_cpu(b->ticket));
+		break;
 	default:
-		return -EPROTO;
+		if (len != sizeof(*l) || l->reserved)
+			return -EPROTO;
+		ret = lite_sync_serve_lock(src, src_gen, type, l, &id);
+		if (type != LITE_CTRL_LOCK_CREATE || ret)
+			break;
+		out->value = cpu_to_le64(id);
+		*resp_len = sizeof(*out);
+		return 0;
 	}
-	if (ret >= 0) {
+	if (ret >= 0 && (type == LITE_CTRL_LOCK || type == LITE_CTRL_BARRIER)) {
 		out->value = cpu_to_le64(ret);
 		*resp_len = sizeof(*out);
 		ret = 0;
@@ -616,13 +817,28 @@ int lite_sync_serve(u16 src, u32 src_gen, u16 type, const void *req, u32 len,
 
 /* ---- leaving --------------------------------------------------------------------- */
 
-/* Under lite_sync.lock: drop @node's tickets and hand on its locks. */
+/* A lock whose holder left, with its new holder to wake. */
+struct lite_sync_pass {
+	struct list_head	link;
+	u32			id;
+	struct lite_ticket	next;
+};
+
+/*
+ * Drop @node's tickets (only @owner's unless @any_owner) and hand on the
+ * locks they hold; the new holders are woken after the sync lock is
+ * dropped. Barrier arrivals of @node go too when @any_owner.
+ */
 static void lite_sync_forget(u16 node, u64 owner, bool any_owner)
 {
+	struct lite_barrier *b, *btmp;
+	struct lite_sync_pass *p, *ptmp;
 	struct lite_ticket *t, *tmp;
 	struct lite_lock *l;
+	LIST_HEAD(passes);
 	int id;
 
+	mutex_lock(&lite_sync.lock);
 	idr_for_each_entry(&lite_sync.locks, l, id) {
 		list_for_each_entry_safe(t, tmp, &l->waiters, link) {
 			if (t->node == node && (any_owner || t->owner == owner)) {
@@ -630,18 +846,33 @@ static void lite_sync_forget(u16 node, u64 owner, bool any_owner)
 				kfree(t);
 			}
 		}
-		if (l->held && l->holder.node == node &&
-		    (any_owner || l->holder.owner == owner))
-			lite_lock_handoff(l);
+		if (!l->held || l->holder.node != node ||
+		    (!any_owner && l->holder.owner != owner))
+			continue;
+		p = kmalloc(sizeof(*p), GFP_KERNEL | __GFP_NOFAIL);
+		p->id = id;
+		if (lite_lock_next(l, &p->next))
+			list_add_tail(&p->link, &passes);
+		else
+			kfree(p);
 	}
-	if (!any_owner)
-		return;
-	list_for_each_entry_safe(t, tmp, &lite_sync.barrier_waiters, link) {
-		if (t->node == node) {
-			list_del(&t->link);
-			kfree(t);
-			lite_sync.barrier_arrived--;
+	list_for_each_entry_safe(b, btmp, &lite_sync.barriers, link) {
+		list_for_each_entry_safe(t, tmp, &b->waiters, link) {
+			if (t->node == node && any_owner) {
+				list_del(&t->link);
+				kfree(t);
+				b->arrived--;
+			}
 		}
+		if (!b->arrived) {
+			list_del(&b->link);
+			kfree(b);
+		}
+	}
+	mutex_unlock(&lite_sync.lock);
+	list_for_each_entry_safe(p, ptmp, &passes, link) {
+		lite_lock_pass(p->id, p->next);
+		kfree(p);
 	}
 }
 
@@ -659,9 +890,7 @@ void lite_sync_owner_gone(u64 owner)
 
 	if (!me)
 		return;
-	mutex_lock(&lite_sync.lock);
 	lite_sync_forget(me, owner, false);
-	mutex_unlock(&lite_sync.lock);
 	lite_nr_nodes(&connected);
 	for (n = 1; n < LITE_MAX_NODES; n++)
 		if (n != me && connected & BIT_ULL(n))
@@ -676,25 +905,15 @@ int lite_sync_serve_owner_gone(u16 src, const void *req, u32 len)
 
 	if (len != sizeof(*l))
 		return -EPROTO;
-	mutex_lock(&lite_sync.lock);
 	lite_sync_forget(src, le64_to_cpu(l->owner), false);
-	mutex_unlock(&lite_sync.lock);
 	return 0;
 }
 
-/**
- * lite_sync_peer_down() - @node left: its locks are handed on, its tickets
- * and barrier arrivals dropped, and this node's waiters on it fail
- * @node: the node
- */
-void lite_sync_peer_down(u16 node)
+/* Fail this node's waiters on @node (every waiter when @node is 0). */
+static void lite_sync_fail_waiters(u16 node)
 {
 	struct lite_sync_wait *w;
 	unsigned long id, flags;
-
-	mutex_lock(&lite_sync.lock);
-	lite_sync_forget(node, 0, true);
-	mutex_unlock(&lite_sync.lock);
 
 	xa_lock_irqsave(&lite_sync_waits, flags);
 	xa_for_each(&lite_sync_waits, id, w) {
@@ -707,25 +926,39 @@ void lite_sync_peer_down(u16 node)
 }
 
 /**
+ * lite_sync_peer_down() - @node left: its locks are handed on, its tickets
+ * and barrier arrivals dropped, and this node's waiters on it fail
+ * @node: the node
+ */
+void lite_sync_peer_down(u16 node)
+{
+	lite_sync_forget(node, 0, true);
+	lite_sync_fail_waiters(node);
+}
+
+/**
  * lite_sync_exit() - this node left: fail every waiter, free every lock
  */
 void lite_sync_exit(void)
 {
+	struct lite_barrier *b, *btmp;
 	struct lite_ticket *t, *tmp;
 	struct lite_lock *l;
 	int id;
 
-	lite_sync_peer_down(0);
+	lite_sync_fail_waiters(0);
 	mutex_lock(&lite_sync.lock);
 	idr_for_each_entry(&lite_sync.locks, l, id) {
 		list_for_each_entry_safe(t, tmp, &l->waiters, link)
 			kfree(t);
-		kfree(l);
+		lite_lock_free(l);
 	}
 	idr_destroy(&lite_sync.locks);
-	list_for_each_entry_safe(t, tmp, &lite_sync.barrier_waiters, link)
-		kfree(t);
-	INIT_LIST_HEAD(&lite_sync.barrier_waiters);
-	lite_sync.barrier_arrived = 0;
+	list_for_each_entry_safe(b, btmp, &lite_sync.barriers, link) {
+		list_for_each_entry_safe(t, tmp, &b->waiters, link)
+			kfree(t);
+		kfree(b);
+	}
+	INIT_LIST_HEAD(&lite_sync.barriers);
 	mutex_unlock(&lite_sync.lock);
 }

@@ -1,12 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Zero-copy user buffers (alloc_memory): mmap of /dev/lite gives zeroed,
- * physically contiguous chunks owned by the mapping. A read or write whose
- * user range lies inside one of them DMAs straight to its pages (rdma.c),
- * without the bounce buffer. The mapping cannot be split, moved or copied
- * into a child, so its address range always names these pages.
+ * physically contiguous chunks. A read or write whose user range lies
+ * inside such a mapping of the calling process DMAs straight to its pages
+ * (rdma.c), without the bounce buffer.
+ *
+ * The buffer is found through the caller's own vma, never through a list
+ * of addresses: after fork (MADV_DOFORK clears VM_DONTCOPY), fd passing or
+ * munmap, an address names the buffer only while the calling process maps
+ * it there. Every vma holds a reference (.open counts copies, .close drops
+ * them), every operation another, so the pages outlive both. The mapping
+ * cannot be split or moved: the offset of an address in the buffer is
+ * always its distance from vm_start.
  */
 #include <linux/mm.h>
+#include <linux/mmap_lock.h>
 #include <linux/slab.h>
 
 #include "lite_priv.h"
@@ -28,6 +36,8 @@ static void lite_ubuf_release(struct kref *ref)
 			break;
 		__free_page(first + (i & ((1UL << (ub->chunk_shift - PAGE_SHIFT)) - 1)));
 	}
+	lite_user_uncharge(ub->user, LITE_RES_ZC_BYTES, ub->len);
+	lite_user_put(ub->user);
 	kvfree(ub);
 }
 
@@ -36,14 +46,17 @@ void lite_ubuf_put(struct lite_ubuf *ub)
 	kref_put(&ub->ref, lite_ubuf_release);
 }
 
-static void lite_ubuf_vm_close(struct vm_area_struct *vma)
+/* A copy of the vma: fork without VM_DONTCOPY, or mremap's copy_vma. */
+static void lite_ubuf_vm_open(struct vm_area_struct *vma)
 {
 	struct lite_ubuf *ub = vma->vm_private_data;
 
-	spin_lock(&ub->list->lock);
-	list_del(&ub->link);
-	spin_unlock(&ub->list->lock);
-	lite_ubuf_put(ub);
+	kref_get(&ub->ref);
+}
+
+static void lite_ubuf_vm_close(struct vm_area_struct *vma)
+{
+	lite_ubuf_put(vma->vm_private_data);
 }
 
 static int lite_ubuf_vm_may_split(struct vm_area_struct *vma, unsigned long addr)
@@ -57,6 +70,7 @@ static int lite_ubuf_vm_mremap(struct vm_area_struct *vma)
 }
 
 static const struct vm_operations_struct lite_ubuf_vm_ops = {
+	.open		= lite_ubuf_vm_open,
 	.close		= lite_ubuf_vm_close,
 	.may_split	= lite_ubuf_vm_may_split,
 	.mremap		= lite_ubuf_vm_mremap,
@@ -64,12 +78,12 @@ static const struct vm_operations_struct lite_ubuf_vm_ops = {
 
 /**
  * lite_ubuf_mmap() - back a new mapping of /dev/lite with DMA-able chunks
- * @list: the context's buffer list
+ * @user: the account charged for it, or NULL
  * @vma: the mapping (offset 0, shared, at most 1 GiB)
  *
- * Return: 0, -EINVAL or -ENOMEM.
+ * Return: 0, -EINVAL, -EDQUOT (the user's user_zc_mb) or -ENOMEM.
  */
-int lite_ubuf_mmap(struct lite_ubuf_list *list, struct vm_area_struct *vma)
+int lite_ubuf_mmap(struct lite_user *user, struct vm_area_struct *vma)
 {
 	unsigned long len = vma->vm_end - vma->vm_start, i, pages;
 	unsigned int shift = clamp_t(unsigned int, order_base_2(len), PAGE_SHIFT,
@@ -82,18 +96,26 @@ int lite_ubuf_mmap(struct lite_ubuf_list *list, struct vm_area_struct *vma)
 	    !(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
 	pages = len >> PAGE_SHIFT;
+	ret = lite_user_charge(user, LITE_RES_ZC_BYTES, len);
+	if (ret)
+		return ret;
 	ub = kvzalloc(struct_size(ub, chunks, DIV_ROUND_UP(pages, per_chunk)),
-		      GFP_KERNEL);
-	if (!ub)
+		      GFP_KERNEL_ACCOUNT);
+	if (!ub) {
+		lite_user_uncharge(user, LITE_RES_ZC_BYTES, len);
 		return -ENOMEM;
+	}
 	kref_init(&ub->ref);
-	ub->list = list;
-	ub->start = vma->vm_start;
 	ub->len = len;
 	ub->chunk_shift = shift;
+	ub->user = user;	/* the release uncharges */
+	if (user)
+		lite_user_hold(user);
 	for (i = 0; i < pages; i += per_chunk) {
-		struct page *p = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN |
-					     __GFP_RETRY_MAYFAIL, shift - PAGE_SHIFT);
+		/* __GFP_ACCOUNT: the mapping process's memory cgroup pays. */
+		struct page *p = alloc_pages(GFP_KERNEL_ACCOUNT | __GFP_ZERO |
+					     __GFP_NOWARN | __GFP_RETRY_MAYFAIL,
+					     shift - PAGE_SHIFT);
 
 		if (!p) {
 			ret = -ENOMEM;
@@ -119,9 +141,6 @@ int lite_ubuf_mmap(struct lite_ubuf_list *list, struct vm_area_struct *vma)
 	}
 	vma->vm_ops = &lite_ubuf_vm_ops;
 	vma->vm_private_data = ub;
-	spin_lock(&list->lock);
-	list_add(&ub->link, &list->head);
-	spin_unlock(&list->lock);
 	return 0;
 err:
 	/* Inserted pages hold their own references, dropped with the vma. */
@@ -130,31 +149,32 @@ err:
 }
 
 /**
- * lite_ubuf_find() - the buffer of @list holding [@addr, @addr + @len)
- * @list: a context's buffer list
- * @addr: user address
+ * lite_ubuf_find() - the zero-copy buffer the caller maps at [@addr, +@len)
+ * @addr: user address in the current process
  * @len: bytes
  * @off: set to @addr's offset in the buffer
  *
+ * Context: process context; takes the mmap lock for reading.
  * Return: the buffer with a reference, or NULL (ordinary user memory).
  */
-struct lite_ubuf *lite_ubuf_find(struct lite_ubuf_list *list,
-				 unsigned long addr, u64 len, u64 *off)
+struct lite_ubuf *lite_ubuf_find(unsigned long addr, u64 len, u64 *off)
 {
-	struct lite_ubuf *ub, *found = NULL;
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	struct lite_ubuf *ub = NULL;
 
-	spin_lock(&list->lock);
-	list_for_each_entry(ub, &list->head, link) {
-		if (addr >= ub->start && addr - ub->start < ub->len &&
-		    len <= ub->len - (addr - ub->start)) {
-			kref_get(&ub->ref);
-			*off = addr - ub->start;
-			found = ub;
-			break;
-		}
+	if (!mm || !len)
+		return NULL;
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, addr);
+	if (vma && vma->vm_ops == &lite_ubuf_vm_ops &&
+	    len <= vma->vm_end - addr) {
+		ub = vma->vm_private_data;
+		kref_get(&ub->ref);
+		*off = addr - vma->vm_start;
 	}
-	spin_unlock(&list->lock);
-	return found;
+	mmap_read_unlock(mm);
+	return ub;
 }
 
 /**

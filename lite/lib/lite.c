@@ -498,6 +498,11 @@ LITE_EXPORT int lite_unlock(unsigned int node, unsigned int lock)
 	return lite_lock_op(LITE_IOC_UNLOCK, node, lock);
 }
 
+LITE_EXPORT int lite_lock_destroy(unsigned int node, unsigned int lock)
+{
+	return lite_lock_op(LITE_IOC_LOCK_DESTROY, node, lock);
+}
+
 LITE_EXPORT int lite_barrier(unsigned int nr)
 {
 	struct lite_ioc_barrier b = { .nr = nr };

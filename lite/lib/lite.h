@@ -167,9 +167,10 @@ int lite_compare_swap(int lh, uint64_t offset, uint64_t compare,
 		      uint64_t swap, uint64_t *old, int password);
 
 /*
- * Distributed locks live on a node and are numbered there. A lock is held
- * by this process (any of its threads may unlock it) and released when it
- * exits; waiters get it in arrival order.
+ * Distributed locks live on a node and are numbered there. A lock belongs
+ * to the user that created it (another user's calls get -EACCES; root may
+ * use any). It is held by this process (any of its threads may unlock it)
+ * and released when it exits; waiters get it in arrival order.
  */
 
 /* Create a lock on @node; returns its number there (>= 0). */
@@ -184,9 +185,12 @@ int lite_lock(unsigned int node, unsigned int lock);
 /* -EPERM if this process does not hold it. */
 int lite_unlock(unsigned int node, unsigned int lock);
 
+/* Free a lock; -EBUSY while it is held or waited for. */
+int lite_lock_destroy(unsigned int node, unsigned int lock);
+
 /*
- * Wait until @nr callers (1 .. 1024), on any nodes, reached the barrier.
- * Every caller of one barrier must pass the same @nr.
+ * Wait until @nr callers (1 .. 1024) of this user, on any nodes, reached
+ * the barrier. Every caller of one barrier must pass the same @nr.
  */
 int lite_barrier(unsigned int nr);
 

@@ -769,8 +769,10 @@ static int lmr_ask(unsigned int node, uint64_t id, unsigned int perm,
 	double end = now() + ASK_TIMEOUT_S;
 	int lh;
 
-	while ((lh = lite_ask(node, id, perm, password)) == -ENOENT &&
-	       now() < end)
+	/* Not published yet looks like a wrong password: EACCES; EAGAIN
+	 * when the owner throttles this user's failed asks. */
+	while (((lh = lite_ask(node, id, perm, password)) == -EACCES ||
+		lh == -EAGAIN) && now() < end)
 		sleep_ms(100);
 	expect(lh, 0, "ask node %u for %llu", node, (unsigned long long)id);
 	return lh;

@@ -12,9 +12,13 @@
  * Errors (returned by ioctl() as -1 with errno):
  *   EINVAL       a malformed argument (reserved field set, unknown flag,
  *                node id out of range, zero-length where one is needed)
- *   ENOENT       no such handle, or nothing published under the identifier
+ *   ENOENT       no such handle
  *   EKEYREVOKED  the LMR behind the handle was freed by its owner
- *   EACCES       wrong password
+ *   EACCES       wrong password; for ASK also nothing published under the
+ *                identifier (one answer: asking reveals nothing)
+ *   EAGAIN       ASK: too many failed asks by this user this second
+ *   EDQUOT       a per-user limit (module parameters user_*, see
+ *                docs/security.md) is reached; mmap too
  *   EPERM        the handle or publication lacks the permission bit
  *   ERANGE       offset + size runs past the end of the LMR
  *   EFBIG        size above LITE_LMR_MAX_SIZE
@@ -37,6 +41,8 @@
  *   EALREADY     the descriptor was already replied to (or is unknown)
  *   EDEADLK      this open file already holds the lock
  *   EPERM        unlock of a lock this open file does not hold
+ *   EACCES       a lock created by another user (root may use any)
+ *   EBUSY        destroy of a lock that is held or waited for
  *   ENOTCONN     also: the node left while the caller waited on it, or the
  *                module is going away (waiters are woken and fail)
  */
@@ -241,9 +247,10 @@ struct lite_ioc_atomic {
 };
 
 /*
- * Distributed locks live on a node and are numbered there. A lock is held
- * by an open file; closing it (or its node leaving) releases its locks.
- * Waiters are served in arrival order.
+ * Distributed locks live on a node and are numbered there. A lock belongs
+ * to the user that created it; it is held by an open file, and closing it
+ * (or its node leaving) releases its locks. Waiters are served in arrival
+ * order. LOCK_DESTROY frees a lock nobody holds or waits for.
  */
 struct lite_ioc_lock {
 	__u32	node;
@@ -251,7 +258,7 @@ struct lite_ioc_lock {
 	__u32	reserved[2];
 };
 
-/* Block until @nr callers (on any nodes) reached the barrier. */
+/* Block until @nr callers of this user (on any nodes) reached the barrier. */
 struct lite_ioc_barrier {
 	__u32	nr;		/* 1 .. 1024 */
 	__u32	reserved;
@@ -283,6 +290,7 @@ struct lite_ioc_barrier {
 #define LITE_IOC_LOCK		_IOW(LITE_IOC_MAGIC, 24, struct lite_ioc_lock)
 #define LITE_IOC_UNLOCK		_IOW(LITE_IOC_MAGIC, 25, struct lite_ioc_lock)
 #define LITE_IOC_BARRIER	_IOW(LITE_IOC_MAGIC, 26, struct lite_ioc_barrier)
+#define LITE_IOC_LOCK_DESTROY	_IOW(LITE_IOC_MAGIC, 27, struct lite_ioc_lock)
 
 /*
  * mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) gives

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-user limits (docs/security.md). A user is a uid of this node, or a
+ * (node, uid) pair for what another node's users create here (locks,
+ * publications). Each object that counts against a limit holds a
+ * reference on its user's account and gives its charge back when it goes.
+ * A context opened with CAP_SYS_RESOURCE has no account: like the
+ * RLIMITs, the limits are for unprivileged users.
+ */
+#include <linux/hashtable.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "lite_priv.h"
+
+static unsigned int lite_user_lmr_mb;
+module_param_named(user_lmr_mb, lite_user_lmr_mb, uint, 0644);
+MODULE_PARM_DESC(user_lmr_mb, "MiB of LMRs one user of this node may have allocated, on any node (default: a quarter of RAM)");
+
+static unsigned int lite_user_zc_mb;
+module_param_named(user_zc_mb, lite_user_zc_mb, uint, 0644);
+MODULE_PARM_DESC(user_zc_mb, "MiB of zero-copy buffers (mmap of /dev/lite) one user may hold (default: an eighth of RAM)");
+
+static unsigned int lite_user_handles = 65536;
+module_param_named(user_handles, lite_user_handles, uint, 0644);
+MODULE_PARM_DESC(user_handles, "LMR handles one user may hold (default: 65536)");
+
+static unsigned int lite_user_calls = 1024;
+module_param_named(user_calls, lite_user_calls, uint, 0644);
+MODULE_PARM_DESC(user_calls, "RPC calls of one user waiting for a reply, abandoned ones included (default: 1024)");
+
+static unsigned int lite_user_locks = 1024;
+module_param_named(user_locks, lite_user_locks, uint, 0644);
+MODULE_PARM_DESC(user_locks, "locks one user of one node may have created on this node (default: 1024)");
+
+static unsigned int lite_user_pubs = 1024;
+module_param_named(user_pubs, lite_user_pubs, uint, 0644);
+MODULE_PARM_DESC(user_pubs, "publications one user of one node may have on this node's LMRs (default: 1024)");
+
+struct lite_user {
+	struct hlist_node	link;
+	u16			node;	/* 0: a user of this node */
+	u32			uid;
+	refcount_t		refs;
+	atomic64_t		used[LITE_RES_NR];
+};
+
+static DEFINE_HASHTABLE(lite_users, 8);
+static DEFINE_SPINLOCK(lite_users_lock);
+
+static u32 lite_user_key(u16 node, u32 uid)
+{
+	return uid ^ ((u32)node << 20);
+}
+
+/**
+ * lite_user_get() - the account of @uid of @node, created on first use
+ * @node: 0 for this node's users, else the node the request came from
+ * @uid: the user id (in the initial user namespace)
+ *
+ * Return: the account with a reference, or NULL when out of memory.
+ */
+struct lite_user *lite_user_get(u16 node, u32 uid)
+{
+	struct lite_user *u, *fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
+	u32 key = lite_user_key(node, uid);
+	unsigned long flags;
+
+	spin_lock_irqsave(&lite_users_lock, flags);
+	hash_for_each_possible(lite_users, u, link, key) {
+		if (u->node == node && u->uid == uid) {
+			refcount_inc(&u->refs);
+			goto out;
+		}
+	}
+	u = fresh;
+	fresh = NULL;
+	if (u) {
+		u->node = node;
+		u->uid = uid;
+		refcount_set(&u->refs, 1);
+		hash_add(lite_users, &u->link, key);
+	}
+out:
+	spin_unlock_irqrestore(&lite_users_lock, flags);
+	kfree(fresh);
+	return u;
+}
+
+/* Another reference on @u, which the caller holds one on. */
+void lite_user_hold(struct lite_user *u)
+{
+	refcount_inc(&u->refs);
+}
+
+/**
+ * lite_user_put() - drop a reference from lite_user_get()
+ * @u: the account, or NULL (no account: nothing to do)
+ */
+void lite_user_put(struct lite_user *u)
+{
+	unsigned long flags;
+
+	/* Any context: an abandoned RPC call is freed by its late reply. */
+	if (!u || !refcount_dec_and_lock_irqsave(&u->refs, &lite_users_lock,
+						 &flags))
+		return;
+	hash_del(&u->link);
+	spin_unlock_irqrestore(&lite_users_lock, flags);
+	kfree(u);
+}
+
+static u64 lite_user_limit(enum lite_res res)
+{
+	u64 ram = (u64)totalram_pages() << PAGE_SHIFT;
+
+	switch (res) {
+	case LITE_RES_LMR_BYTES:
+		return lite_user_lmr_mb ? (u64)lite_user_lmr_mb << 20 : ram / 4;
+	case LITE_RES_ZC_BYTES:
+		return lite_user_zc_mb ? (u64)lite_user_zc_mb << 20 : ram / 8;
+	case LITE_RES_HANDLES:
+		return READ_ONCE(lite_user_handles);
+	case LITE_RES_CALLS:
+		return READ_ONCE(lite_user_calls);
+	case LITE_RES_LOCKS:
+		return READ_ONCE(lite_user_locks);
+	case LITE_RES_PUBS:
+		return READ_ONCE(lite_user_pubs);
+	default:
+		return 0;
+	}
+}
+
+/**
+ * lite_user_charge() - count @n more of @res against @u's limit
+ * @u: the account, or NULL (not limited)
+ * @res: what
+ * @n: how much
+ *
+ * Return: 0, or -EDQUOT (nothing charged) when the limit would be passed.
+ */
+int lite_user_charge(struct lite_user *u, enum lite_res res, u64 n)
+{
+	if (!u)
+		return 0;
+	if (atomic64_add_return(n, &u->used[res]) > lite_user_limit(res)) {
+		atomic64_sub(n, &u->used[res]);
+		return -EDQUOT;
+	}
+	return 0;
+}
+
+/**
+ * lite_user_uncharge() - give back what lite_user_charge() counted
+ * @u: the account, or NULL
+ * @res: what
+ * @n: how much
+ */
+void lite_user_uncharge(struct lite_user *u, enum lite_res res, u64 n)
+{
+	if (u)
+		atomic64_sub(n, &u->used[res]);
+}
+
+/**
+ * lite_user_exit() - the module goes away: every object that held an
+ * account is gone, so is every account
+ */
+void lite_user_exit(void)
+{
+	WARN_ON_ONCE(!hash_empty(lite_users));
+}
