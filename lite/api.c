@@ -68,25 +68,6 @@ static struct lite_handle *lite_ctx_get(struct lite_ctx *ctx, u32 id)
 	return h;
 }
 
-/* Give @h to @ctx (charged to its user) or drop it. */
-static int lite_ctx_insert(struct lite_ctx *ctx, struct lite_handle *h,
-			   u32 *id)
-{
-	int ret = lite_user_charge(ctx->user, LITE_RES_HANDLES, 1);
-
-	if (ret) {
-		lite_handle_put(h);
-		return ret;
-	}
-	if (ctx->user)
-		lite_user_hold(ctx->user);
-	h->user = ctx->user;	/* the handle's release uncharges */
-	ret = xa_alloc(&ctx->handles, id, h, XA_LIMIT(1, INT_MAX), GFP_KERNEL);
-	if (ret)
-		lite_handle_put(h);
-	return ret;
-}
-
 /* Ask the owner to free the LMR behind @h (which has ADMIN). */
 static int lite_free_lmr(struct lite_handle *h)
 {
@@ -153,26 +134,35 @@ static int lite_check_node(u32 node)
 }
 
 /*
- * Turn an owner's description into a handle of @ctx; @charged LMR bytes
- * (already counted against the user) go with it.
+ * Turn an owner's description into a handle of @ctx, charged to its user;
+ * @charged LMR bytes (already counted against the user) go with it, and
+ * the handle's release gives them back.
  */
 static int lite_ctx_map(struct lite_ctx *ctx, u16 node, u32 gen,
 			const struct lite_lmr_desc *d, u32 len, s32 password,
 			u64 charged, u32 *id)
 {
-	struct lite_handle *h = lite_handle_new(node, gen, d, len, password);
-	int ret;
+	struct lite_handle *h;
+	int ret = lite_user_charge(ctx->user, LITE_RES_HANDLES, 1);
 
+	if (ret) {
+		lite_user_uncharge(ctx->user, LITE_RES_LMR_BYTES, charged);
+		return ret;
+	}
+	h = lite_handle_new(node, gen, d, len, password);
 	if (IS_ERR(h)) {
+		lite_user_uncharge(ctx->user, LITE_RES_HANDLES, 1);
 		lite_user_uncharge(ctx->user, LITE_RES_LMR_BYTES, charged);
 		return PTR_ERR(h);
 	}
-	ret = lite_ctx_insert(ctx, h, id);
-	/* From here the handle's release gives the bytes back. */
-	if (!ret)
-		h->charged = charged;
-	else
-		lite_user_uncharge(ctx->user, LITE_RES_LMR_BYTES, charged);
+	/* Before it is visible: another thread may unmap it at once. */
+	if (ctx->user)
+		lite_user_hold(ctx->user);
+	h->user = ctx->user;
+	h->charged = charged;
+	ret = xa_alloc(&ctx->handles, id, h, XA_LIMIT(1, INT_MAX), GFP_KERNEL);
+	if (ret)
+		lite_handle_put(h);
 	return ret;
 }
 

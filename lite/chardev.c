@@ -468,7 +468,7 @@ static const struct file_operations lite_fops = {
 /* Group "lite" comes from user space (udev rule, lite-ae install). */
 static ushort lite_dev_mode = 0660;
 module_param_named(dev_mode, lite_dev_mode, ushort, 0444);
-MODULE_PARM_DESC(dev_mode, "mode of /dev/lite (default: 0660; never world-writable)");
+MODULE_PARM_DESC(dev_mode, "mode of /dev/lite (default: 0660; no bits for others)");
 
 static struct miscdevice lite_misc = {
 	.minor	= MISC_DYNAMIC_MINOR,
@@ -478,8 +478,9 @@ static struct miscdevice lite_misc = {
 
 int lite_chardev_init(void)
 {
-	if (lite_dev_mode & ~0664) {
-		lite_err("dev_mode %#o: only read/write bits, never world-writable\n",
+	/* Every ioctl works on a read-only open too: others get nothing. */
+	if (lite_dev_mode & ~0660) {
+		lite_err("dev_mode %#o: only owner and group read/write bits\n",
 			 lite_dev_mode);
 		return -EINVAL;
 	}

@@ -279,7 +279,8 @@ void lite_ctrl_recv(struct lite_peer *peer, const void *buf, u32 len)
 	u16 type;
 	u32 plen;
 
-	if (lite_check_ctrl_hdr(buf, len, peer->id, peer->gen, &type, &plen))
+	if (lite_check_ctrl_hdr(buf, len, peer->id, peer->gen, &type, &plen) ||
+	    lite_check_ctrl_len(type, plen))
 		goto bad;
 	if (type & LITE_CTRL_RESP) {
 		lite_ctrl_complete(peer->id, le64_to_cpu(hdr->req_id),

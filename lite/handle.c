@@ -27,6 +27,7 @@
 #include "lite_handle.h"
 #include "ctrl_msg.h"
 #include "include/uapi/lite.h"
+#include "wire_check.h"
 
 /* Shorter than the owner's ctrl_timeout_ms: it hears "busy", not nothing. */
 #define LITE_REVOKE_WAIT	(5 * HZ)
@@ -161,22 +162,6 @@ void lite_handle_put(struct lite_handle *h)
 	kref_put(&h->ref, lite_handle_release);
 }
 
-/* Check a description that came from the owner (possibly the network). */
-static int lite_desc_check(const struct lite_lmr_desc *d, u32 len)
-{
-	u64 size = le64_to_cpu(d->size);
-	u32 n = le32_to_cpu(d->nr_chunks);
-
-	if (len < sizeof(*d) || d->chunk_shift < PAGE_SHIFT ||
-	    d->chunk_shift > 22 || !size || size > LITE_LMR_MAX_SIZE ||
-	    n != DIV_ROUND_UP_ULL(size, 1ULL << d->chunk_shift) ||
-	    n > LITE_LMR_MAX_CHUNKS || len < struct_size(d, chunk, n) ||
-	    !le32_to_cpu(d->perm) || le32_to_cpu(d->perm) & ~LITE_PERM_ALL ||
-	    !le32_to_cpu(d->lmr_id))
-		return -EPROTO;
-	return 0;
-}
-
 /**
  * lite_handle_new() - a handle on an LMR, from its owner's description
  * @node: the owner
@@ -196,7 +181,8 @@ struct lite_handle *lite_handle_new(u16 node, u32 gen,
 	u32 i, n;
 	int ret;
 
-	ret = lite_desc_check(d, len);
+	/* From the owner, maybe over the network: wire_check.c. */
+	ret = lite_check_lmr_desc(d, len);
 	if (ret)
 		return ERR_PTR(ret);
 	n = le32_to_cpu(d->nr_chunks);

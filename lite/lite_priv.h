@@ -118,6 +118,7 @@ unsigned int lite_nr_nodes(u64 *connected);
 unsigned int lite_qps_per_peer(void);
 struct lite_peer *lite_peer_get(u16 id, u32 gen);
 void lite_peer_put(struct lite_peer *peer);
+bool lite_peer_alive(u16 id, u32 gen);
 struct lite_dev *lite_peer_dev(u16 id, u32 gen);
 struct lite_dev *lite_peer_dev_hold(u16 id);
 
@@ -137,7 +138,7 @@ struct lite_lmr_desc;
 void lite_lmr_exit(void);
 void lite_lmr_destroy_all(void);
 void lite_lmr_peer_down(u16 node, u32 gen);
-void lite_lmr_set_device(struct ib_device *ibdev);
+void lite_lmr_set_device(struct lite_dev *dev);
 int lite_lmr_create(u64 size, u32 flags, u16 creator, u32 creator_gen,
 		    struct lite_lmr_desc *d, u32 *len);
 int lite_lmr_free(u32 id, u16 requester, u32 requester_gen);

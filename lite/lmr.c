@@ -41,6 +41,8 @@ struct lite_lmr {
 	struct ib_device	*ibdev;
 	struct list_head	all;		/* lite_lmrs.all, until released */
 	struct list_head	quarantine;	/* freed, mappers not all done */
+	struct list_head	released;	/* on a caller's list to put */
+	bool			quarantined;	/* under lite_lmrs.lock */
 	/* under lite_lmrs.lock: */
 	DECLARE_BITMAP(mappers, LITE_MAX_NODES);	/* may have a handle */
 	DECLARE_BITMAP(unconfirmed, LITE_MAX_NODES);	/* in quarantine */
@@ -75,15 +77,38 @@ static struct {
 static void lite_lmr_retry_work(struct work_struct *work);
 static DECLARE_DELAYED_WORK(lite_lmr_retry, lite_lmr_retry_work);
 
-/* ASK failures, per (node, uid) hash slot: an identifier is no password. */
-#define LITE_ASK_FAIL_SLOTS	64
+/*
+ * Failed ASKs per (node, uid) in the current second: an identifier is no
+ * password. A small open-addressed table; an entry idle for a second may
+ * be taken by another (node, uid). Only when every entry is busy (256
+ * users failing at once) is a newcomer throttled without an entry.
+ */
+#define LITE_ASK_SLOTS		256
 #define LITE_ASK_FAIL_MAX	64	/* per second: 2^32 passwords take years */
-static struct {
-	unsigned long	window;
+static struct lite_ask_slot {
+	u16		node;
+	u32		uid;
+	unsigned long	window;		/* jiffies when its second began */
 	unsigned int	fails;
-} lite_ask_fails[LITE_ASK_FAIL_SLOTS];
+} lite_ask_slots[LITE_ASK_SLOTS];
+static DEFINE_SPINLOCK(lite_ask_lock);
 
-static struct ib_device *lite_lmr_ibdev;	/* set while joined */
+/* The device new LMRs are mapped for; set while joined. */
+static struct lite_dev *lite_lmr_dev;	/* under lite_lmrs.lock */
+
+/* Under lite_lmrs.lock, which lite_lmr_destroy_all() takes too. */
+static void lite_lmr_unmap(struct lite_lmr *lmr)
+{
+	u32 i;
+
+	for (i = 0; i < lmr->nr_chunks && lmr->chunks[i].page; i++) {
+		if (!lmr->chunks[i].dma)
+			continue;
+		ib_dma_unmap_page(lmr->ibdev, lmr->chunks[i].dma,
+				  1UL << lmr->chunk_shift, DMA_BIDIRECTIONAL);
+		lmr->chunks[i].dma = 0;
+	}
+}
 
 static void lite_lmr_release(struct kref *ref)
 {
@@ -91,19 +116,16 @@ static void lite_lmr_release(struct kref *ref)
 	unsigned int order = lmr->chunk_shift - PAGE_SHIFT;
 	u32 i;
 
+	/*
+	 * Unmapped while on lite_lmrs.all, under the lock: device removal
+	 * either unmapped it already or waits until this is done.
+	 */
 	mutex_lock(&lite_lmrs.lock);
-	list_del(&lmr->all);	/* lite_lmr_unmap_all() cannot see it now */
+	lite_lmr_unmap(lmr);
+	list_del_init(&lmr->all);
 	mutex_unlock(&lite_lmrs.lock);
-	for (i = 0; i < lmr->nr_chunks; i++) {
-		struct lite_chunk *c = &lmr->chunks[i];
-
-		if (!c->page)
-			break;
-		if (c->dma)
-			ib_dma_unmap_page(lmr->ibdev, c->dma, 1UL << lmr->chunk_shift,
-					  DMA_BIDIRECTIONAL);
-		__free_pages(c->page, order);
-	}
+	for (i = 0; i < lmr->nr_chunks && lmr->chunks[i].page; i++)
+		__free_pages(lmr->chunks[i].page, order);
 	kvfree(lmr);
 }
 
@@ -131,11 +153,13 @@ static unsigned int lite_chunk_shift(u64 size)
 		       LITE_CHUNK_SHIFT_MAX);
 }
 
-/* Allocate, zero and map the chunks; the LMR is not yet visible. */
-static struct lite_lmr *lite_lmr_alloc(u64 size, u32 flags, u16 creator,
-				       u32 creator_gen)
+/*
+ * Allocate, zero and map the chunks for @ibdev, which the caller keeps
+ * (lite_dev_hold); the LMR is not yet visible.
+ */
+static struct lite_lmr *lite_lmr_alloc(struct ib_device *ibdev, u64 size,
+				       u32 flags, u16 creator, u32 creator_gen)
 {
-	struct ib_device *ibdev = READ_ONCE(lite_lmr_ibdev);
 	unsigned int shift = lite_chunk_shift(size);
 	/*
 	 * Charged to the caller's memory cgroup when it allocates locally;
@@ -151,8 +175,6 @@ static struct lite_lmr *lite_lmr_alloc(u64 size, u32 flags, u16 creator,
 		return ERR_PTR(-EINVAL);
 	if (size > LITE_LMR_MAX_SIZE)
 		return ERR_PTR(-EFBIG);
-	if (!ibdev)
-		return ERR_PTR(-ENOTCONN);
 	n = DIV_ROUND_UP_ULL(size, 1ULL << shift);
 	if (n > LITE_LMR_MAX_CHUNKS)
 		return ERR_PTR(-EFBIG);
@@ -167,10 +189,9 @@ static struct lite_lmr *lite_lmr_alloc(u64 size, u32 flags, u16 creator,
 	lmr->creator = creator;
 	lmr->creator_gen = creator_gen;
 	lmr->ibdev = ibdev;
+	INIT_LIST_HEAD(&lmr->all);
 	INIT_LIST_HEAD(&lmr->quarantine);
-	mutex_lock(&lite_lmrs.lock);
-	list_add(&lmr->all, &lite_lmrs.all);
-	mutex_unlock(&lite_lmrs.lock);
+	INIT_LIST_HEAD(&lmr->released);
 	for (i = 0; i < n; i++) {
 		struct lite_chunk *c = &lmr->chunks[i];
 
@@ -191,17 +212,26 @@ err:
 	return ERR_PTR(-ENOMEM);
 }
 
-static int lite_lmr_insert(struct lite_lmr *lmr)
+/*
+ * Under lite_lmrs.lock: make @lmr, mapped for @dev, visible. Refused once
+ * this node left or its device goes (lite_lmr_destroy_all() ran), or once
+ * the creator left (lite_lmr_peer_down() would not see it).
+ */
+static int lite_lmr_insert(struct lite_lmr *lmr, struct lite_dev *dev)
 {
 	int id;
 
-	mutex_lock(&lite_lmrs.lock);
+	if (lite_lmr_dev != dev ||
+	    (lmr->creator != lite_node_id() &&
+	     !lite_peer_alive(lmr->creator, lmr->creator_gen)))
+		return -ENOTCONN;
 	/* Cyclic: a stale id does not name a new LMR soon after. */
 	id = idr_alloc_cyclic(&lite_lmrs.ids, lmr, 1, INT_MAX, GFP_KERNEL);
-	if (id > 0)
-		lmr->id = id;
-	mutex_unlock(&lite_lmrs.lock);
-	return id < 0 ? id : 0;
+	if (id < 0)
+		return id;
+	lmr->id = id;
+	list_add(&lmr->all, &lite_lmrs.all);
+	return 0;
 }
 
 static void lite_pub_free(struct lite_pub *pub)
@@ -218,9 +248,10 @@ static void lite_pub_free(struct lite_pub *pub)
 static struct lite_lmr *lite_lmr_confirmed(struct lite_lmr *lmr, u16 node)
 {
 	clear_bit(node, lmr->unconfirmed);
-	if (list_empty(&lmr->quarantine) ||
+	if (!lmr->quarantined ||
 	    !bitmap_empty(lmr->unconfirmed, LITE_MAX_NODES))
 		return NULL;
+	lmr->quarantined = false;	/* exactly one caller gets it */
 	list_del_init(&lmr->quarantine);
 	return lmr;
 }
@@ -278,6 +309,7 @@ static int lite_lmr_destroy(u32 id, u16 requester, u32 requester_gen,
 	}
 	bitmap_copy(ask, lmr->unconfirmed, LITE_MAX_NODES);
 	list_add(&lmr->quarantine, &lite_lmrs.quarantine);
+	lmr->quarantined = true;
 	kref_get(&lmr->ref);	/* ours, over the calls below */
 	done = lite_lmr_confirmed(lmr, self);
 	mutex_unlock(&lite_lmrs.lock);
@@ -384,21 +416,35 @@ int lite_lmr_create(u64 size, u32 flags, u16 creator, u32 creator_gen,
 		    struct lite_lmr_desc *d, u32 *len)
 {
 	struct lite_lmr *lmr;
+	struct lite_dev *dev;
 	int ret;
 
-	lmr = lite_lmr_alloc(size, flags, creator, creator_gen);
-	if (IS_ERR(lmr))
-		return PTR_ERR(lmr);
-	ret = lite_lmr_insert(lmr);
-	if (ret) {
-		lite_lmr_put(lmr);
-		return ret;
-	}
+	/* The device stays until this is done: removal waits for it. */
 	mutex_lock(&lite_lmrs.lock);
-	set_bit(creator, lmr->mappers);
-	lite_lmr_fill_desc(lmr, lite_lmr_perm_all(lmr), d, len);
+	dev = lite_lmr_dev;
+	if (dev)
+		lite_dev_hold(dev);
 	mutex_unlock(&lite_lmrs.lock);
-	return 0;
+	if (!dev)
+		return -ENOTCONN;
+	lmr = lite_lmr_alloc(dev->ibdev, size, flags, creator, creator_gen);
+	if (IS_ERR(lmr)) {
+		ret = PTR_ERR(lmr);
+		goto out;
+	}
+	/* Visible, granted and described at once: nothing frees it between. */
+	mutex_lock(&lite_lmrs.lock);
+	ret = lite_lmr_insert(lmr, dev);
+	if (!ret) {
+		set_bit(creator, lmr->mappers);
+		lite_lmr_fill_desc(lmr, lite_lmr_perm_all(lmr), d, len);
+	}
+	mutex_unlock(&lite_lmrs.lock);
+	if (ret)
+		lite_lmr_put(lmr);
+out:
+	lite_dev_put(dev);
+	return ret;
 }
 
 /**
@@ -478,22 +524,39 @@ out:
 	return ret;
 }
 
+static bool lite_ask_slot_idle(const struct lite_ask_slot *e)
+{
+	return !e->fails || time_after(jiffies, e->window + HZ);
+}
+
 /* Too many failed ASKs from (@node, @uid) this second? Counts this one. */
 static bool lite_ask_throttled(u16 node, u32 uid, bool failed)
 {
-	unsigned int slot = hash_32(uid ^ ((u32)node << 20), 6);
-	static DEFINE_SPINLOCK(lock);
-	bool over;
+	unsigned int h = hash_32(uid ^ ((u32)node << 20), 8), i;
+	struct lite_ask_slot *e, *slot = NULL;
+	bool over = true;
 
-	spin_lock(&lock);
-	if (time_after(jiffies, lite_ask_fails[slot].window + HZ)) {
-		lite_ask_fails[slot].window = jiffies;
-		lite_ask_fails[slot].fails = 0;
+	spin_lock(&lite_ask_lock);
+	for (i = 0; i < LITE_ASK_SLOTS; i++) {
+		e = &lite_ask_slots[(h + i) % LITE_ASK_SLOTS];
+		if (e->node == node && e->uid == uid) {
+			slot = e;
+			break;
+		}
+		if (!slot && lite_ask_slot_idle(e))
+			slot = e;
 	}
-	if (failed)
-		lite_ask_fails[slot].fails++;
-	over = lite_ask_fails[slot].fails >= LITE_ASK_FAIL_MAX;
-	spin_unlock(&lock);
+	if (slot) {
+		if (slot->node != node || slot->uid != uid ||
+		    time_after(jiffies, slot->window + HZ))
+			*slot = (struct lite_ask_slot) {
+				.node = node, .uid = uid, .window = jiffies,
+			};
+		if (failed)
+			slot->fails++;
+		over = slot->fails >= LITE_ASK_FAIL_MAX;
+	}
+	spin_unlock(&lite_ask_lock);
 	return over;
 }
 
@@ -534,9 +597,15 @@ int lite_lmr_ask(u64 identifier, u32 perm, s32 password, u16 asker, u32 uid,
 		} else if (perm & ~p->perm) {
 			ret = -EPERM;
 		} else {
-			/* The grant is recorded before the answer leaves. */
+			/*
+			 * The grant is recorded before the answer leaves, and
+			 * only for a member (lite_lmr_peer_down() clears it).
+			 */
 			lmr = idr_find(&lite_lmrs.ids, p->lmr_id);
-			if (lmr) {
+			if (lmr && asker != lite_node_id() &&
+			    !lite_peer_alive(asker, 0)) {
+				ret = -ENOTCONN;
+			} else if (lmr) {
 				set_bit(asker, lmr->mappers);
 				lite_lmr_fill_desc(lmr, perm, d, len);
 				ret = 0;
@@ -837,8 +906,8 @@ static void lite_lmr_quarantine_drop(u16 node, bool all,
 		if (all)
 			bitmap_zero(lmr->unconfirmed, LITE_MAX_NODES);
 		done = lite_lmr_confirmed(lmr, node);
-		if (done)	/* reuse the link: it is off the quarantine */
-			list_add(&done->quarantine, released);
+		if (done)
+			list_add(&done->released, released);
 	}
 }
 
@@ -846,8 +915,8 @@ static void lite_lmr_put_list(struct list_head *released)
 {
 	struct lite_lmr *lmr, *tmp;
 
-	list_for_each_entry_safe(lmr, tmp, released, quarantine) {
-		list_del_init(&lmr->quarantine);
+	list_for_each_entry_safe(lmr, tmp, released, released) {
+		list_del_init(&lmr->released);
 		lite_lmr_put(lmr);
 	}
 }
@@ -880,12 +949,15 @@ void lite_lmr_peer_down(u16 node, u32 gen)
 }
 
 /**
- * lite_lmr_set_device() - the device new LMRs are mapped for
- * @ibdev: the device, or NULL when leaving the cluster
+ * lite_lmr_set_device() - the device new LMRs are mapped for, from joining
+ * until lite_lmr_destroy_all()
+ * @dev: the device
  */
-void lite_lmr_set_device(struct ib_device *ibdev)
+void lite_lmr_set_device(struct lite_dev *dev)
 {
-	WRITE_ONCE(lite_lmr_ibdev, ibdev);
+	mutex_lock(&lite_lmrs.lock);
+	lite_lmr_dev = dev;
+	mutex_unlock(&lite_lmrs.lock);
 }
 
 /**
@@ -899,9 +971,12 @@ void lite_lmr_destroy_all(void)
 {
 	struct lite_lmr *lmr;
 	LIST_HEAD(released);
-	u32 i;
 	int id;
 
+	/* No new LMR from here: one being allocated is refused at insert. */
+	mutex_lock(&lite_lmrs.lock);
+	lite_lmr_dev = NULL;
+	mutex_unlock(&lite_lmrs.lock);
 	for (;;) {
 		id = 0;
 		mutex_lock(&lite_lmrs.lock);
@@ -915,16 +990,8 @@ void lite_lmr_destroy_all(void)
 	mutex_lock(&lite_lmrs.lock);
 	/* Every peer's QPs are gone: nobody is left to confirm. */
 	lite_lmr_quarantine_drop(0, true, &released);
-	list_for_each_entry(lmr, &lite_lmrs.all, all) {
-		for (i = 0; i < lmr->nr_chunks && lmr->chunks[i].page; i++) {
-			if (!lmr->chunks[i].dma)
-				continue;
-			ib_dma_unmap_page(lmr->ibdev, lmr->chunks[i].dma,
-					  1UL << lmr->chunk_shift,
-					  DMA_BIDIRECTIONAL);
-			lmr->chunks[i].dma = 0;
-		}
-	}
+	list_for_each_entry(lmr, &lite_lmrs.all, all)
+		lite_lmr_unmap(lmr);
 	mutex_unlock(&lite_lmrs.lock);
 	lite_lmr_put_list(&released);
 }

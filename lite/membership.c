@@ -154,6 +154,26 @@ struct lite_peer *lite_peer_get(u16 id, u32 gen)
 }
 
 /**
+ * lite_peer_alive() - is @id (generation @gen, 0: any) a member right now?
+ * @id: a node id
+ * @gen: its generation
+ *
+ * A peer leaves the table before its *_peer_down() hooks run. A caller
+ * that records something for @id under a lock its hook takes, after this
+ * said true, therefore knows the hook will see it.
+ *
+ * Context: any; does not sleep.
+ */
+bool lite_peer_alive(u16 id, u32 gen)
+{
+	struct lite_peer *peer = lite_peer_get(id, gen);
+
+	if (peer)
+		lite_peer_put(peer);
+	return peer != NULL;
+}
+
+/**
  * lite_peer_put() - drop a reference from lite_peer_get()
  * @peer: the peer
  */
@@ -475,7 +495,7 @@ int lite_membership_join(const char *manager, u16 port, u32 ib_port,
 		goto err_release;
 	}
 	lite_cluster.thread = thread;
-	lite_lmr_set_device(dev->ibdev);
+	lite_lmr_set_device(dev);
 	*node_id = lite_cluster.node_id;
 	lite_info("joined the cluster at %pI4:%u as node %u (generation %u, %u QPs per peer)\n",
 		  &sin.sin_addr, port, lite_cluster.node_id, lite_cluster.gen,
@@ -520,8 +540,7 @@ void lite_membership_exit(void)
 	/* No peer can reach our memory any more: free what we own. */
 	lite_ctrl_flush();
 	lite_sync_exit();
-	lite_lmr_destroy_all();
-	lite_lmr_set_device(NULL);
+	lite_lmr_destroy_all();	/* and no new ones */
 	if (lite_cluster.sock) {
 		sock_release(lite_cluster.sock);
 		lite_cluster.sock = NULL;

@@ -50,7 +50,11 @@ enum { LITE_RPC_OK, LITE_RPC_EMSGSIZE, LITE_RPC_ECONNREFUSED };
 
 /* ---- receiver side: rings and ports ------------------------------------ */
 
-/* A ring on this node for (port, sender). Freed when the sender leaves. */
+/*
+ * A ring on this node for (port, sender). When the sender leaves it drops
+ * out of the table; it is freed then, or by the last receiver still
+ * holding one of its messages (which may be stuck in a page fault).
+ */
 struct lite_rpc_ring {
 	u16			node;
 	u32			gen;
@@ -63,6 +67,7 @@ struct lite_rpc_ring {
 	u64			acked;		/* consumed, as last told */
 	struct list_head	msgs;		/* arrival order */
 	unsigned int		busy;		/* messages being taken */
+	bool			gone;		/* out of the table */
 };
 
 struct lite_rpc_msg {
@@ -103,13 +108,11 @@ static struct {
 	struct lite_rpc_port	ports[LITE_MAX_PORT];
 	struct lite_rpc_ring	*rings[LITE_MAX_PORT][LITE_MAX_NODES];
 	struct list_head	orphans;	/* messages nobody will take */
-	wait_queue_head_t	idle;		/* a ring's busy dropped */
 	struct xarray		tokens;		/* descriptor -> token */
 	u32			next_token;
 } lite_rpc = {
 	.lock		= __SPIN_LOCK_UNLOCKED(lite_rpc.lock),
 	.orphans	= LIST_HEAD_INIT(lite_rpc.orphans),
-	.idle		= __WAIT_QUEUE_HEAD_INITIALIZER(lite_rpc.idle),
 	.tokens		= XARRAY_INIT(lite_rpc.tokens, XA_FLAGS_ALLOC1),
 };
 
@@ -292,6 +295,17 @@ static u32 lite_imm_reply(int err, u32 call_id)
 
 /* ---- receiver: ring bookkeeping ----------------------------------------- */
 
+/* Out of the table, no message taken: nobody else can reach it. */
+static void lite_rpc_ring_free(struct lite_rpc_ring *ring)
+{
+	struct lite_rpc_msg *m, *tmp;
+
+	list_for_each_entry_safe(m, tmp, &ring->msgs, ring_link)
+		kfree(m);
+	__free_pages(ring->page, LITE_RPC_RING_SHIFT - PAGE_SHIFT);
+	kfree(ring);
+}
+
 /* Give @msg's ring space back; acknowledge every quarter ring. */
 static void lite_rpc_release(struct lite_rpc_msg *msg)
 {
@@ -303,8 +317,11 @@ static void lite_rpc_release(struct lite_rpc_msg *msg)
 
 	spin_lock_bh(&lite_rpc.lock);
 	msg->done = true;
-	if (!--ring->busy)
-		wake_up_all(&lite_rpc.idle);
+	if (!--ring->busy && ring->gone) {
+		spin_unlock_bh(&lite_rpc.lock);
+		lite_rpc_ring_free(ring);	/* its sender left meanwhile */
+		return;
+	}
 	list_for_each_entry_safe(m, tmp, &ring->msgs, ring_link) {
 		if (!m->done)
 			break;
@@ -554,9 +571,10 @@ int lite_rpc_serve_open(u16 src, u32 src_gen, const struct lite_ctrl_rpc_open *r
 {
 	u32 port = le32_to_cpu(req->port);
 	struct lite_rpc_ring *ring, *fresh = NULL;
-	struct lite_dev *dev;
+	struct lite_dev *dev = NULL;
 	struct page *page = NULL;
-	u32 max_size;
+	u32 max_size, rkey;
+	int ret = -ENOTCONN;
 
 	if (port >= LITE_MAX_PORT || req->reserved)
 		return -EINVAL;
@@ -585,28 +603,34 @@ int lite_rpc_serve_open(u16 src, u32 src_gen, const struct lite_ctrl_rpc_open *r
 		fresh->gen = src_gen;
 		fresh->port = port;
 		INIT_LIST_HEAD(&fresh->msgs);
-		spin_lock_bh(&lite_rpc.lock);
-		ring = lite_rpc.rings[port][src];
-		if (!ring)
-			ring = lite_rpc.rings[port][src] = fresh;
-		spin_unlock_bh(&lite_rpc.lock);
-		if (ring != fresh) {	/* a concurrent open won */
-			ib_dma_unmap_page(dev->ibdev, fresh->dma,
-					  LITE_RPC_RING_SIZE, DMA_FROM_DEVICE);
-			__free_pages(page, LITE_RPC_RING_SHIFT - PAGE_SHIFT);
-			kfree(fresh);
-		}
 	}
-	if (ring->gen != src_gen)
-		return -ENOTCONN;	/* the old incarnation's, going away */
-	*resp = (struct lite_ctrl_rpc_ring) {
-		.dma		= cpu_to_le64(ring->dma),
-		.rkey		= cpu_to_le32(lite_device_rkey()),
-		.size		= cpu_to_le32(LITE_RPC_RING_SIZE),
-		.max_size	= cpu_to_le32(max_size),
-		.head		= cpu_to_le64(ring->received),
-	};
-	return 0;
+	rkey = lite_device_rkey();
+	spin_lock_bh(&lite_rpc.lock);
+	ring = lite_rpc.rings[port][src];
+	/*
+	 * Only while the sender is a member: lite_rpc_peer_down() takes this
+	 * lock after the sender left the table, so it drops a ring added here.
+	 */
+	if (!ring && fresh && lite_peer_alive(src, src_gen))
+		ring = lite_rpc.rings[port][src] = fresh;
+	if (ring && ring->gen == src_gen) {	/* else the old incarnation's */
+		*resp = (struct lite_ctrl_rpc_ring) {
+			.dma		= cpu_to_le64(ring->dma),
+			.rkey		= cpu_to_le32(rkey),
+			.size		= cpu_to_le32(LITE_RPC_RING_SIZE),
+			.max_size	= cpu_to_le32(max_size),
+			.head		= cpu_to_le64(ring->received),
+		};
+		ret = 0;
+	}
+	spin_unlock_bh(&lite_rpc.lock);
+	if (fresh && ring != fresh) {	/* a concurrent open won, or too late */
+		ib_dma_unmap_page(dev->ibdev, fresh->dma, LITE_RPC_RING_SIZE,
+				  DMA_FROM_DEVICE);
+		__free_pages(page, LITE_RPC_RING_SHIFT - PAGE_SHIFT);
+		kfree(fresh);
+	}
+	return ret;
 nomem:
 	if (page)
 		__free_pages(page, LITE_RPC_RING_SHIFT - PAGE_SHIFT);
@@ -1143,32 +1167,26 @@ void lite_rpc_ctx_release(struct lite_ctx *ctx)
 /* ---- membership --------------------------------------------------------- */
 
 /*
- * Under the lock: lite_rpc_release() drops busy and walks ring->msgs in
- * one critical section, so seeing 0 here means it is done with the ring.
+ * @ring is out of the table and its sender's QPs are drained: unmap it
+ * now, while the device surely exists, and free it unless a receiver
+ * still holds one of its messages. Never waits for one: a receiver may
+ * be stuck copying to user memory (FUSE, userfaultfd) indefinitely.
  */
-static bool lite_rpc_ring_idle(struct lite_rpc_ring *ring)
+static void lite_rpc_drop_ring(struct lite_rpc_ring *ring,
+			       struct ib_device *ibdev)
 {
 	bool idle;
 
-	spin_lock_bh(&lite_rpc.lock);
-	idle = !ring->busy;
-	spin_unlock_bh(&lite_rpc.lock);
-	return idle;
-}
-
-static void lite_rpc_free_ring(struct lite_rpc_ring *ring, struct ib_device *ibdev)
-{
-	struct lite_rpc_msg *m, *tmp;
-
-	/* No receiver holds one of its messages, or walks them, any more. */
-	wait_event(lite_rpc.idle, lite_rpc_ring_idle(ring));
-	list_for_each_entry_safe(m, tmp, &ring->msgs, ring_link)
-		kfree(m);
 	if (ibdev)
 		ib_dma_unmap_page(ibdev, ring->dma, LITE_RPC_RING_SIZE,
 				  DMA_FROM_DEVICE);
-	__free_pages(ring->page, LITE_RPC_RING_SHIFT - PAGE_SHIFT);
-	kfree(ring);
+	/* busy drops, and the walk of ring->msgs, in one critical section */
+	spin_lock_bh(&lite_rpc.lock);
+	ring->gone = true;
+	idle = !ring->busy;
+	spin_unlock_bh(&lite_rpc.lock);
+	if (idle)
+		lite_rpc_ring_free(ring);
 }
 
 /**
@@ -1228,7 +1246,7 @@ void lite_rpc_peer_down(u16 node, struct ib_device *ibdev)
 	spin_unlock_bh(&lite_rpc.lock);
 	for (i = 0; i < LITE_MAX_PORT; i++)
 		if (rings[i])
-			lite_rpc_free_ring(rings[i], ibdev);
+			lite_rpc_drop_ring(rings[i], ibdev);
 }
 
 /**

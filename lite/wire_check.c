@@ -65,8 +65,8 @@ int lite_check_ctrl_hdr(const void *buf, u32 len, u16 peer_id, u32 peer_gen,
 }
 
 /*
- * Request payloads by type (ctrl_msg.h), each of a fixed size, LOCK_CREATE's
- * empty. A type missing here has size 0: update with enum lite_ctrl_type.
+ * Request payloads by type (ctrl_msg.h), each of a fixed size. A type
+ * missing here has size 0: update with enum lite_ctrl_type.
  */
 static const u16 lite_ctrl_req_size[LITE_CTRL_NR_TYPES] = {
 	[LITE_CTRL_ALLOC]	= sizeof(struct lite_ctrl_alloc),
@@ -78,13 +78,14 @@ static const u16 lite_ctrl_req_size[LITE_CTRL_NR_TYPES] = {
 	[LITE_CTRL_MEMMOVE]	= sizeof(struct lite_ctrl_memmove),
 	[LITE_CTRL_RPC_OPEN]	= sizeof(struct lite_ctrl_rpc_open),
 	[LITE_CTRL_ATOMIC]	= sizeof(struct lite_ctrl_atomic),
-	[LITE_CTRL_LOCK_CREATE]	= 0,
+	[LITE_CTRL_LOCK_CREATE]	= sizeof(struct lite_ctrl_lock),
 	[LITE_CTRL_LOCK_ASK]	= sizeof(struct lite_ctrl_lock),
 	[LITE_CTRL_LOCK]	= sizeof(struct lite_ctrl_lock),
 	[LITE_CTRL_UNLOCK]	= sizeof(struct lite_ctrl_lock),
 	[LITE_CTRL_BARRIER]	= sizeof(struct lite_ctrl_barrier),
 	[LITE_CTRL_WAKE]	= sizeof(struct lite_ctrl_wake),
 	[LITE_CTRL_OWNER_GONE]	= sizeof(struct lite_ctrl_lock),
+	[LITE_CTRL_LOCK_DESTROY]	= sizeof(struct lite_ctrl_lock),
 };
 
 /* Payloads of successful responses, but for the LMR descriptions. */

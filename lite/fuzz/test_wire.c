@@ -91,7 +91,7 @@ static void test_ctrl_hdr(void)
 	expect_val("ctrl: ALLOC request: type", LITE_CTRL_ALLOC, type);
 	expect_val("ctrl: ALLOC request: payload", sizeof(struct lite_ctrl_alloc), plen);
 
-	len = ctrl_msg(LITE_CTRL_LOCK_CREATE, 0);
+	len = ctrl_msg(LITE_CTRL_FREE | LITE_CTRL_RESP, 0);
 	expect("ctrl: header alone (40 bytes)", 0, ctrl(len));
 	expect("ctrl: 39 bytes", -EPROTO, ctrl(len - 1));
 	expect("ctrl: 0 bytes", -EPROTO, ctrl(0));
@@ -162,6 +162,8 @@ static void test_ctrl_len(void)
 		{ LITE_CTRL_BARRIER,	sizeof(struct lite_ctrl_barrier) },
 		{ LITE_CTRL_WAKE,	sizeof(struct lite_ctrl_wake) },
 		{ LITE_CTRL_OWNER_GONE,	sizeof(struct lite_ctrl_lock) },
+		{ LITE_CTRL_LOCK_CREATE, sizeof(struct lite_ctrl_lock) },
+		{ LITE_CTRL_LOCK_DESTROY, sizeof(struct lite_ctrl_lock) },
 	};
 	char name[80];
 	size_t i;
@@ -180,10 +182,14 @@ static void test_ctrl_len(void)
 			 req[i].type);
 		expect(name, 0, lite_check_ctrl_len(LITE_CTRL_RESP | req[i].type, 0));
 	}
-	expect("ctrl len: LOCK_CREATE request, 0 bytes", 0,
+	/* It names the creating user since issue 11: no longer empty. */
+	expect("ctrl len: LOCK_CREATE request, 0 bytes", -EPROTO,
 	       lite_check_ctrl_len(LITE_CTRL_LOCK_CREATE, 0));
-	expect("ctrl len: LOCK_CREATE request, 8 bytes", -EPROTO,
-	       lite_check_ctrl_len(LITE_CTRL_LOCK_CREATE, 8));
+	/* Every type has a size: a new one missing from the table fails. */
+	for (i = 1; i < LITE_CTRL_NR_TYPES; i++) {
+		snprintf(name, sizeof(name), "ctrl len: type %zu request, 0 bytes", i);
+		expect(name, -EPROTO, lite_check_ctrl_len(i, 0));
+	}
 	expect("ctrl len: type 0", -EPROTO, lite_check_ctrl_len(0, 0));
 	expect("ctrl len: type LITE_CTRL_NR_TYPES", -EPROTO,
 	       lite_check_ctrl_len(LITE_CTRL_NR_TYPES, 0));
