@@ -326,7 +326,7 @@ static int lite_lmr_destroy(u32 id, u16 requester, u32 requester_gen,
 	if (done)
 		lite_lmr_put(done);	/* the table's */
 	else
-		queue_delayed_work(system_wq, &lite_lmr_retry,
+		queue_delayed_work(system_long_wq, &lite_lmr_retry,
 				   LITE_QUARANTINE_RETRY);
 	lite_lmr_put(lmr);
 	return 0;
@@ -371,7 +371,7 @@ static void lite_lmr_retry_work(struct work_struct *work)
 	more = !list_empty(&lite_lmrs.quarantine);
 	mutex_unlock(&lite_lmrs.lock);
 	if (more)
-		queue_delayed_work(system_wq, &lite_lmr_retry,
+		queue_delayed_work(system_long_wq, &lite_lmr_retry,
 				   LITE_QUARANTINE_RETRY);
 }
 

@@ -114,12 +114,15 @@ void lite_user_put(struct lite_user *u)
 static u64 lite_user_limit(enum lite_res res)
 {
 	u64 ram = (u64)totalram_pages() << PAGE_SHIFT;
+	unsigned int mb;
 
 	switch (res) {
 	case LITE_RES_LMR_BYTES:
-		return lite_user_lmr_mb ? (u64)lite_user_lmr_mb << 20 : ram / 4;
+		mb = READ_ONCE(lite_user_lmr_mb);	/* writable at run time */
+		return mb ? (u64)mb << 20 : ram / 4;
 	case LITE_RES_ZC_BYTES:
-		return lite_user_zc_mb ? (u64)lite_user_zc_mb << 20 : ram / 8;
+		mb = READ_ONCE(lite_user_zc_mb);
+		return mb ? (u64)mb << 20 : ram / 8;
 	case LITE_RES_HANDLES:
 		return READ_ONCE(lite_user_handles);
 	case LITE_RES_CALLS:

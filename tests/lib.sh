@@ -38,3 +38,23 @@ expect_error() {
 	assert_match "$what" "$re" "$err"
 	echo "ok: $what -> $(head -n 1 <<<"$err")"
 }
+
+# Programs that need no privilege run on the guests as GUEST_USER, a user in
+# group lite, from copies in GUEST_BIN (/root is 0700 in the guests).
+GUEST_USER=liteuser
+GUEST_BIN=/opt/lite-tests
+
+# guest_user_setup FILE...: on every guest, create GUEST_USER (the same uid
+# everywhere: locks and barriers belong to a uid cluster-wide) and install
+# FILEs (guest paths) into GUEST_BIN.
+guest_user_setup() {
+	"$LITE_AE" exec all -- "useradd -M -N -u 2001 -G lite $GUEST_USER &&
+		install -d -m 755 $GUEST_BIN && install -m 755 $* $GUEST_BIN/"
+}
+
+# as_user USER CMD: a remote command line that runs the simple command CMD
+# as USER, with USER's groups from /etc/group and no capabilities.
+as_user() {
+	# shellcheck disable=SC2016 # $(id -g) is for the guest's shell
+	printf 'cd / && setpriv --reuid=%s --regid=$(id -g %s) --init-groups -- %s' "$1" "$1" "$2"
+}
