@@ -12,6 +12,9 @@
  *   test_security limits NODE           run into the per-user limits
  *   test_security limits-other NODE     another user meanwhile
  *   test_security limits-exempt NODE    root past the limits
+ *   test_security calls-server PORT     a port that never answers
+ *   test_security calls NODE PORT       run into user_calls
+ *   test_security calls-other NODE PORT another user meanwhile
  *   test_security lock-contend NODE NPROC ROUNDS
  *   test_security lock-foreign NODE LOCK    another uid's lock
  *   test_security barrier NR
@@ -33,6 +36,9 @@
  *   revoke-mapper  prints "mapped", then reads and writes until an error;
  *                  on a line (send it after "freed") checks the handle is
  *                  dead and exits
+ *   calls-server   prints "ready" once PORT is registered; exits on a line
+ *   calls          prints "ready" at the limit; on a line (send it once the
+ *                  server exited) checks the calls were given back
  *   devgone        prints "ready" holding a local and a remote LMR; reads
  *                  both on a line (send it once the device is gone)
  *   barrier        prints "info before MS" and "info after MS" (Unix ms)
@@ -1516,6 +1522,73 @@ static int cmd_devgone(unsigned int remote)
 	return finish();
 }
 
+/* ---- RPC calls in flight -------------------------------------------- */
+
+/* A port that takes requests and never answers; they fail when it exits. */
+static int cmd_calls_server(unsigned int port)
+{
+	if (!expect(lite_rpc_register(port, 64, "test_security calls"), 0,
+		    "register port %u", port))
+		return finish();
+	puts("ready");
+	read_line();
+	return finish();
+}
+
+static int silent_call(unsigned int node, unsigned int port)
+{
+	uint8_t req = 1, reply[64];
+
+	return lite_rpc_call(node, port, &req, sizeof(req), reply,
+			     sizeof(reply), LITE_PRIO_NORMAL);
+}
+
+/*
+ * Calls nobody answers, one after the other: each gives up after
+ * rpc_timeout_ms but still counts (its reply buffer waits for a late
+ * answer), until the server's exit answers them all with ECONNREFUSED.
+ */
+static int cmd_calls(unsigned int node, unsigned int port)
+{
+	long limit = param("user_calls"), n;
+	int ret = 0, i;
+
+	if (getuid() == 0)
+		fail("calls runs as an unprivileged user (root is exempt)");
+	if (me_or_fail() < 0 || limit < 0)
+		return finish();
+	for (n = 0; n < limit + 2; n++) {
+		ret = silent_call(node, port);
+		if (ret == -EDQUOT)
+			break;
+		if (!expect(ret, ETIMEDOUT, "unanswered call %ld", n + 1))
+			return finish();
+	}
+	expect_limit("user_calls: unanswered calls", n, ret, limit);
+	puts("ready");
+	read_line();	/* the server has exited */
+	for (i = 0; i < 100; i++) {
+		ret = silent_call(node, port);
+		if (ret != -EDQUOT)
+			break;
+		usleep(100 * 1000);
+	}
+	expect(ret, ECONNREFUSED,
+	       "the server's exit gave the calls back (after %d ms)", i * 100);
+	return finish();
+}
+
+/* Another user while the first sits at user_calls: its call goes out. */
+static int cmd_calls_other(unsigned int node, unsigned int port)
+{
+	if (me_or_fail() < 0)
+		return finish();
+	expect(silent_call(node, port), ETIMEDOUT,
+	       "uid %u: a call to the silent port times out (not EDQUOT)",
+	       (unsigned int)getuid());
+	return finish();
+}
+
 /* ---- command line ---------------------------------------------------- */
 
 static void usage(FILE *out)
@@ -1524,6 +1597,8 @@ static void usage(FILE *out)
 		"usage: test_security open-denied | join-denied\n"
 		"       test_security zc-fork|zc-mremap|zc-fdpass NODE\n"
 		"       test_security limits|limits-other|limits-exempt NODE\n"
+		"       test_security calls-server PORT\n"
+		"       test_security calls|calls-other NODE PORT\n"
 		"       test_security lock-contend NODE NPROC ROUNDS\n"
 		"       test_security lock-foreign NODE LOCK\n"
 		"       test_security barrier NR\n"
@@ -1582,6 +1657,12 @@ int main(int argc, char *argv[])
 		return cmd_limits_other(NODE_ARG(2));
 	if (!strcmp(cmd, "limits-exempt") && n == 1)
 		return cmd_limits_exempt(NODE_ARG(2));
+	if (!strcmp(cmd, "calls-server") && n == 1)
+		return cmd_calls_server(UINT_ARG(2, "PORT"));
+	if (!strcmp(cmd, "calls") && n == 2)
+		return cmd_calls(NODE_ARG(2), UINT_ARG(3, "PORT"));
+	if (!strcmp(cmd, "calls-other") && n == 2)
+		return cmd_calls_other(NODE_ARG(2), UINT_ARG(3, "PORT"));
 	if (!strcmp(cmd, "lock-contend") && n == 3)
 		return cmd_lock_contend(NODE_ARG(2), UINT_ARG(3, "NPROC"),
 					UINT_ARG(4, "ROUNDS"));
