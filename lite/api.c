@@ -491,8 +491,8 @@ int lite_api_ask(struct lite_ctx *ctx, u32 node, u64 identifier, u32 perm,
 		return -ENOMEM;
 	lite_map_pending_begin(node);
 	if (node == lite_node_id())
-		ret = lite_lmr_ask(identifier, perm, password, node, ctx->uid,
-				   d, &len);
+		ret = lite_lmr_ask(identifier, perm, password, node, gen,
+				   ctx->uid, d, &len);
 	else
 		ret = lite_ctrl_call(node, gen, LITE_CTRL_ASK, &req, sizeof(req),
 				     d, &len);

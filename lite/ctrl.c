@@ -279,9 +279,15 @@ void lite_ctrl_recv(struct lite_peer *peer, const void *buf, u32 len)
 	u16 type;
 	u32 plen;
 
-	if (lite_check_ctrl_hdr(buf, len, peer->id, peer->gen, &type, &plen) ||
-	    lite_check_ctrl_len(type, plen))
+	if (lite_check_ctrl_hdr(buf, len, peer->id, peer->gen, &type, &plen))
 		goto bad;
+	if (lite_check_ctrl_len(type, plen)) {
+		/* Fail its caller now rather than at its timeout. */
+		if (type & LITE_CTRL_RESP)
+			lite_ctrl_complete(peer->id, le64_to_cpu(hdr->req_id),
+					   -EPROTO, NULL, 0);
+		goto bad;
+	}
 	if (type & LITE_CTRL_RESP) {
 		lite_ctrl_complete(peer->id, le64_to_cpu(hdr->req_id),
 				   -(int)le32_to_cpu(hdr->status), hdr + 1, plen);

@@ -144,8 +144,8 @@ int lite_lmr_create(u64 size, u32 flags, u16 creator, u32 creator_gen,
 int lite_lmr_free(u32 id, u16 requester, u32 requester_gen);
 int lite_lmr_publish(u32 id, u64 identifier, u32 perm, s32 password,
 		     u16 node, u32 uid);
-int lite_lmr_ask(u64 identifier, u32 perm, s32 password, u16 asker, u32 uid,
-		 struct lite_lmr_desc *d, u32 *len);
+int lite_lmr_ask(u64 identifier, u32 perm, s32 password, u16 asker,
+		 u32 asker_gen, u32 uid, struct lite_lmr_desc *d, u32 *len);
 struct lite_lmr *lite_lmr_get(u32 id);
 void lite_lmr_put(struct lite_lmr *lmr);
 int lite_lmr_serve(u16 src, u32 src_gen, u16 type, const void *req, u32 len,

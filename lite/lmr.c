@@ -80,8 +80,9 @@ static DECLARE_DELAYED_WORK(lite_lmr_retry, lite_lmr_retry_work);
 /*
  * Failed ASKs per (node, uid) in the current second: an identifier is no
  * password. A small open-addressed table; an entry idle for a second may
- * be taken by another (node, uid). Only when every entry is busy (256
- * users failing at once) is a newcomer throttled without an entry.
+ * be taken by another (node, uid). When every entry is busy (256 users
+ * failing at once, or one node sending made-up uids: a uid is only the
+ * sender's word, its node is its QP) a newcomer counts against its node.
  */
 #define LITE_ASK_SLOTS		256
 #define LITE_ASK_FAIL_MAX	64	/* per second: 2^32 passwords take years */
@@ -90,7 +91,7 @@ static struct lite_ask_slot {
 	u32		uid;
 	unsigned long	window;		/* jiffies when its second began */
 	unsigned int	fails;
-} lite_ask_slots[LITE_ASK_SLOTS];
+} lite_ask_slots[LITE_ASK_SLOTS], lite_ask_nodes[LITE_MAX_NODES];
 static DEFINE_SPINLOCK(lite_ask_lock);
 
 /* The device new LMRs are mapped for; set while joined. */
@@ -534,7 +535,7 @@ static bool lite_ask_throttled(u16 node, u32 uid, bool failed)
 {
 	unsigned int h = hash_32(uid ^ ((u32)node << 20), 8), i;
 	struct lite_ask_slot *e, *slot = NULL;
-	bool over = true;
+	bool over;
 
 	spin_lock(&lite_ask_lock);
 	for (i = 0; i < LITE_ASK_SLOTS; i++) {
@@ -546,16 +547,18 @@ static bool lite_ask_throttled(u16 node, u32 uid, bool failed)
 		if (!slot && lite_ask_slot_idle(e))
 			slot = e;
 	}
-	if (slot) {
-		if (slot->node != node || slot->uid != uid ||
-		    time_after(jiffies, slot->window + HZ))
-			*slot = (struct lite_ask_slot) {
-				.node = node, .uid = uid, .window = jiffies,
-			};
-		if (failed)
-			slot->fails++;
-		over = slot->fails >= LITE_ASK_FAIL_MAX;
+	if (!slot) {
+		slot = &lite_ask_nodes[node];
+		uid = 0;
 	}
+	if (slot->node != node || slot->uid != uid ||
+	    time_after(jiffies, slot->window + HZ))
+		*slot = (struct lite_ask_slot) {
+			.node = node, .uid = uid, .window = jiffies,
+		};
+	if (failed)
+		slot->fails++;
+	over = slot->fails >= LITE_ASK_FAIL_MAX;
 	spin_unlock(&lite_ask_lock);
 	return over;
 }
@@ -566,6 +569,7 @@ static bool lite_ask_throttled(u16 node, u32 uid, bool failed)
  * @perm: the permissions wanted, at most the published ones
  * @password: must match the publication's
  * @asker: the node that will map it (remembered, for revocation)
+ * @asker_gen: its generation
  * @uid: the asking user there
  * @d: filled with the LMR's description, granting @perm
  * @len: set to the description's length
@@ -577,8 +581,8 @@ static bool lite_ask_throttled(u16 node, u32 uid, bool failed)
  * Return: 0, -EACCES, -EAGAIN, -EPERM (@perm exceeds the publication) or
  * -EINVAL.
  */
-int lite_lmr_ask(u64 identifier, u32 perm, s32 password, u16 asker, u32 uid,
-		 struct lite_lmr_desc *d, u32 *len)
+int lite_lmr_ask(u64 identifier, u32 perm, s32 password, u16 asker,
+		 u32 asker_gen, u32 uid, struct lite_lmr_desc *d, u32 *len)
 {
 	struct lite_lmr *lmr;
 	struct lite_pub *p;
@@ -603,7 +607,7 @@ int lite_lmr_ask(u64 identifier, u32 perm, s32 password, u16 asker, u32 uid,
 			 */
 			lmr = idr_find(&lite_lmrs.ids, p->lmr_id);
 			if (lmr && asker != lite_node_id() &&
-			    !lite_peer_alive(asker, 0)) {
+			    !lite_peer_alive(asker, asker_gen)) {
 				ret = -ENOTCONN;
 			} else if (lmr) {
 				set_bit(asker, lmr->mappers);
@@ -849,7 +853,8 @@ int lite_lmr_serve(u16 src, u32 src_gen, u16 type, const void *req, u32 len,
 		return lite_lmr_ask(le64_to_cpu(a->identifier),
 				    le32_to_cpu(a->perm),
 				    (s32)le32_to_cpu(a->password), src,
-				    le32_to_cpu(a->uid), resp, resp_len);
+				    src_gen, le32_to_cpu(a->uid), resp,
+				    resp_len);
 	}
 	case LITE_CTRL_MEMSET:
 		if (len != sizeof(struct lite_ctrl_memset))
