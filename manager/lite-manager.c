@@ -33,6 +33,8 @@
 #include "proto.h"
 
 #define MAX_CONNS	256		/* joined or not */
+#define DEFAULT_PER_SOURCE 16		/* a host runs one node */
+#define HOST_STRLEN	64		/* a numeric address */
 #define OUT_LIMIT	(1U << 20)	/* a member's unsent bytes */
 #define LINGER_MS	2000		/* to deliver a REJECT */
 #define READ_CHUNK	4096		/* per wakeup: fairness */
@@ -50,6 +52,7 @@ struct conn {
 	bool lingering;		/* left; flushing, then draining */
 	bool shut;		/* SHUT_WR sent */
 	int64_t deadline;	/* ms, monotonic; 0: none */
+	char source[HOST_STRLEN];	/* the peer's address, without port */
 	struct outbuf out;
 	struct lite_sess sess;
 };
@@ -61,6 +64,7 @@ struct options {
 	unsigned int k;			/* 0: the first node's */
 	unsigned int max_nodes;
 	unsigned int join_timeout;	/* seconds */
+	unsigned int max_per_source;	/* connections from one address */
 	const char *pidfile;
 };
 
@@ -159,14 +163,16 @@ static const struct lite_cluster_ops cluster_ops = {
 	.log = cluster_log,
 };
 
+/* "ADDR:PORT" in @buf, and the address alone in @host (HOST_STRLEN). */
 static void format_addr(const struct sockaddr *sa, socklen_t len, char *buf,
-			size_t size)
+			size_t size, char *host)
 {
-	char host[NI_MAXHOST], serv[NI_MAXSERV];
+	char serv[NI_MAXSERV];
 
-	if (getnameinfo(sa, len, host, sizeof(host), serv, sizeof(serv),
+	if (getnameinfo(sa, len, host, HOST_STRLEN, serv, sizeof(serv),
 			NI_NUMERICHOST | NI_NUMERICSERV)) {
 		snprintf(buf, size, "?");
+		snprintf(host, HOST_STRLEN, "?");
 		return;
 	}
 	snprintf(buf, size, sa->sa_family == AF_INET6 ? "[%s]:%s" : "%s:%s",
@@ -184,19 +190,30 @@ static void conn_free(struct manager *m, unsigned int slot)
 }
 
 /* Best effort: the node learns why before we hang up. */
-static void refuse_overflow(int fd, const char *peer)
+static void refuse_overflow(int fd, const char *peer, const char *reason)
 {
 	struct lite_msg msg;
 
 	lite_msg_init(&msg, LITE_MSG_REJECT);
 	msg.reject.error = htole32(EUSERS);
-	snprintf(msg.reject.reason, sizeof(msg.reject.reason),
-		 "too many connections (%u)", MAX_CONNS);
+	/* NUL-padded by lite_msg_init(); a long reason is cut short. */
+	memcpy(msg.reject.reason, reason,
+	       strnlen(reason, sizeof(msg.reject.reason) - 1));
 	if (send(fd, &msg, lite_msg_size(&msg),
 		 MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
 		log_line("peer %s: send REJECT: %s", peer, strerror(errno));
-	log_line("peer %s: too many connections (%u); closing", peer,
-		 MAX_CONNS);
+	log_line("peer %s: %s; closing", peer, reason);
+}
+
+/* Connections from @source, members and lingering ones included. */
+static unsigned int conns_from(const struct manager *m, const char *source)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < MAX_CONNS; i++)
+		if (m->conns[i] && !strcmp(m->conns[i]->source, source))
+			n++;
+	return n;
 }
 
 static void set_sockopts(int fd)
@@ -215,7 +232,7 @@ static void set_sockopts(int fd)
 static void accept_conns(struct manager *m)
 {
 	struct sockaddr_storage ss;
-	char peer[LITE_PEER_STRLEN];
+	char peer[LITE_PEER_STRLEN], source[HOST_STRLEN], reason[128];
 	unsigned int slot;
 	socklen_t len;
 	struct conn *c;
@@ -239,17 +256,30 @@ static void accept_conns(struct manager *m)
 				m->accept_paused_until = now_ms() + 1000;
 			return;
 		}
-		format_addr((struct sockaddr *)&ss, len, peer, sizeof(peer));
+		format_addr((struct sockaddr *)&ss, len, peer, sizeof(peer),
+			    source);
+		/* One host cannot take every slot (a real node needs one). */
+		if (conns_from(m, source) >= m->opt.max_per_source) {
+			snprintf(reason, sizeof(reason),
+				 "too many connections from %s (%u)", source,
+				 m->opt.max_per_source);
+			refuse_overflow(fd, peer, reason);
+			close(fd);
+			continue;
+		}
 		for (slot = 0; slot < MAX_CONNS && m->conns[slot]; slot++)
 			;
 		c = slot < MAX_CONNS ? calloc(1, sizeof(*c)) : NULL;
 		if (!c) {
-			refuse_overflow(fd, peer);
+			snprintf(reason, sizeof(reason),
+				 "too many connections (%u)", MAX_CONNS);
+			refuse_overflow(fd, peer, reason);
 			close(fd);
 			continue;
 		}
 		set_sockopts(fd);
 		c->fd = fd;
+		snprintf(c->source, sizeof(c->source), "%s", source);
 		c->deadline = now_ms() + (int64_t)m->opt.join_timeout * 1000;
 		outbuf_init(&c->out, OUT_LIMIT);
 		lite_sess_init(&c->sess, peer, c);
@@ -487,7 +517,7 @@ static int open_listener(struct manager *m)
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
 	struct addrinfo *ai;
-	char port[8], where[LITE_PEER_STRLEN], k[8], ib_port[8];
+	char port[8], where[LITE_PEER_STRLEN], host[HOST_STRLEN], k[8], ib_port[8];
 	int one = 1, ret;
 
 	snprintf(port, sizeof(port), "%u", m->opt.port);
@@ -513,13 +543,13 @@ static int open_listener(struct manager *m)
 			 strerror(errno));
 		goto out;
 	}
-	format_addr((struct sockaddr *)&ss, len, where, sizeof(where));
+	format_addr((struct sockaddr *)&ss, len, where, sizeof(where), host);
 	snprintf(k, sizeof(k), "%u", m->opt.k);
 	snprintf(ib_port, sizeof(ib_port), "%u", m->opt.ib_port);
-	log_line("listening on %s (K %s, ib_port %s, max %u nodes, join timeout %u s)",
+	log_line("listening on %s (K %s, ib_port %s, max %u nodes, join timeout %u s, %u connections per source)",
 		 where, m->opt.k ? k : "of the first node",
 		 m->opt.ib_port ? ib_port : "any", m->opt.max_nodes,
-		 m->opt.join_timeout);
+		 m->opt.join_timeout, m->opt.max_per_source);
 out:
 	freeaddrinfo(ai);
 	return ret;
@@ -607,11 +637,14 @@ static void usage(FILE *f, const char *prog)
 		"      --pidfile FILE       write the pid there; removed on exit\n"
 		"      --join-timeout SECS  close a connection without a JOIN\n"
 		"                           after SECS (default 10)\n"
+		"      --max-per-source N   connections from one address at\n"
+		"                           once, 1..%u (default %u)\n"
 		"  -h, --help               this text\n"
 		"\n"
 		"Protocol: docs/protocol.md.\n",
 		prog, LITE_PROTO_DEFAULT_PORT, LITE_MAX_QPS_PER_PEER,
-		LITE_MAX_NODE_ID, LITE_MAX_NODE_ID);
+		LITE_MAX_NODE_ID, LITE_MAX_NODE_ID, MAX_CONNS,
+		DEFAULT_PER_SOURCE);
 }
 
 static int parse_uint(const char *s, unsigned int min, unsigned int max,
@@ -630,7 +663,7 @@ static int parse_uint(const char *s, unsigned int min, unsigned int max,
 	return 0;
 }
 
-enum { OPT_PIDFILE = 256, OPT_JOIN_TIMEOUT };
+enum { OPT_PIDFILE = 256, OPT_JOIN_TIMEOUT, OPT_MAX_PER_SOURCE };
 
 /* 0: run; 1: help printed; -EINVAL: usage error, already reported. */
 static int parse_args(int argc, char **argv, struct options *opt)
@@ -643,6 +676,8 @@ static int parse_args(int argc, char **argv, struct options *opt)
 		{ "max-nodes", required_argument, NULL, 'n' },
 		{ "pidfile", required_argument, NULL, OPT_PIDFILE },
 		{ "join-timeout", required_argument, NULL, OPT_JOIN_TIMEOUT },
+		{ "max-per-source", required_argument, NULL,
+		  OPT_MAX_PER_SOURCE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -655,6 +690,7 @@ static int parse_args(int argc, char **argv, struct options *opt)
 		.port = LITE_PROTO_DEFAULT_PORT,
 		.max_nodes = LITE_MAX_NODE_ID,
 		.join_timeout = 10,
+		.max_per_source = DEFAULT_PER_SOURCE,
 	};
 	while (!ret && !what &&
 	       (c = getopt_long(argc, argv, "p:a:i:k:n:h", longopts,
@@ -687,6 +723,11 @@ static int parse_args(int argc, char **argv, struct options *opt)
 		case OPT_JOIN_TIMEOUT:
 			if (parse_uint(optarg, 1, 3600, &opt->join_timeout))
 				what = "--join-timeout wants 1..3600 seconds";
+			break;
+		case OPT_MAX_PER_SOURCE:
+			if (parse_uint(optarg, 1, MAX_CONNS,
+				       &opt->max_per_source))
+				what = "--max-per-source wants 1..256";
 			break;
 		case 'h':
 			usage(stdout, prog);

@@ -12,6 +12,8 @@
  *   limits    -k 2 -i 1 -n 2: K, ib_port, requested ids, a full cluster,
  *             members outliving the join timeout
  *   overflow  a member that never reads is dropped; the others hear it
+ *   per-source  --max-per-source 3: a fourth connection from 127.0.0.1 is
+ *             refused, members are unaffected, a freed slot can be used
  */
 #define _GNU_SOURCE	/* strerrorname_np */
 #include <arpa/inet.h>
@@ -654,6 +656,29 @@ static void scenario_overflow(void)
 	node_close(&v);
 }
 
+static void scenario_per_source(void)
+{
+	struct node a, b, s1, s2, x;
+	struct node *members[1] = { &a };
+
+	join(&a, "node-a", K, 1, NULL, 0);
+	node_connect(&s1, "silent-1", 0);
+	node_connect(&s2, "silent-2", 0);
+	node_connect(&x, "fourth", 0);
+	expect_reject(&x, EUSERS, "too many connections from 127.0.0.1 (3)");
+	expect_quiet(&a);
+	node_close(&s1);
+	msleep(300);	/* the manager sees the close */
+	join(&b, "node-b", K, 2, members, 1);
+	relay(&a, &b);
+	relay(&b, &a);
+	ok("a slot given back is taken by the next node");
+	node_close(&s2);
+	node_close(&b);
+	check_peer_down(&a, &b);
+	node_close(&a);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -664,13 +689,14 @@ int main(int argc, char **argv)
 		{ "timeout", scenario_timeout },
 		{ "limits", scenario_limits },
 		{ "overflow", scenario_overflow },
+		{ "per-source", scenario_per_source },
 	};
 	unsigned long p;
 	char *end;
 
 	if (argc != 3) {
 		fprintf(stderr,
-			"usage: %s PORT cluster|timeout|limits|overflow\n",
+			"usage: %s PORT cluster|timeout|limits|overflow|per-source\n",
 			argv[0]);
 		return 2;
 	}

@@ -91,11 +91,12 @@ lite_install() {
 			ae_die "$h: installing liblite failed"
 	done
 	lite_manager_stop
-	ae_ssh "$INV_MANAGER" "setsid $(lite_rdir "$INV_MANAGER")/manager/lite-manager -p $AE_MANAGER_PORT --pidfile $AE_MANAGER_PIDFILE </dev/null >>$AE_MANAGER_LOG 2>&1 &
+	# Listening on the fabric address only, where the nodes join.
+	mgr_ip=$(inv_var "$INV_MANAGER" fabric_ip)
+	ae_ssh "$INV_MANAGER" "setsid $(lite_rdir "$INV_MANAGER")/manager/lite-manager -a $mgr_ip -p $AE_MANAGER_PORT --pidfile $AE_MANAGER_PIDFILE </dev/null >>$AE_MANAGER_LOG 2>&1 &
 		for i in \$(seq 50); do [ -s $AE_MANAGER_PIDFILE ] && exit 0; sleep 0.1; done
 		echo 'lite-manager did not start:' >&2; tail -n 5 $AE_MANAGER_LOG >&2; exit 1" ||
 		ae_die "$INV_MANAGER: cannot start lite-manager"
-	mgr_ip=$(inv_var "$INV_MANAGER" fabric_ip)
 	for h in "${INV_NODES[@]}"; do
 		i=$((i + 1))
 		out=$(ae_ssh "$h" "$(lite_rdir "$h")/lite/tools/lite-join -p $AE_MANAGER_PORT $mgr_ip") ||
