@@ -21,15 +21,18 @@ static long lite_ioctl_join(void __user *uarg)
 	if (!capable(CAP_NET_ADMIN))
 		return -EPERM;
 	if (copy_from_user(&arg, uarg, sizeof(arg)))
-		return -EFAULT;
-	if (arg.reserved || arg.port == 0 || arg.port > U16_MAX ||
-	    strnlen(arg.manager, sizeof(arg.manager)) == sizeof(arg.manager))
-		return -EINVAL;
-	ret = lite_membership_join(arg.manager, arg.port, arg.ib_port,
-				   &arg.node_id);
+		ret = -EFAULT;
+	else if (arg.reserved || arg.port == 0 || arg.port > U16_MAX ||
+		 strnlen(arg.manager, sizeof(arg.manager)) == sizeof(arg.manager))
+		ret = -EINVAL;
+	else
+		ret = lite_membership_join(arg.manager, arg.port, arg.ib_port,
+					   arg.key, &arg.node_id);
+	/* The key stays with the membership only; not on our stack. */
+	memzero_explicit(arg.key, sizeof(arg.key));
 	if (ret)
 		return ret;
-	return copy_to_user(uarg, &arg, sizeof(arg)) ? -EFAULT : 0;
+	return put_user(arg.node_id, &((struct lite_ioc_join __user *)uarg)->node_id);
 }
 
 static long lite_ioctl_cluster(void __user *uarg)

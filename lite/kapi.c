@@ -11,22 +11,43 @@
 #include "include/lite_kapi.h"
 
 /**
- * liteapi_establish_conn() - join the cluster whose manager is at @ip:@port
+ * liteapi_establish_conn_key() - join the cluster whose manager is at
+ * @ip:@port
  * @ip: the manager's IPv4 address, as text
  * @port: its TCP port
  * @ib_port: the RDMA port; 0 for the module parameter
+ * @key: the cluster key, LITE_KEY_LEN (32) bytes
  *
- * Return: this node's id, or a negative errno (-EISCONN when joined).
+ * Return: this node's id, or a negative errno (-EISCONN when joined,
+ * -EACCES when the manager has another key).
  */
-int liteapi_establish_conn(const char *ip, int port, int ib_port)
+int liteapi_establish_conn_key(const char *ip, int port, int ib_port,
+			       const u8 *key)
 {
 	u32 id;
 	int ret;
 
-	if (!ip || port <= 0 || port > U16_MAX || ib_port < 0)
+	if (!ip || !key || port <= 0 || port > U16_MAX || ib_port < 0)
 		return -EINVAL;
-	ret = lite_membership_join(ip, port, ib_port, &id);
+	ret = lite_membership_join(ip, port, ib_port, key, &id);
 	return ret ? ret : id;
+}
+EXPORT_SYMBOL_GPL(liteapi_establish_conn_key);
+
+/**
+ * liteapi_establish_conn() - the original call, which has no key
+ * @ip: the manager's IPv4 address, as text
+ * @port: its TCP port
+ * @ib_port: the RDMA port
+ *
+ * The manager admits only nodes that know the cluster key: use
+ * liteapi_establish_conn_key(), or join from user space (lite-join).
+ *
+ * Return: -ENOKEY.
+ */
+int liteapi_establish_conn(const char *ip, int port, int ib_port)
+{
+	return -ENOKEY;
 }
 EXPORT_SYMBOL_GPL(liteapi_establish_conn);
 

@@ -110,7 +110,7 @@ void lite_qp_complete(struct lite_qp *lqp);
 
 /* membership.c: the manager connection and the peer table */
 int lite_membership_join(const char *manager, u16 port, u32 ib_port,
-			 u32 *node_id);
+			 const u8 *key, u32 *node_id);
 void lite_membership_exit(void);
 u16 lite_node_id(void);
 u32 lite_node_gen(void);

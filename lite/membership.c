@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Cluster membership: the TCP connection to lite-manager and the peer table.
- * Joining sends JOIN and waits for WELCOME; a kernel thread then handles
+ * Joining reads the manager's CHALLENGE, sends JOIN and waits for WELCOME,
+ * every message from JOIN on authenticated (auth.c); a kernel thread then
+ * handles
  * PEER_UP (create the peer's QPs, send QP_INFO), QP_INFO (connect them) and
  * PEER_DOWN (tear them down). Every message from the network is validated
  * before use; a protocol violation disconnects from the manager.
@@ -14,6 +16,7 @@
 #include <linux/utsname.h>
 #include <net/sock.h>
 
+#include "auth.h"
 #include "lite_priv.h"
 #include "wire_check.h"
 
@@ -27,6 +30,7 @@ static struct lite_cluster {
 	u16			node_id;	/* 0: not joined */
 	u32			gen;
 	u16			k;
+	struct lite_auth	auth;	/* the manager connection's MACs */
 	struct lite_peer	*peers[LITE_MAX_NODES];	/* + peers_lock to change */
 	spinlock_t		peers_lock;	/* peers[] for lite_peer_get() */
 } lite_cluster = {
@@ -40,6 +44,7 @@ union lite_msg_body {
 	struct lite_msg_peer_up		peer_up;
 	struct lite_msg_peer_down	peer_down;
 	struct lite_msg_qp_info		qp_info;
+	struct lite_msg_challenge	challenge;
 };
 
 u16 lite_node_id(void)
@@ -183,7 +188,8 @@ void lite_peer_put(struct lite_peer *peer)
 		wake_up_var(&peer->refs);
 }
 
-static int lite_send_msg(struct socket *sock, u16 type, const void *body,
+/* Send a message, with its MAC where its type has one (in @body's end). */
+static int lite_send_msg(struct socket *sock, u16 type, void *body,
 			 size_t len)
 {
 	struct lite_msg_hdr hdr = {
@@ -199,6 +205,8 @@ static int lite_send_msg(struct socket *sock, u16 type, const void *body,
 	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
 	int ret;
 
+	if (lite_auth_has_mac(type))
+		lite_auth_seal(&lite_cluster.auth, &hdr, body, len);
 	ret = kernel_sendmsg(sock, &msg, vec, 2, sizeof(hdr) + len);
 	if (ret < 0)
 		return ret;
@@ -217,7 +225,7 @@ static int lite_recv_all(struct socket *sock, void *buf, size_t len)
 	return ret == len ? 0 : -ECONNRESET;
 }
 
-/* Read one message; return its type, or a negative errno. */
+/* Read one message, MAC checked; return its type, or a negative errno. */
 static int lite_recv_msg(struct socket *sock, union lite_msg_body *body)
 {
 	struct lite_msg_hdr hdr;
@@ -235,7 +243,15 @@ static int lite_recv_msg(struct socket *sock, union lite_msg_body *body)
 		return -EPROTO;
 	}
 	ret = lite_recv_all(sock, body, len);
-	return ret ? ret : type;
+	if (ret)
+		return ret;
+	if (lite_auth_has_mac(type) &&
+	    lite_auth_verify(&lite_cluster.auth, &hdr, body, len)) {
+		lite_err("manager: message type %u with a wrong MAC (another cluster key, or not our manager); disconnecting\n",
+			 type);
+		return -EACCES;
+	}
+	return type;
 }
 
 static void lite_peer_remove(u16 id)
@@ -387,7 +403,10 @@ static void lite_fill_join(struct lite_dev *dev, struct lite_msg_join *join)
 	strscpy(join->name, utsname()->nodename, sizeof(join->name));
 }
 
-/* Send JOIN, wait for WELCOME; fills the cluster's id, generation and K. */
+/*
+ * Take the CHALLENGE, send JOIN, wait for WELCOME; fills the cluster's id,
+ * generation and K.
+ */
 static int lite_join_handshake(struct socket *sock, struct lite_dev *dev)
 {
 	union lite_msg_body *body;
@@ -395,14 +414,25 @@ static int lite_join_handshake(struct socket *sock, struct lite_dev *dev)
 	u16 id, k;
 	int ret;
 
-	lite_fill_join(dev, &join);
-	ret = lite_send_msg(sock, LITE_MSG_JOIN, &join, sizeof(join));
-	if (ret)
-		return ret;
 	body = kmalloc(sizeof(*body), GFP_KERNEL);
 	if (!body)
 		return -ENOMEM;
 	ret = lite_recv_msg(sock, body);
+	if (ret == LITE_MSG_CHALLENGE) {
+		memcpy(lite_cluster.auth.manager_nonce, body->challenge.nonce,
+		       LITE_NONCE_LEN);
+		lite_fill_join(dev, &join);
+		memcpy(join.nonce, lite_cluster.auth.node_nonce, LITE_NONCE_LEN);
+		ret = lite_send_msg(sock, LITE_MSG_JOIN, &join, sizeof(join));
+		if (!ret)
+			ret = lite_recv_msg(sock, body);
+	} else if (ret >= 0 && ret != LITE_MSG_REJECT) {
+		lite_err("manager: expected CHALLENGE, got type %d\n", ret);
+		ret = -EPROTO;
+	} else if (ret == -EAGAIN) {
+		lite_err("manager: no CHALLENGE within 10 s (a manager older than protocol version 2?)\n");
+		ret = -ETIMEDOUT;
+	}
 	if (ret == LITE_MSG_REJECT) {
 		u32 err = le32_to_cpu(body->reject.error);
 
@@ -437,6 +467,7 @@ static int lite_join_handshake(struct socket *sock, struct lite_dev *dev)
  * @port: its TCP port
  * @ib_port: RDMA port to use; 0 for the module parameter, which is the only
  *	port this node serves
+ * @key: the cluster key (LITE_KEY_LEN bytes), kept while joined
  * @node_id: set to the id the manager assigned
  *
  * Connections to the other members are then built in the background; see
@@ -445,10 +476,11 @@ static int lite_join_handshake(struct socket *sock, struct lite_dev *dev)
  * Context: process context; sleeps up to 10 s for the manager.
  * Return: 0, -EISCONN when already joined, -EINVAL for a bad address or
  * port, -ENODEV/-ENETDOWN/-EADDRNOTAVAIL when the RDMA port is unusable, a
- * socket error, the manager's refusal as -errno, or -EPROTO.
+ * socket error, the manager's refusal as -errno (-EACCES: another cluster
+ * key), or -EPROTO.
  */
 int lite_membership_join(const char *manager, u16 port, u32 ib_port,
-			 u32 *node_id)
+			 const u8 *key, u32 *node_id)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(port) };
 	struct task_struct *thread;
@@ -483,6 +515,11 @@ int lite_membership_join(const char *manager, u16 port, u32 ib_port,
 		goto err_release;
 	}
 	lite_cluster.dev = dev;
+	ret = lite_auth_init(&lite_cluster.auth, key);
+	if (ret) {
+		lite_err("hmac(sha256) unavailable: %d\n", ret);
+		goto err_release;
+	}
 	ret = lite_join_handshake(sock, dev);
 	if (ret)
 		goto err_release;
@@ -504,6 +541,7 @@ int lite_membership_join(const char *manager, u16 port, u32 ib_port,
 	return 0;
 
 err_release:
+	lite_auth_free(&lite_cluster.auth);
 	lite_cluster.node_id = 0;
 	lite_cluster.dev = NULL;
 	sock_release(sock);
@@ -541,6 +579,7 @@ void lite_membership_exit(void)
 	lite_ctrl_flush();
 	lite_sync_exit();
 	lite_lmr_destroy_all();	/* and no new ones */
+	lite_auth_free(&lite_cluster.auth);
 	if (lite_cluster.sock) {
 		sock_release(lite_cluster.sock);
 		lite_cluster.sock = NULL;

@@ -20,10 +20,19 @@ static const char *link_name(unsigned int link_layer)
 	return link_layer == LITE_LINK_IB ? "IB" : "Ethernet";
 }
 
+/* M as it goes to TO: with TO's next MAC, where its type has one. */
 static void send_msg(struct lite_cluster *c, struct lite_sess *to,
 		     const struct lite_msg *m)
 {
-	c->ops->send(c->ctx, to, m, lite_msg_size(m));
+	struct lite_msg sealed;
+
+	if (!lite_msg_has_mac(le16toh(m->hdr.type))) {
+		c->ops->send(c->ctx, to, m, lite_msg_size(m));
+		return;
+	}
+	memcpy(&sealed, m, lite_msg_size(m));
+	lite_msg_seal(c->cfg.key, LITE_MAC_TO_NODE, &to->tx, &sealed);
+	c->ops->send(c->ctx, to, &sealed, lite_msg_size(&sealed));
 }
 
 const char *lite_sess_label(const struct lite_sess *s, char *buf, size_t len)
@@ -108,6 +117,46 @@ void lite_sess_init(struct lite_sess *s, const char *peer, void *owner)
 	};
 	lite_framer_init(&s->framer);
 	snprintf(s->peer, sizeof(s->peer), "%s", peer);
+}
+
+int lite_sess_start(struct lite_cluster *c, struct lite_sess *s)
+{
+	struct lite_msg m;
+	int ret;
+
+	lite_msg_init(&m, LITE_MSG_CHALLENGE);
+	ret = c->ops->random(c->ctx, m.challenge.nonce, LITE_NONCE_LEN);
+	if (ret)
+		return ret;
+	memcpy(s->rx.manager_nonce, m.challenge.nonce, LITE_NONCE_LEN);
+	memcpy(s->tx.manager_nonce, m.challenge.nonce, LITE_NONCE_LEN);
+	send_msg(c, s, &m);
+	return 0;
+}
+
+/*
+ * M's MAC, in S's receive state; a JOIN brings the node's nonce, which
+ * every later MAC of the connection covers too.
+ */
+static int check_mac(struct lite_cluster *c, struct lite_sess *s,
+		     const struct lite_msg *m)
+{
+	unsigned int type = le16toh(m->hdr.type);
+	char what[32];
+
+	if (!lite_msg_has_mac(type))
+		return 0;
+	if (s->state == LITE_SESS_NEW) {
+		if (type != LITE_MSG_JOIN)
+			return 0;	/* refused as out of order */
+		memcpy(s->rx.node_nonce, m->join.nonce, LITE_NONCE_LEN);
+		memcpy(s->tx.node_nonce, m->join.nonce, LITE_NONCE_LEN);
+	}
+	if (!lite_msg_verify(c->cfg.key, LITE_MAC_TO_MANAGER, &s->rx, m))
+		return 0;
+	snprintf(what, sizeof(what), "%s: ", lite_msg_type_name(type));
+	return refuse(c, s, -EACCES, what,
+		      "bad MAC (another cluster key, or a replay)");
 }
 
 static void peer_up_of(struct lite_msg *m, const struct lite_sess *s)
@@ -262,7 +311,7 @@ static int sess_qp_info(struct lite_cluster *c, struct lite_sess *s,
 			    s->node_id, s->name, dst, dst_gen, now);
 		return 0;
 	}
-	/* Unchanged, byte for byte: the header was checked to be canonical. */
+	/* Unchanged but for the MAC: the header was checked to be canonical. */
 	send_msg(c, d, m);
 	return 0;
 }
@@ -343,7 +392,9 @@ int lite_sess_input(struct lite_cluster *c, struct lite_sess *s,
 			return refuse(c, s, ret, "", reason);
 		}
 		if (ret == 1) {
-			ret = sess_message(c, s, m);
+			ret = check_mac(c, s, m);
+			if (!ret)
+				ret = sess_message(c, s, m);
 			if (ret)
 				return ret;
 		}

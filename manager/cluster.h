@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 
+#include "auth.h"
 #include "framer.h"
 #include "proto.h"
 
@@ -18,7 +19,7 @@
 #define LITE_PEER_STRLEN 64
 
 enum lite_sess_state {
-	LITE_SESS_NEW,		/* connected, only a JOIN may come */
+	LITE_SESS_NEW,		/* CHALLENGE sent, only a JOIN may come */
 	LITE_SESS_MEMBER,	/* joined: holds node_id/gen */
 	LITE_SESS_GONE,		/* left: ignored from now on */
 };
@@ -32,6 +33,7 @@ struct lite_sess {
 	struct lite_port_addr addr;	/* as the node sent it */
 	char name[LITE_NAME_LEN];	/* validated, NUL-padded */
 	char peer[LITE_PEER_STRLEN];	/* for log lines */
+	struct lite_mac_state rx, tx;	/* nonces, message counts */
 	/* Drops to one stale (dst, gen) are logged once, then counted. */
 	unsigned int drop_dst;
 	uint32_t drop_gen;
@@ -43,6 +45,7 @@ struct lite_cluster_cfg {
 	unsigned int max_nodes;	/* ids 1..max_nodes */
 	unsigned int k;		/* 0: the first member's */
 	unsigned int ib_port;	/* 0: any */
+	uint8_t key[LITE_KEY_LEN];	/* the cluster key */
 };
 
 struct lite_cluster_ops {
@@ -54,6 +57,8 @@ struct lite_cluster_ops {
 		     size_t len);
 	void (*log)(void *ctx, const char *fmt, ...)
 		__attribute__((format(printf, 2, 3)));
+	/* LEN unpredictable bytes for a nonce; 0 or -errno. */
+	int (*random)(void *ctx, void *buf, size_t len);
 };
 
 struct lite_cluster {
@@ -75,6 +80,9 @@ int lite_cluster_init(struct lite_cluster *c,
 void lite_cluster_cleanup(struct lite_cluster *c);
 
 void lite_sess_init(struct lite_sess *s, const char *peer, void *owner);
+
+/* Send S its CHALLENGE: the first thing on every connection. 0 or -errno. */
+int lite_sess_start(struct lite_cluster *c, struct lite_sess *s);
 
 /*
  * Feed LEN received bytes. Returns 0, or a negative errno when the

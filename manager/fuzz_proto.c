@@ -6,17 +6,20 @@
  *  2. the raw bytes as one TCP stream through the framer, in reads of sizes
  *     taken from the input, and every framed message through the validators;
  *  3. a script for the cluster state machine: several connections that send
- *     raw bytes or well-formed-but-mutated messages, leave, time out.
- *     Everything the manager sends is checked, and so are the membership
- *     invariants after every step; a violation traps.
+ *     raw bytes or well-formed-but-mutated messages (MAC'd with the fuzz
+ *     key, now and then with a broken MAC), leave, time out. Everything
+ *     the manager sends is checked, its MAC included, and so are the
+ *     membership invariants after every step; a violation traps.
  * Build: make fuzz. Run: ./fuzz_proto -max_total_time=60 CORPUS_DIR
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "auth.h"
 #include "cluster.h"
 #include "framer.h"
 #include "proto.h"
@@ -34,6 +37,9 @@
 
 static struct lite_cluster cluster;
 static struct lite_sess sess[NR_SESS];
+/* What each connection's node would know: to check the manager's MACs. */
+static struct lite_mac_state node_rx[NR_SESS];
+static unsigned int nonce_count;
 
 /* A cursor over the input. */
 struct input {
@@ -127,14 +133,26 @@ static void on_send(void *ctx, struct lite_sess *to, const void *buf,
 	const struct lite_sess *src;
 	unsigned int type, id;
 	const char *why;
+	struct lite_mac_state *rx;
 
 	(void)ctx;
 	check(to >= sess && to < sess + NR_SESS);
+	rx = &node_rx[to - sess];
 	check(len >= sizeof(m.hdr) && len <= sizeof(m));
 	memcpy(&m, buf, len);
 	check(!lite_check_hdr(&m.hdr, &why));
 	check(lite_msg_size(&m) == len);
 	type = le16toh(m.hdr.type);
+	if (type == LITE_MSG_CHALLENGE) {
+		check(to->state == LITE_SESS_NEW);
+		memcpy(rx->manager_nonce, m.challenge.nonce, LITE_NONCE_LEN);
+		return;
+	}
+	if (lite_msg_has_mac(type)) {
+		memcpy(rx->node_nonce, to->tx.node_nonce, LITE_NONCE_LEN);
+		check(!lite_msg_verify(cluster.cfg.key, LITE_MAC_TO_NODE, rx,
+				       &m));
+	}
 	if (type == LITE_MSG_REJECT) {
 		check(to->state == LITE_SESS_NEW);
 		check(!lite_check_reject(&m.reject, &why));
@@ -172,9 +190,20 @@ static void on_send(void *ctx, struct lite_sess *to, const void *buf,
 	}
 }
 
+/* Deterministic nonces: a crash must reproduce from its input. */
+static int on_random(void *ctx, void *buf, size_t len)
+{
+	(void)ctx;
+	memset(buf, 0, len);
+	memcpy(buf, &nonce_count, sizeof(nonce_count));
+	nonce_count++;
+	return 0;
+}
+
 static const struct lite_cluster_ops ops = {
 	.send = on_send,
 	.log = on_log,
+	.random = on_random,
 };
 
 static void check_invariants(void)
@@ -198,21 +227,46 @@ static void check_invariants(void)
 	check(!members || (cluster.k && cluster.link_layer));
 }
 
-/* What the daemon does when a connection closes: leave, then reconnect. */
-static void reconnect(unsigned int i)
+static void connect_sess(unsigned int i)
 {
 	char peer[16];
 
-	lite_sess_leave(&cluster, &sess[i]);
-	check(sess[i].state == LITE_SESS_GONE);
 	snprintf(peer, sizeof(peer), "fuzz-%u", i);
 	lite_sess_init(&sess[i], peer, NULL);
+	node_rx[i] = (struct lite_mac_state){ .seq = 0 };
+	check(!lite_sess_start(&cluster, &sess[i]));
+}
+
+/* What the daemon does when a connection closes: leave, then reconnect. */
+static void reconnect(unsigned int i)
+{
+	lite_sess_leave(&cluster, &sess[i]);
+	check(sess[i].state == LITE_SESS_GONE);
+	connect_sess(i);
 }
 
 static void input(unsigned int i, const void *buf, size_t len)
 {
 	if (lite_sess_input(&cluster, &sess[i], buf, len) < 0)
 		reconnect(i);
+}
+
+/* A message from node I with its right MAC, or (BROKEN) a wrong one. */
+static void input_sealed(unsigned int i, struct lite_msg *m, bool broken)
+{
+	struct lite_mac_state st = sess[i].rx;
+
+	if (!lite_msg_has_mac(le16toh(m->hdr.type))) {
+		input(i, m, lite_msg_size(m));
+		return;
+	}
+	if (sess[i].state == LITE_SESS_NEW &&
+	    le16toh(m->hdr.type) == LITE_MSG_JOIN)
+		memcpy(st.node_nonce, m->join.nonce, LITE_NONCE_LEN);
+	lite_msg_seal(cluster.cfg.key, LITE_MAC_TO_MANAGER, &st, m);
+	if (broken)
+		((uint8_t *)m)[lite_msg_size(m) - 1] ^= 1;
+	input(i, m, lite_msg_size(m));
 }
 
 static void script_join(unsigned int i, struct input *in)
@@ -228,13 +282,15 @@ static void script_join(unsigned int i, struct input *in)
 	m.join.requested_id = htole16(flags & 2 ? next_byte(in) % 8 : 0);
 	m.join.ib_port = flags & 4 ? 2 : 1;
 	snprintf(m.join.name, sizeof(m.join.name), "node-%u", i);
+	m.join.nonce[0] = i;
+	m.join.nonce[1] = next_byte(in);
 	/* Now and then one field broken, straight from the input. */
 	if (flags & 8)
 		((uint8_t *)&m.join)[next_byte(in) % sizeof(m.join)] =
 			next_byte(in);
 	if (flags & 16)
 		m.join.qps_per_peer = htole16(next_byte(in));
-	input(i, &m, lite_msg_size(&m));
+	input_sealed(i, &m, flags & 32);
 }
 
 static void script_qp_info(unsigned int i, struct input *in)
@@ -259,7 +315,7 @@ static void script_qp_info(unsigned int i, struct input *in)
 			1 << (next_byte(in) % 8);
 	if (flags & 4)
 		m.qp_info.src_node = htole16(next_byte(in) % 8);
-	input(i, &m, lite_msg_size(&m));
+	input_sealed(i, &m, flags & 8);
 }
 
 /* A header with the right magic and fields from the input. */
@@ -268,7 +324,7 @@ static void script_header(unsigned int i, struct input *in)
 	unsigned int flags = next_byte(in);
 	struct lite_msg_hdr h = {
 		.magic = htole32(LITE_PROTO_MAGIC),
-		.version = htole16(flags & 1 ? next_byte(in) : 1),
+		.version = htole16(flags & 1 ? next_byte(in) : LITE_PROTO_VERSION),
 		.type = htole16(next_byte(in) % 8),
 		.length = htole32(flags & 2 ? next_byte(in) << (flags >> 5)
 					    : lite_msg_payload_size(
@@ -282,10 +338,14 @@ static void script_header(unsigned int i, struct input *in)
 /* A manager-to-node message, sent the wrong way. */
 static void script_wrong_way(unsigned int i, struct input *in)
 {
+	static const unsigned int types[] = {
+		LITE_MSG_WELCOME, LITE_MSG_REJECT, LITE_MSG_PEER_UP,
+		LITE_MSG_PEER_DOWN, LITE_MSG_CHALLENGE,
+	};
 	struct lite_msg m;
 
-	lite_msg_init(&m, LITE_MSG_WELCOME + next_byte(in) % 4);
-	input(i, &m, lite_msg_size(&m));
+	lite_msg_init(&m, types[next_byte(in) % 5]);
+	input_sealed(i, &m, false);
 }
 
 /* 3: a script of connection events. */
@@ -299,14 +359,13 @@ static void fuzz_cluster(const uint8_t *data, size_t size)
 		.k = (cfg_byte >> 3) & 3,
 		.ib_port = cfg_byte & 0x20 ? 1 : 0,
 	};
-	char peer[16];
 	size_t n;
 
+	memset(cfg.key, 0x5a, sizeof(cfg.key));
+	nonce_count = 0;
 	check(!lite_cluster_init(&cluster, &cfg, &ops, NULL));
-	for (unsigned int i = 0; i < NR_SESS; i++) {
-		snprintf(peer, sizeof(peer), "fuzz-%u", i);
-		lite_sess_init(&sess[i], peer, NULL);
-	}
+	for (unsigned int i = 0; i < NR_SESS; i++)
+		connect_sess(i);
 	while (in.len) {
 		unsigned int op = next_byte(&in);
 		unsigned int i = op % NR_SESS;

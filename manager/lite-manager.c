@@ -28,6 +28,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <openssl/crypto.h>
+
+#include "auth.h"
 #include "cluster.h"
 #include "outbuf.h"
 #include "proto.h"
@@ -35,6 +38,7 @@
 #define MAX_CONNS	256		/* joined or not */
 #define DEFAULT_PER_SOURCE 16		/* a host runs one node */
 #define HOST_STRLEN	64		/* a numeric address */
+#define DEFAULT_KEY_FILE "/etc/lite/cluster.key"
 #define OUT_LIMIT	(1U << 20)	/* a member's unsent bytes */
 #define LINGER_MS	2000		/* to deliver a REJECT */
 #define READ_CHUNK	4096		/* per wakeup: fairness */
@@ -66,6 +70,7 @@ struct options {
 	unsigned int join_timeout;	/* seconds */
 	unsigned int max_per_source;	/* connections from one address */
 	const char *pidfile;
+	const char *key_file;		/* the cluster key */
 };
 
 struct manager {
@@ -158,9 +163,16 @@ static void cluster_send(void *ctx, struct lite_sess *to, const void *msg,
 	c->drop = DROP_NOW;
 }
 
+static int cluster_random(void *ctx, void *buf, size_t len)
+{
+	(void)ctx;
+	return lite_random(buf, len);
+}
+
 static const struct lite_cluster_ops cluster_ops = {
 	.send = cluster_send,
 	.log = cluster_log,
+	.random = cluster_random,
 };
 
 /* "ADDR:PORT" in @buf, and the address alone in @host (HOST_STRLEN). */
@@ -285,6 +297,11 @@ static void accept_conns(struct manager *m)
 		lite_sess_init(&c->sess, peer, c);
 		m->conns[slot] = c;
 		log_line("peer %s connected", peer);
+		if (lite_sess_start(&m->cluster, &c->sess)) {
+			log_line("peer %s: no random bytes for a nonce; closing",
+				 peer);
+			c->drop = DROP_NOW;
+		}
 	}
 }
 
@@ -570,7 +587,15 @@ static int manager_init(struct manager *m, const struct options *opt)
 		.listen_fd = -1,
 		.sig_fd = -1,
 	};
+	char err[256];
+
+	ret = lite_key_load(opt->key_file, cfg.key, err, sizeof(err));
+	if (ret) {
+		log_line("cluster key: %s", err);
+		return ret;
+	}
 	ret = lite_cluster_init(&m->cluster, &cfg, &cluster_ops, m);
+	OPENSSL_cleanse(cfg.key, sizeof(cfg.key));
 	if (ret)
 		return ret;
 	/* MSG_NOSIGNAL covers sockets; this covers a closed stderr pipe. */
@@ -635,6 +660,8 @@ static void usage(FILE *f, const char *prog)
 		"                           (default: the first node's)\n"
 		"  -n, --max-nodes N        nodes at once, 1..%u (default %u)\n"
 		"      --pidfile FILE       write the pid there; removed on exit\n"
+		"      --key-file FILE      the cluster key: 64 hex digits, mode\n"
+		"                           0600 (default %s)\n"
 		"      --join-timeout SECS  close a connection without a JOIN\n"
 		"                           after SECS (default 10)\n"
 		"      --max-per-source N   connections from one address at\n"
@@ -643,8 +670,8 @@ static void usage(FILE *f, const char *prog)
 		"\n"
 		"Protocol: docs/protocol.md.\n",
 		prog, LITE_PROTO_DEFAULT_PORT, LITE_MAX_QPS_PER_PEER,
-		LITE_MAX_NODE_ID, LITE_MAX_NODE_ID, MAX_CONNS,
-		DEFAULT_PER_SOURCE);
+		LITE_MAX_NODE_ID, LITE_MAX_NODE_ID, DEFAULT_KEY_FILE,
+		MAX_CONNS, DEFAULT_PER_SOURCE);
 }
 
 static int parse_uint(const char *s, unsigned int min, unsigned int max,
@@ -663,7 +690,7 @@ static int parse_uint(const char *s, unsigned int min, unsigned int max,
 	return 0;
 }
 
-enum { OPT_PIDFILE = 256, OPT_JOIN_TIMEOUT, OPT_MAX_PER_SOURCE };
+enum { OPT_PIDFILE = 256, OPT_JOIN_TIMEOUT, OPT_MAX_PER_SOURCE, OPT_KEY_FILE };
 
 /* 0: run; 1: help printed; -EINVAL: usage error, already reported. */
 static int parse_args(int argc, char **argv, struct options *opt)
@@ -678,6 +705,7 @@ static int parse_args(int argc, char **argv, struct options *opt)
 		{ "join-timeout", required_argument, NULL, OPT_JOIN_TIMEOUT },
 		{ "max-per-source", required_argument, NULL,
 		  OPT_MAX_PER_SOURCE },
+		{ "key-file", required_argument, NULL, OPT_KEY_FILE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -691,6 +719,7 @@ static int parse_args(int argc, char **argv, struct options *opt)
 		.max_nodes = LITE_MAX_NODE_ID,
 		.join_timeout = 10,
 		.max_per_source = DEFAULT_PER_SOURCE,
+		.key_file = DEFAULT_KEY_FILE,
 	};
 	while (!ret && !what &&
 	       (c = getopt_long(argc, argv, "p:a:i:k:n:h", longopts,
@@ -719,6 +748,9 @@ static int parse_args(int argc, char **argv, struct options *opt)
 			break;
 		case OPT_PIDFILE:
 			opt->pidfile = optarg;
+			break;
+		case OPT_KEY_FILE:
+			opt->key_file = optarg;
 			break;
 		case OPT_JOIN_TIMEOUT:
 			if (parse_uint(optarg, 1, 3600, &opt->join_timeout))

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * Validators and builders for the LITE manager wire protocol (v1).
+ * Validators and builders for the LITE manager wire protocol (v2).
  * See proto.h for the contract and docs/protocol.md for the rules.
  */
 #include <errno.h>
@@ -16,20 +16,23 @@
  */
 _Static_assert(sizeof(struct lite_msg_hdr) == 16, "header is 16 bytes");
 _Static_assert(sizeof(struct lite_port_addr) == 24, "port_addr is 24 bytes");
-_Static_assert(sizeof(struct lite_msg_join) == 64, "JOIN is 64 bytes");
-_Static_assert(sizeof(struct lite_msg_welcome) == 8, "WELCOME is 8 bytes");
+_Static_assert(sizeof(struct lite_msg_join) == 128, "JOIN is 128 bytes");
+_Static_assert(sizeof(struct lite_msg_welcome) == 40, "WELCOME is 40 bytes");
 _Static_assert(sizeof(struct lite_msg_reject) == 100, "REJECT is 100 bytes");
-_Static_assert(sizeof(struct lite_msg_peer_up) == 64, "PEER_UP is 64 bytes");
-_Static_assert(sizeof(struct lite_msg_peer_down) == 8,
-	       "PEER_DOWN is 8 bytes");
-_Static_assert(sizeof(struct lite_msg_qp_info) == 144, "QP_INFO is 144 bytes");
+_Static_assert(sizeof(struct lite_msg_peer_up) == 96, "PEER_UP is 96 bytes");
+_Static_assert(sizeof(struct lite_msg_peer_down) == 40,
+	       "PEER_DOWN is 40 bytes");
+_Static_assert(sizeof(struct lite_msg_qp_info) == 176, "QP_INFO is 176 bytes");
+_Static_assert(sizeof(struct lite_msg_challenge) == 32,
+	       "CHALLENGE is 32 bytes");
+_Static_assert(sizeof(struct lite_mac_input) == 80, "MAC input is 80 bytes");
 _Static_assert(offsetof(struct lite_msg_join, name) == 32,
 	       "JOIN name at offset 32");
 _Static_assert(offsetof(struct lite_msg_qp_info, qp) == 16,
 	       "QP_INFO entries at offset 16");
 _Static_assert(sizeof(struct lite_msg) == LITE_MSG_MAX_SIZE,
 	       "struct lite_msg has no padding");
-_Static_assert(LITE_MSG_MAX_PAYLOAD == 144, "QP_INFO is the largest payload");
+_Static_assert(LITE_MSG_MAX_PAYLOAD == 176, "QP_INFO is the largest payload");
 
 #define MSG_TYPE(t, payload) \
 	[LITE_MSG_##t] = { #t, sizeof(struct lite_msg_##payload) }
@@ -44,6 +47,7 @@ static const struct {
 	MSG_TYPE(PEER_UP, peer_up),
 	MSG_TYPE(PEER_DOWN, peer_down),
 	MSG_TYPE(QP_INFO, qp_info),
+	MSG_TYPE(CHALLENGE, challenge),
 };
 
 #define NR_MSG_TYPES (sizeof(msg_types) / sizeof(msg_types[0]))
@@ -76,6 +80,12 @@ const char *lite_msg_type_name(unsigned int type)
 size_t lite_msg_payload_size(unsigned int type)
 {
 	return type < NR_MSG_TYPES ? msg_types[type].size : 0;
+}
+
+bool lite_msg_has_mac(unsigned int type)
+{
+	return type != LITE_MSG_REJECT && type != LITE_MSG_CHALLENGE &&
+	       lite_msg_payload_size(type);
 }
 
 void lite_msg_init(struct lite_msg *m, enum lite_msg_type type)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
- * Validators and builders for the LITE manager wire protocol (v1).
+ * Validators and builders for the LITE manager wire protocol (v2).
  *
  * Pure functions: no I/O, no allocation, no global state. Each check returns
  * 0 or a negative errno and, on failure, points *why at a constant
@@ -11,6 +11,7 @@
 #define LITE_MANAGER_PROTO_H
 
 #include <endian.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,6 +36,7 @@ struct lite_msg {
 		struct lite_msg_peer_up peer_up;
 		struct lite_msg_peer_down peer_down;
 		struct lite_msg_qp_info qp_info;
+		struct lite_msg_challenge challenge;
 		uint8_t raw[LITE_MSG_MAX_PAYLOAD];
 	};
 };
@@ -42,8 +44,11 @@ struct lite_msg {
 /* "JOIN", "QP_INFO", ... or "unknown". */
 const char *lite_msg_type_name(unsigned int type);
 
-/* Payload size of a v1 message type, 0 for an unknown type. */
+/* Payload size of a message type, 0 for an unknown type. */
 size_t lite_msg_payload_size(unsigned int type);
+
+/* Does a message of TYPE end in a MAC (every type but REJECT, CHALLENGE)? */
+bool lite_msg_has_mac(unsigned int type);
 
 /* Header plus payload length as the header announces it. */
 static inline size_t lite_msg_size(const struct lite_msg *m)

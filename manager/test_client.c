@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * test_client PORT SCENARIO: play several nodes against a lite-manager on
- * 127.0.0.1:PORT and check every message that comes back. Prints one "ok:"
+ * test_client PORT KEY_FILE SCENARIO: play several nodes against a
+ * lite-manager on 127.0.0.1:PORT, with the cluster key in KEY_FILE, and
+ * check every message that comes back, its MAC included. Prints one "ok:"
  * line per check; on the first failure prints "FAIL: ..." and exits 1.
  * Driven by tests/unit/manager, which also checks the manager's log.
  *
  * Scenarios:
  *   cluster   joins, PEER_UP, QP_INFO relay, forgery, leave, rejoin, hostile
- *             connections (manager started with default options)
+ *             connections, wrong and replayed MACs (default options)
  *   timeout   connections that never JOIN are refused after --join-timeout 2
  *   limits    -k 2 -i 1 -n 2: K, ib_port, requested ids, a full cluster,
  *             members outliving the join timeout
@@ -31,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "auth.h"
 #include "proto.h"
 
 #define WAIT_MS		3000	/* for a message that must come */
@@ -43,7 +45,11 @@ struct node {
 	unsigned int id;
 	uint32_t gen;
 	struct lite_msg join;	/* as sent */
+	bool challenged;	/* CHALLENGE read: tx, rx ready */
+	struct lite_mac_state tx, rx;
 };
+
+static uint8_t key[LITE_KEY_LEN];
 
 static unsigned short port;
 static const char *scenario;
@@ -117,6 +123,9 @@ static void node_connect(struct node *n, const char *label, int rcvbuf)
 	if (connect(n->fd, (struct sockaddr *)&sa, sizeof(sa)))
 		die("%s: connect to 127.0.0.1:%u: %s", label, port,
 		    strerror(errno));
+	if (lite_random(n->tx.node_nonce, LITE_NONCE_LEN))
+		die("%s: getrandom failed", label);
+	memcpy(n->rx.node_nonce, n->tx.node_nonce, LITE_NONCE_LEN);
 }
 
 static void node_close(struct node *n)
@@ -141,9 +150,28 @@ static void send_bytes(struct node *n, const void *buf, size_t len)
 	}
 }
 
+static int recv_msg(struct node *n, struct lite_msg *m, int timeout_ms);
+
+/* Give M (of a MAC'd type) N's next MAC; a JOIN also N's nonce. */
+static void seal(struct node *n, struct lite_msg *m)
+{
+	struct lite_msg c;
+
+	if (!n->challenged && recv_msg(n, &c, WAIT_MS) != LITE_MSG_CHALLENGE)
+		die("%s: no CHALLENGE from the manager", n->label);
+	if (le16toh(m->hdr.type) == LITE_MSG_JOIN)
+		memcpy(m->join.nonce, n->tx.node_nonce, LITE_NONCE_LEN);
+	lite_msg_seal(key, LITE_MAC_TO_MANAGER, &n->tx, m);
+}
+
+/* M as a correct node sends it: with its MAC where its type has one. */
 static void send_msg(struct node *n, const struct lite_msg *m)
 {
-	send_bytes(n, m, lite_msg_size(m));
+	struct lite_msg sealed = *m;
+
+	if (lite_msg_has_mac(le16toh(m->hdr.type)))
+		seal(n, &sealed);
+	send_bytes(n, &sealed, lite_msg_size(&sealed));
 }
 
 /* 1: got LEN bytes; 0: EOF (or reset) first; -ETIMEDOUT. */
@@ -174,9 +202,13 @@ static int read_exact(struct node *n, void *buf, size_t len, int timeout_ms)
 	return 1;
 }
 
-/* The next message, checked as a node would; 0 on EOF, -ETIMEDOUT. */
+/*
+ * The next message, checked as a node would, MAC included; 0 on EOF,
+ * -ETIMEDOUT. A CHALLENGE is taken in and reported as such.
+ */
 static int recv_msg(struct node *n, struct lite_msg *m, int timeout_ms)
 {
+	unsigned int type;
 	const char *why;
 	int ret;
 
@@ -189,7 +221,20 @@ static int recv_msg(struct node *n, struct lite_msg *m, int timeout_ms)
 	if (read_exact(n, m->raw, le32toh(m->hdr.length), WAIT_MS) <= 0)
 		die("%s: truncated %s", n->label,
 		    lite_msg_type_name(le16toh(m->hdr.type)));
-	switch (le16toh(m->hdr.type)) {
+	type = le16toh(m->hdr.type);
+	if (type == LITE_MSG_CHALLENGE) {
+		if (n->challenged)
+			die("%s: a second CHALLENGE", n->label);
+		n->challenged = true;
+		memcpy(n->tx.manager_nonce, m->challenge.nonce, LITE_NONCE_LEN);
+		memcpy(n->rx.manager_nonce, m->challenge.nonce, LITE_NONCE_LEN);
+		return type;
+	}
+	if (lite_msg_has_mac(type) &&
+	    lite_msg_verify(key, LITE_MAC_TO_NODE, &n->rx, m))
+		die("%s: %s from the manager with a wrong MAC", n->label,
+		    lite_msg_type_name(type));
+	switch (type) {
 	case LITE_MSG_WELCOME:
 		ret = lite_check_welcome(&m->welcome, &why);
 		break;
@@ -215,9 +260,17 @@ static int recv_msg(struct node *n, struct lite_msg *m, int timeout_ms)
 	return le16toh(m->hdr.type);
 }
 
+/* The next message but a CHALLENGE. */
+static int recv_next(struct node *n, struct lite_msg *m, int timeout_ms)
+{
+	int got = recv_msg(n, m, timeout_ms);
+
+	return got == LITE_MSG_CHALLENGE ? recv_msg(n, m, timeout_ms) : got;
+}
+
 static void expect_msg(struct node *n, unsigned int type, struct lite_msg *m)
 {
-	int got = recv_msg(n, m, WAIT_MS);
+	int got = recv_next(n, m, WAIT_MS);
 
 	if (got == (int)type)
 		return;
@@ -232,7 +285,7 @@ static void expect_msg(struct node *n, unsigned int type, struct lite_msg *m)
 static void expect_closed(struct node *n)
 {
 	struct lite_msg m;
-	int got = recv_msg(n, &m, WAIT_MS);
+	int got = recv_next(n, &m, WAIT_MS);
 
 	if (got)
 		die("%s: expected the manager to close, got %s", n->label,
@@ -259,7 +312,7 @@ static void expect_reject(struct node *n, int err, const char *text)
 static void expect_quiet(struct node *n)
 {
 	struct lite_msg m;
-	int got = recv_msg(n, &m, QUIET_MS);
+	int got = recv_next(n, &m, QUIET_MS);
 
 	if (got != -ETIMEDOUT)
 		die("%s: expected nothing, got %s", n->label,
@@ -343,16 +396,26 @@ static void join(struct node *n, const char *label, unsigned int k,
 {
 	node_connect(n, label, 0);
 	make_join(&n->join, label, k);
-	send_msg(n, &n->join);
+	seal(n, &n->join);
+	send_bytes(n, &n->join, lite_msg_size(&n->join));
 	check_welcome(n, want_id, members, nr);
 }
 
-/* Connect, send LEN bytes of BUF as the first thing. */
+/*
+ * Connect, send LEN bytes of BUF as the first thing: a whole message of a
+ * MAC'd type with its MAC (what is hostile is inside), anything else raw.
+ */
 static void hostile(struct node *n, const char *label, const void *buf,
 		    size_t len)
 {
+	const struct lite_msg *m = buf;
+
 	node_connect(n, label, 0);
-	send_bytes(n, buf, len);
+	if (len >= sizeof(m->hdr) && !lite_check_hdr(&m->hdr, NULL) &&
+	    len == lite_msg_size(m) && lite_msg_has_mac(le16toh(m->hdr.type)))
+		send_msg(n, m);
+	else
+		send_bytes(n, buf, len);
 }
 
 static void make_qp_info(struct lite_msg *m, const struct node *src,
@@ -378,7 +441,7 @@ static void relay(struct node *src, struct node *dst)
 	make_qp_info(&sent, src, dst, dst->gen);
 	send_msg(src, &sent);
 	expect_msg(dst, LITE_MSG_QP_INFO, &got);
-	if (memcmp(&sent, &got, lite_msg_size(&sent)))
+	if (memcmp(&sent, &got, lite_msg_size(&sent) - LITE_MAC_LEN))
 		die("%s: QP_INFO from %s changed on the way", dst->label,
 		    src->label);
 	ok("QP_INFO %u -> %u arrived byte for byte", src->id, dst->id);
@@ -388,10 +451,11 @@ static void scenario_cluster(void)
 {
 	struct node a, b, c, d, b2, e, f, h;
 	struct node *members[4];
-	struct lite_msg m;
+	struct lite_msg m, q, replayed_join;
 	uint32_t b_gen;
 
 	join(&a, "node-a", K, 1, NULL, 0);
+	replayed_join = a.join;	/* sealed as sent */
 	members[0] = &a;
 	join(&b, "node-b", K, 2, members, 1);
 	members[1] = &b;
@@ -450,11 +514,32 @@ static void scenario_cluster(void)
 	hostile(&h, "length-0xffffffff", &m.hdr, sizeof(m.hdr));
 	expect_reject(&h, EMSGSIZE, "length 4294967295");
 
-	make_join(&m, "node-v2", K);
-	m.hdr.version = htole16(2);
-	hostile(&h, "version-2", &m, lite_msg_size(&m));
+	/* A node of protocol version 1, without MACs. */
+	make_join(&m, "node-v1", K);
+	m.hdr.version = htole16(1);
+	m.hdr.length = htole32(64);
+	hostile(&h, "version-1", &m, sizeof(m.hdr) + 64);
 	expect_reject(&h, EPROTONOSUPPORT,
-		      "protocol version 2; this manager speaks 1");
+		      "protocol version 1; this manager speaks 2");
+
+	/* A JOIN whose MAC is wrong, or missing (zero). */
+	make_join(&m, "node-badmac", K);
+	node_connect(&h, "join-bad-mac", 0);
+	seal(&h, &m);
+	m.join.mac[0] ^= 1;
+	send_bytes(&h, &m, lite_msg_size(&m));
+	expect_reject(&h, EACCES, "bad MAC");
+	make_join(&m, "node-nomac", K);
+	node_connect(&h, "join-no-mac", 0);
+	seal(&h, &m);
+	memset(m.join.mac, 0, LITE_MAC_LEN);
+	send_bytes(&h, &m, lite_msg_size(&m));
+	expect_reject(&h, EACCES, "bad MAC");
+	/* A JOIN that worked, replayed on a new connection. */
+	node_connect(&h, "join-replayed", 0);
+	send_bytes(&h, &replayed_join, lite_msg_size(&replayed_join));
+	expect_reject(&h, EACCES, "bad MAC");
+	ok("wrong, missing and replayed MACs refused; the members saw nothing");
 
 	{
 		static const char http[] = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
@@ -512,6 +597,7 @@ static void scenario_cluster(void)
 	/* A JOIN one byte at a time is fine; a second JOIN is not. */
 	node_connect(&e, "node-e", 0);
 	make_join(&e.join, "node-e", K);
+	seal(&e, &e.join);
 	for (size_t i = 0; i < lite_msg_size(&e.join); i++) {
 		send_bytes(&e, (unsigned char *)&e.join + i, 1);
 		msleep(1);
@@ -547,7 +633,18 @@ static void scenario_cluster(void)
 	relay(&b2, &a);
 	join(&f, "node-f", K, 4, members, 3);
 	ok("after all that, node-f joined as 4");
-	node_close(&f);
+
+	/* A member's QP_INFO sent twice: the copy's MAC is stale. */
+	make_qp_info(&m, &f, &a, a.gen);
+	seal(&f, &m);
+	send_bytes(&f, &m, lite_msg_size(&m));
+	expect_msg(&a, LITE_MSG_QP_INFO, &q);
+	send_bytes(&f, &m, lite_msg_size(&m));
+	expect_closed(&f);
+	check_peer_down(&a, &f);
+	check_peer_down(&c, &f);
+	check_peer_down(&b2, &f);
+	ok("a replayed QP_INFO: node 4 closed, PEER_DOWN(4) to 1, 2, 3");
 	node_close(&a);
 	node_close(&b2);
 	node_close(&c);
@@ -692,12 +789,17 @@ int main(int argc, char **argv)
 		{ "per-source", scenario_per_source },
 	};
 	unsigned long p;
+	char err[256];
 	char *end;
 
-	if (argc != 3) {
+	if (argc != 4) {
 		fprintf(stderr,
-			"usage: %s PORT cluster|timeout|limits|overflow|per-source\n",
+			"usage: %s PORT KEY_FILE cluster|timeout|limits|overflow|per-source\n",
 			argv[0]);
+		return 2;
+	}
+	if (lite_key_load(argv[2], key, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", argv[0], err);
 		return 2;
 	}
 	p = strtoul(argv[1], &end, 10);
@@ -706,7 +808,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	port = p;
-	scenario = argv[2];
+	scenario = argv[3];
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (size_t i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++) {
 		if (!strcmp(scenarios[i].name, scenario)) {

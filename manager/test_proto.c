@@ -135,11 +135,11 @@ static int check_bytes(const void *buf, size_t len, const char **why)
 
 MUT(hdr_bad_magic) { m->hdr.magic = htole32(0x4554494d); }
 MUT(hdr_magic_be) { m->hdr.magic = htobe32(LITE_PROTO_MAGIC); }
-MUT(hdr_version_2) { m->hdr.version = htole16(2); }
+MUT(hdr_version_3) { m->hdr.version = htole16(3); }
 MUT(hdr_version_0) { m->hdr.version = 0; }
 MUT(hdr_version_be) { m->hdr.version = htobe16(1); }
 MUT(hdr_type_0) { m->hdr.type = 0; }
-MUT(hdr_type_7) { m->hdr.type = htole16(7); }
+MUT(hdr_type_8) { m->hdr.type = htole16(8); }
 MUT(hdr_type_ffff) { m->hdr.type = 0xffff; }
 MUT(hdr_reserved) { m->hdr.reserved = htole32(1); }
 MUT(hdr_reserved_top) { m->hdr.reserved = htole32(0x80000000); }
@@ -241,12 +241,12 @@ static const struct msg_case msg_cases[] = {
 	{ "valid QP_INFO", valid_qp_info, NULL, 0 },
 	{ "header: bad magic", valid_join, hdr_bad_magic, -EBADMSG },
 	{ "header: big-endian magic", valid_join, hdr_magic_be, -EBADMSG },
-	{ "header: version 2", valid_join, hdr_version_2, -EPROTONOSUPPORT },
+	{ "header: version 3", valid_join, hdr_version_3, -EPROTONOSUPPORT },
 	{ "header: version 0", valid_join, hdr_version_0, -EPROTONOSUPPORT },
 	{ "header: big-endian version", valid_join, hdr_version_be,
 	  -EPROTONOSUPPORT },
 	{ "header: type 0", valid_join, hdr_type_0, -ENOMSG },
-	{ "header: type 7", valid_join, hdr_type_7, -ENOMSG },
+	{ "header: type 8", valid_join, hdr_type_8, -ENOMSG },
 	{ "header: type 0xffff", valid_join, hdr_type_ffff, -ENOMSG },
 	{ "header: reserved 1", valid_join, hdr_reserved, -EINVAL },
 	{ "header: reserved top bit", valid_join, hdr_reserved_top, -EINVAL },
@@ -477,6 +477,10 @@ struct sink {
 static struct sink sinks[NR_SESS];
 static struct lite_sess sess[NR_SESS];
 static char last_log[256];
+/* The nodes' side of each connection's MACs. */
+static struct lite_mac_state node_tx[NR_SESS], node_rx[NR_SESS];
+static const uint8_t key[LITE_KEY_LEN] = { 0x11, 0x22, 0x33 };
+static unsigned int nonces;
 
 static void sink_send(void *ctx, struct lite_sess *to, const void *msg,
 		      size_t len)
@@ -500,15 +504,29 @@ static void sink_log(void *ctx, const char *fmt, ...)
 	va_end(ap);
 }
 
+static int sink_random(void *ctx, void *buf, size_t len)
+{
+	(void)ctx;
+	memset(buf, 0, len);
+	memcpy(buf, &nonces, sizeof(nonces));
+	nonces++;
+	return 0;
+}
+
 static const struct lite_cluster_ops sink_ops = {
 	.send = sink_send,
 	.log = sink_log,
+	.random = sink_random,
 };
 
-/* Take the next message queued to session I; type 0 if none. */
+/*
+ * Take the next message queued to session I; type 0 if none. A MAC'd one
+ * must carry the right MAC for the node's side of the connection.
+ */
 static unsigned int take(unsigned int i, struct lite_msg *m)
 {
 	struct sink *s = &sinks[i];
+	unsigned int type;
 	size_t len;
 
 	memset(m, 0, sizeof(*m));
@@ -519,7 +537,65 @@ static unsigned int take(unsigned int i, struct lite_msg *m)
 	memcpy(m, s->buf, len);
 	memmove(s->buf, s->buf + len, s->len - len);
 	s->len -= len;
-	return le16toh(m->hdr.type);
+	type = le16toh(m->hdr.type);
+	if (lite_msg_has_mac(type) &&
+	    lite_msg_verify(key, LITE_MAC_TO_NODE, &node_rx[i], m)) {
+		report(false, "%s to session %u: wrong MAC",
+		       lite_msg_type_name(type), i);
+		return 0;
+	}
+	return type;
+}
+
+/* Take (and check) everything queued to session I. */
+static void drain(unsigned int i)
+{
+	struct lite_msg m;
+
+	while (take(i, &m))
+		;
+}
+
+/* A new connection for session I: CHALLENGE read, the node's nonce set. */
+static void connect_as(struct lite_cluster *c, unsigned int i,
+		       const char *name)
+{
+	struct lite_msg m;
+
+	lite_sess_init(&sess[i], name, NULL);
+	sinks[i].len = 0;
+	lite_sess_start(c, &sess[i]);
+	node_tx[i] = node_rx[i] = (struct lite_mac_state){ .seq = 0 };
+	if (take(i, &m) != LITE_MSG_CHALLENGE) {
+		report(false, "%s: no CHALLENGE first", name);
+		return;
+	}
+	memcpy(node_tx[i].manager_nonce, m.challenge.nonce, LITE_NONCE_LEN);
+	memcpy(node_rx[i].manager_nonce, m.challenge.nonce, LITE_NONCE_LEN);
+	node_tx[i].node_nonce[0] = node_rx[i].node_nonce[0] = 0xa0 + i;
+	node_tx[i].node_nonce[1] = node_rx[i].node_nonce[1] = nonces;
+}
+
+/* M from session I's node, with its MAC (a JOIN also with its nonce). */
+static int send_as(struct lite_cluster *c, unsigned int i, struct lite_msg *m)
+{
+	unsigned int type = le16toh(m->hdr.type);
+
+	if (type == LITE_MSG_JOIN)
+		memcpy(m->join.nonce, node_tx[i].node_nonce, LITE_NONCE_LEN);
+	if (lite_msg_has_mac(type))
+		lite_msg_seal(key, LITE_MAC_TO_MANAGER, &node_tx[i], m);
+	return lite_sess_input(c, &sess[i], m, lite_msg_size(m));
+}
+
+static void make_join(struct lite_msg *m, const char *name, unsigned int k,
+		      unsigned int requested)
+{
+	valid_join(m);
+	memset(m->join.name, 0, sizeof(m->join.name));
+	snprintf(m->join.name, sizeof(m->join.name), "%s", name);
+	m->join.qps_per_peer = htole16(k);
+	m->join.requested_id = htole16(requested);
 }
 
 static int join_as(struct lite_cluster *c, unsigned int i, const char *name,
@@ -527,14 +603,9 @@ static int join_as(struct lite_cluster *c, unsigned int i, const char *name,
 {
 	struct lite_msg m;
 
-	valid_join(&m);
-	memset(m.join.name, 0, sizeof(m.join.name));
-	snprintf(m.join.name, sizeof(m.join.name), "%s", name);
-	m.join.qps_per_peer = htole16(k);
-	m.join.requested_id = htole16(requested);
-	lite_sess_init(&sess[i], name, NULL);
-	sinks[i].len = 0;
-	return lite_sess_input(c, &sess[i], &m, lite_msg_size(&m));
+	make_join(&m, name, k, requested);
+	connect_as(c, i, name);
+	return send_as(c, i, &m);
 }
 
 static void expect_reject(const char *what, unsigned int i, int err)
@@ -553,13 +624,31 @@ static void run_cluster_cases(void)
 {
 	struct lite_cluster_cfg cfg = { .max_nodes = 3, .ib_port = 1 };
 	struct lite_cluster c;
-	struct lite_msg m, q;
+	struct lite_msg m, q, saved;
 	unsigned int type;
 	uint32_t gen2;
 	int ret;
 
+	memcpy(cfg.key, key, sizeof(key));
 	ret = lite_cluster_init(&c, &cfg, &sink_ops, NULL);
 	report(!ret, "cluster init -> %s", err_str(ret));
+
+	/* Authentication: a wrong MAC, and a JOIN replayed on a new connection. */
+	make_join(&m, "a", K, 0);
+	connect_as(&c, 0, "a");
+	memcpy(m.join.nonce, node_tx[0].node_nonce, LITE_NONCE_LEN);
+	lite_msg_seal(key, LITE_MAC_TO_MANAGER, &node_tx[0], &m);
+	saved = m;
+	m.join.mac[5] ^= 0x40;
+	ret = lite_sess_input(&c, &sess[0], &m, lite_msg_size(&m));
+	report(ret == -EACCES && strstr(last_log, "JOIN: bad MAC"),
+	       "JOIN with a wrong MAC -> %s: %s", err_str(ret), last_log);
+	expect_reject("JOIN with a wrong MAC", 0, -EACCES);
+	connect_as(&c, 0, "a");
+	ret = lite_sess_input(&c, &sess[0], &saved, lite_msg_size(&saved));
+	report(ret == -EACCES, "a JOIN replayed on a new connection -> %s",
+	       err_str(ret));
+	expect_reject("replayed JOIN", 0, -EACCES);
 
 	ret = join_as(&c, 0, "a", K, 0);
 	type = take(0, &m);
@@ -590,23 +679,25 @@ static void run_cluster_cases(void)
 	type = take(2, &m);
 	report(type == LITE_MSG_WELCOME && le16toh(m.welcome.node_id) == 3,
 	       "JOIN asking for id 3 -> id 3");
-	sinks[0].len = sinks[1].len = sinks[2].len = 0;
+	drain(0);
+	drain(1);
+	drain(2);
 	ret = join_as(&c, 3, "d", K, 0);
 	expect_reject("JOIN into a full cluster", 3, -ENOSPC);
 
-	/* QP_INFO 1 -> 3: forwarded unchanged. */
+	/* QP_INFO 1 -> 3: forwarded unchanged but for the MAC. */
 	valid_qp_info(&q);
 	q.qp_info.src_gen = htole32(sess[0].gen);
 	q.qp_info.dst_gen = htole32(sess[2].gen);
-	ret = lite_sess_input(&c, &sess[0], &q, lite_msg_size(&q));
+	ret = send_as(&c, 0, &q);
 	type = take(2, &m);
 	report(!ret && type == LITE_MSG_QP_INFO &&
-	       !memcmp(&m, &q, lite_msg_size(&q)),
-	       "QP_INFO 1 -> 3 forwarded byte for byte");
+	       !memcmp(&m, &q, lite_msg_size(&q) - LITE_MAC_LEN),
+	       "QP_INFO 1 -> 3 forwarded byte for byte, with its own MAC");
 
 	/* To a stale generation: dropped, sender kept. */
 	q.qp_info.dst_gen = htole32(sess[2].gen + 100);
-	ret = lite_sess_input(&c, &sess[0], &q, lite_msg_size(&q));
+	ret = send_as(&c, 0, &q);
 	type = take(2, &m);
 	report(!ret && !type && strstr(last_log, "dropped"),
 	       "QP_INFO to a stale generation -> dropped: %s", last_log);
@@ -626,27 +717,48 @@ static void run_cluster_cases(void)
 	       "rejoin -> id 2, generation %u > %u",
 	       le32toh(m.welcome.generation), gen2);
 
+	/* A member's message replayed: its MAC was for an earlier count. */
+	valid_qp_info(&q);
+	q.qp_info.src_gen = htole32(sess[0].gen);
+	q.qp_info.dst_gen = htole32(sess[2].gen);
+	ret = send_as(&c, 0, &q);
+	take(2, &m);
+	saved = q;
+	drain(0);
+	ret = lite_sess_input(&c, &sess[0], &saved, lite_msg_size(&saved));
+	report(ret == -EACCES && !take(0, &m) &&
+	       strstr(last_log, "(node 1): QP_INFO: bad MAC"),
+	       "a member's QP_INFO replayed -> %s, closing without REJECT: %s",
+	       err_str(ret), last_log);
+	lite_sess_leave(&c, &sess[0]);
+	take(2, &m);
+	ret = join_as(&c, 0, "a", K, 0);
+	take(0, &m);
+	report(!ret && le16toh(m.welcome.node_id) == 1, "a rejoins as 1");
+	drain(0);
+	drain(1);
+	drain(2);
+
 	/* Violations from a member: closed, no REJECT (it is not joining). */
-	sinks[0].len = 0;
 	valid_join(&m);
-	ret = lite_sess_input(&c, &sess[0], &m, lite_msg_size(&m));
+	ret = send_as(&c, 0, &m);
 	report(ret == -EPROTO && !take(0, &m), "second JOIN -> %s, closing",
 	       err_str(ret));
 	lite_sess_leave(&c, &sess[0]);
 	peer_down_ok(&m);
-	ret = lite_sess_input(&c, &sess[2], &m, lite_msg_size(&m));
+	ret = send_as(&c, 2, &m);
 	report(ret == -EPROTO, "PEER_DOWN from a node -> %s: %s", err_str(ret),
 	       last_log);
 
 	/* Before JOIN: anything else is refused with a REJECT. */
-	lite_sess_init(&sess[4], "x", NULL);
+	connect_as(&c, 4, "x");
 	valid_qp_info(&q);
-	ret = lite_sess_input(&c, &sess[4], &q, lite_msg_size(&q));
+	ret = send_as(&c, 4, &q);
 	expect_reject("QP_INFO before JOIN", 4, -EPROTO);
-	lite_sess_init(&sess[4], "x", NULL);
-	hdr_version_2(&q);
+	connect_as(&c, 4, "x");
+	hdr_version_3(&q);
 	ret = lite_sess_input(&c, &sess[4], &q, sizeof(q.hdr));
-	expect_reject("version 2 before JOIN", 4, -EPROTONOSUPPORT);
+	expect_reject("version 3 before JOIN", 4, -EPROTONOSUPPORT);
 	lite_cluster_cleanup(&c);
 }
 

@@ -76,6 +76,29 @@ lite_manager_stop() {
 		rm -f $AE_MANAGER_PIDFILE"
 }
 
+# The cluster key: made on the controller once (AE_STATE/cluster.key, 0600)
+# and copied over ssh's stdin (never an argument, never logged) to
+# AE_KEY_FILE, root-only, on every host; lite-manager and lite-join read it.
+AE_KEY_FILE=/etc/lite/cluster.key
+lite_key_setup() {
+	local key=$AE_STATE/cluster.key h
+	if [ ! -s "$key" ]; then
+		(umask 077 && od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$key.tmp" &&
+			echo >>"$key.tmp" && mv "$key.tmp" "$key") ||
+			ae_die "cannot write the cluster key $key"
+		ae_log "made a cluster key: $key"
+	fi
+	if [ "$(stat -c %a "$key")" != 600 ] || [ ! -O "$key" ]; then
+		ae_die "$key: mode $(stat -c %a "$key"), owner $(stat -c %U "$key"): a key must be ours and readable by us only (chmod 600 $key)"
+	fi
+	for h in $(inv_all_hosts); do
+		# A fresh file under umask 077: 0600 from its first byte.
+		ae_ssh "$h" "umask 077 && mkdir -p ${AE_KEY_FILE%/*} && rm -f $AE_KEY_FILE.tmp &&
+			cat >$AE_KEY_FILE.tmp && mv $AE_KEY_FILE.tmp $AE_KEY_FILE" <"$key" ||
+			ae_die "$h: cannot install the cluster key as $AE_KEY_FILE"
+	done
+}
+
 lite_install() {
 	local h i=0 out n=${#INV_NODES[@]} mgr_ip
 	lite_build
@@ -91,9 +114,10 @@ lite_install() {
 			ae_die "$h: installing liblite failed"
 	done
 	lite_manager_stop
+	lite_key_setup
 	# Listening on the fabric address only, where the nodes join.
 	mgr_ip=$(inv_var "$INV_MANAGER" fabric_ip)
-	ae_ssh "$INV_MANAGER" "setsid $(lite_rdir "$INV_MANAGER")/manager/lite-manager -a $mgr_ip -p $AE_MANAGER_PORT --pidfile $AE_MANAGER_PIDFILE </dev/null >>$AE_MANAGER_LOG 2>&1 &
+	ae_ssh "$INV_MANAGER" "setsid $(lite_rdir "$INV_MANAGER")/manager/lite-manager -a $mgr_ip -p $AE_MANAGER_PORT --key-file $AE_KEY_FILE --pidfile $AE_MANAGER_PIDFILE </dev/null >>$AE_MANAGER_LOG 2>&1 &
 		for i in \$(seq 50); do [ -s $AE_MANAGER_PIDFILE ] && exit 0; sleep 0.1; done
 		echo 'lite-manager did not start:' >&2; tail -n 5 $AE_MANAGER_LOG >&2; exit 1" ||
 		ae_die "$INV_MANAGER: cannot start lite-manager"

@@ -417,6 +417,7 @@ static void test_mgr_hdr(void)
 		{ LITE_MSG_PEER_UP,	sizeof(struct lite_msg_peer_up) },
 		{ LITE_MSG_PEER_DOWN,	sizeof(struct lite_msg_peer_down) },
 		{ LITE_MSG_QP_INFO,	sizeof(struct lite_msg_qp_info) },
+		{ LITE_MSG_CHALLENGE,	sizeof(struct lite_msg_challenge) },
 	};
 	struct lite_msg_hdr h = {
 		.magic		= cpu_to_le32(LITE_PROTO_MAGIC),
@@ -443,7 +444,9 @@ static void test_mgr_hdr(void)
 	expect("mgr: JOIN (a node never gets one)", -EPROTO,
 	       mgr_hdr(LITE_MSG_JOIN, sizeof(struct lite_msg_join)));
 	expect("mgr: type 0", -EPROTO, mgr_hdr(0, 0));
-	expect("mgr: type 7", -EPROTO, mgr_hdr(LITE_MSG_QP_INFO + 1, 0));
+	expect("mgr: type 8", -EPROTO, mgr_hdr(LITE_MSG_CHALLENGE + 1, 0));
+	expect("mgr: a version 1 WELCOME (8 bytes, no MAC)", -EPROTO,
+	       mgr_hdr(LITE_MSG_WELCOME, 8));
 	expect("mgr: type 0xffff", -EPROTO, mgr_hdr(0xffff, 0));
 	expect("mgr: 4 GiB payload", -EPROTO, mgr_hdr(LITE_MSG_PEER_UP, 0xffffffff));
 	h.magic = cpu_to_le32(LITE_CTRL_MAGIC);

@@ -15,6 +15,8 @@
 #include "uapi/lite.h"
 
 int liteapi_establish_conn(const char *ip, int port, int ib_port);
+int liteapi_establish_conn_key(const char *ip, int port, int ib_port,
+			       const u8 *key);
 int liteapi_get_node_id(void);
 int liteapi_get_total_node(void);
 int liteapi_alloc_remote_mem(unsigned int node_id, u64 size, bool atomic_flag,

@@ -1,11 +1,23 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
- * LITE cluster-manager wire protocol, version 1.
+ * LITE cluster-manager wire protocol, version 2.
  *
  * Shared by the kernel module (lite/) and the user-space manager
  * (manager/). Every message is a fixed header followed by exactly
  * hdr.length payload bytes; all integers are little-endian; every
  * reserved field must be zero. The message sequence is in docs/protocol.md.
+ *
+ * Authentication: the manager opens every connection with CHALLENGE (its
+ * nonce); JOIN carries the node's nonce. From JOIN on, every message but
+ * REJECT ends in mac[LITE_MAC_LEN]:
+ *
+ *   HMAC-SHA256(cluster key, struct lite_mac_input || header ||
+ *               payload without its last LITE_MAC_LEN bytes)
+ *
+ * where seq counts the MAC'd messages of that direction on the connection
+ * from 0. Both nonces make a connection's MACs its own (no replay from
+ * another connection), seq makes each message's its own (no replay or
+ * reordering within one). The manager re-MACs what it relays (QP_INFO).
  */
 #ifndef LITE_PROTO_H
 #define LITE_PROTO_H
@@ -13,13 +25,16 @@
 #include <linux/types.h>
 
 #define LITE_PROTO_MAGIC	0x4554494cU	/* "LITE" read as __le32 */
-#define LITE_PROTO_VERSION	1
+#define LITE_PROTO_VERSION	2
 #define LITE_PROTO_DEFAULT_PORT	18500
 
 #define LITE_MAX_NODES		64	/* node ids are 1..LITE_MAX_NODES-1 */
 #define LITE_MAX_QPS_PER_PEER	16
 #define LITE_NAME_LEN		32	/* host name, NUL-padded */
 #define LITE_REASON_LEN		96	/* reject text, NUL-padded */
+#define LITE_KEY_LEN		32	/* the cluster key */
+#define LITE_NONCE_LEN		32
+#define LITE_MAC_LEN		32	/* HMAC-SHA256 */
 
 enum lite_msg_type {
 	LITE_MSG_JOIN		= 1,	/* node -> manager, first message */
@@ -28,6 +43,21 @@ enum lite_msg_type {
 	LITE_MSG_PEER_UP	= 4,	/* manager -> node: create QPs for a peer */
 	LITE_MSG_PEER_DOWN	= 5,	/* manager -> node: a peer left */
 	LITE_MSG_QP_INFO	= 6,	/* node -> manager -> node */
+	LITE_MSG_CHALLENGE	= 7,	/* manager -> node, first message */
+};
+
+enum lite_mac_dir {
+	LITE_MAC_TO_MANAGER	= 1,
+	LITE_MAC_TO_NODE	= 2,
+};
+
+/* What a MAC covers besides the message itself. */
+struct lite_mac_input {
+	__u8	dir;		/* enum lite_mac_dir */
+	__u8	reserved[7];
+	__le64	seq;
+	__u8	manager_nonce[LITE_NONCE_LEN];
+	__u8	node_nonce[LITE_NONCE_LEN];
 };
 
 enum lite_link_layer {
@@ -59,13 +89,18 @@ struct lite_msg_join {
 	__u8	ib_port;
 	__u8	reserved[3];
 	char	name[LITE_NAME_LEN];
+	__u8	nonce[LITE_NONCE_LEN];	/* fresh for this connection */
+	__u8	mac[LITE_MAC_LEN];
 };
 
 struct lite_msg_welcome {
 	__le16	node_id;
 	__le16	qps_per_peer;	/* the cluster's K */
 	__le32	generation;	/* incarnation of this node id */
+	__u8	mac[LITE_MAC_LEN];
 };
+
+/* Not authenticated: it only ends a join that has not happened. */
 
 struct lite_msg_reject {
 	__le32	error;		/* a positive errno value */
@@ -82,12 +117,14 @@ struct lite_msg_peer_up {
 	__le32	generation;
 	struct lite_port_addr addr;
 	char	name[LITE_NAME_LEN];
+	__u8	mac[LITE_MAC_LEN];
 };
 
 struct lite_msg_peer_down {
 	__le16	node_id;
 	__le16	reserved;
 	__le32	generation;
+	__u8	mac[LITE_MAC_LEN];
 };
 
 struct lite_qp_endpoint {
@@ -97,7 +134,8 @@ struct lite_qp_endpoint {
 
 /*
  * "My K QPs for you." The manager checks src_node/src_gen against the
- * sender and forwards it unchanged to dst_node if dst_gen is current.
+ * sender and forwards it to dst_node if dst_gen is current, unchanged but
+ * for the MAC.
  */
 struct lite_msg_qp_info {
 	__le16	src_node;
@@ -107,6 +145,12 @@ struct lite_msg_qp_info {
 	__le16	nr_qps;		/* == the cluster's K */
 	__le16	reserved;
 	struct lite_qp_endpoint qp[LITE_MAX_QPS_PER_PEER];
+	__u8	mac[LITE_MAC_LEN];
+};
+
+/* Not authenticated: a forged one only makes the JOIN fail. */
+struct lite_msg_challenge {
+	__u8	nonce[LITE_NONCE_LEN];
 };
 
 #define LITE_MSG_MAX_PAYLOAD	sizeof(struct lite_msg_qp_info)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "export.h"
@@ -87,7 +88,55 @@ static int lite_cluster(struct lite_ioc_cluster *c)
 	return c->node_id ? 0 : -ENOTCONN;
 }
 
-LITE_EXPORT int lite_join(const char *manager_ip, int port, int ib_port)
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* The cluster key from @path: its owner's alone, 64 hex digits [+ '\n']. */
+static int lite_read_key(const char *path, __u8 key[32])
+{
+	char text[66];
+	struct stat st;
+	ssize_t n;
+	int fd, ret = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		ret = -EINVAL;
+	else if (st.st_mode & 077 ||
+		 (st.st_uid != 0 && st.st_uid != geteuid()))
+		ret = -EPERM;	/* a secret others can read or change is none */
+	n = ret ? 0 : read(fd, text, sizeof(text));
+	close(fd);
+	if (n < 0)
+		return -errno;
+	if (n == 65 && text[64] == '\n')
+		n = 64;
+	if (!ret && n != 64)
+		ret = -EINVAL;
+	for (int i = 0; !ret && i < 32; i++) {
+		int hi = hex_digit(text[2 * i]), lo = hex_digit(text[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			ret = -EINVAL;
+		else
+			key[i] = hi << 4 | lo;
+	}
+	explicit_bzero(text, sizeof(text));
+	return ret;
+}
+
+LITE_EXPORT int lite_join_key(const char *manager_ip, int port, int ib_port,
+			      const char *key_file)
 {
 	struct lite_ioc_join j = { .port = port, .ib_port = ib_port };
 	size_t len;
@@ -100,8 +149,16 @@ LITE_EXPORT int lite_join(const char *manager_ip, int port, int ib_port)
 	if (len == sizeof(j.manager) || port < 0 || ib_port < 0)
 		return lite_ret(-EINVAL);
 	memcpy(j.manager, manager_ip, len);
-	ret = lite_ioctl(LITE_IOC_JOIN, &j);
+	ret = lite_read_key(key_file ? key_file : LITE_KEY_FILE, j.key);
+	if (!ret)
+		ret = lite_ioctl(LITE_IOC_JOIN, &j);
+	explicit_bzero(j.key, sizeof(j.key));
 	return lite_ret(ret ? ret : (int)j.node_id);
+}
+
+LITE_EXPORT int lite_join(const char *manager_ip, int port, int ib_port)
+{
+	return lite_join_key(manager_ip, port, ib_port, NULL);
 }
 
 LITE_EXPORT int lite_node_id(void)

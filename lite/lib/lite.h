@@ -26,11 +26,21 @@
 extern "C" {
 #endif
 
+/* Where lite-ae install puts the cluster key (root-only, 64 hex digits). */
+#define LITE_KEY_FILE "/etc/lite/cluster.key"
+
 /*
  * Join the cluster whose lite-manager listens on manager_ip:port; ib_port 0
- * picks the module's default. Needs CAP_NET_ADMIN. The node stays joined
- * after the process exits. Returns this node's id.
+ * picks the module's default. Needs CAP_NET_ADMIN and the cluster key,
+ * read from key_file (NULL: LITE_KEY_FILE); a key file others may read or
+ * write is refused (EPERM), one that is not 64 hex digits too (EINVAL).
+ * The node stays joined after the process exits. Returns this node's id;
+ * EACCES when the manager has another key.
  */
+int lite_join_key(const char *manager_ip, int port, int ib_port,
+		  const char *key_file);
+
+/* lite_join_key() with LITE_KEY_FILE. */
 int lite_join(const char *manager_ip, int port, int ib_port);
 
 /* This node's id (> 0), or -ENOTCONN before the node has joined. */

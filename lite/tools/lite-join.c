@@ -2,7 +2,7 @@
 /*
  * lite-join: join this node to a LITE cluster, or show its state.
  *
- *   lite-join [-p PORT] [-i IB_PORT] MANAGER_ADDR
+ *   lite-join [-p PORT] [-i IB_PORT] [-k KEY_FILE] MANAGER_ADDR
  *   lite-join --status [--wait N] [--timeout SECS]
  */
 #include <errno.h>
@@ -17,11 +17,12 @@
 
 #include "../include/lite_proto.h"
 #include "../include/uapi/lite.h"
+#include "../lib/lite.h"
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: lite-join [-p PORT] [-i IB_PORT] MANAGER_ADDR\n"
+		"usage: lite-join [-p PORT] [-i IB_PORT] [-k KEY_FILE] MANAGER_ADDR\n"
 		"       lite-join --status [--wait N] [--timeout SECS]\n"
 		"\n"
 		"Join this node to the LITE cluster whose lite-manager listens on\n"
@@ -29,11 +30,12 @@ static void usage(FILE *out)
 		"node sees it: its id, the nodes it reaches and their ids.\n"
 		"  -p, --port PORT      manager TCP port\n"
 		"  -i, --ib-port PORT   RDMA port (default: the module's)\n"
+		"  -k, --key-file FILE  the cluster key (default %s)\n"
 		"  -s, --status         print the state instead of joining\n"
 		"  -w, --wait N         with --status: wait until N nodes are reachable\n"
 		"  -t, --timeout SECS   limit for --wait (default 60)\n"
 		"  -h, --help           this text\n",
-		LITE_PROTO_DEFAULT_PORT);
+		LITE_PROTO_DEFAULT_PORT, LITE_KEY_FILE);
 }
 
 static unsigned long parse_num(const char *s, const char *what, unsigned long max)
@@ -89,23 +91,28 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "port",	required_argument,	NULL, 'p' },
 		{ "ib-port",	required_argument,	NULL, 'i' },
+		{ "key-file",	required_argument,	NULL, 'k' },
 		{ "status",	no_argument,		NULL, 's' },
 		{ "wait",	required_argument,	NULL, 'w' },
 		{ "timeout",	required_argument,	NULL, 't' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{}
 	};
-	struct lite_ioc_join join = { .port = LITE_PROTO_DEFAULT_PORT };
+	unsigned int port = LITE_PROTO_DEFAULT_PORT, ib_port = 0;
+	const char *key_file = LITE_KEY_FILE;
 	unsigned int want = 0, timeout = 60;
 	int status = 0, c, fd, ret = 0;
 
-	while ((c = getopt_long(argc, argv, "p:i:sw:t:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:i:k:sw:t:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			join.port = parse_num(optarg, "port", 65535);
+			port = parse_num(optarg, "port", 65535);
 			break;
 		case 'i':
-			join.ib_port = parse_num(optarg, "IB port", 255);
+			ib_port = parse_num(optarg, "IB port", 255);
+			break;
+		case 'k':
+			key_file = optarg;
 			break;
 		case 's':
 			status = 1;
@@ -136,18 +143,16 @@ int main(int argc, char **argv)
 	if (status) {
 		ret = print_status(fd, want, timeout);
 	} else {
-		if (strlen(argv[optind]) >= sizeof(join.manager)) {
-			fprintf(stderr, "lite-join: address too long\n");
-			ret = 2;
+		ret = lite_join_key(argv[optind], port, ib_port, key_file);
+		if (ret < 0) {
+			fprintf(stderr, "lite-join: joining %s:%u with the key in %s: %s%s\n",
+				argv[optind], port, key_file, strerror(-ret),
+				ret == -EACCES ? " (the manager has another key?)" :
+				ret == -EPERM ? " (not root, or a key file others may read: chmod 600)" : "");
+			ret = 1;
 		} else {
-			strcpy(join.manager, argv[optind]);
-			if (ioctl(fd, LITE_IOC_JOIN, &join)) {
-				fprintf(stderr, "lite-join: joining %s:%u: %s\n",
-					join.manager, join.port, strerror(errno));
-				ret = 1;
-			} else {
-				printf("node_id=%u\n", join.node_id);
-			}
+			printf("node_id=%d\n", ret);
+			ret = 0;
 		}
 	}
 	close(fd);

@@ -80,6 +80,7 @@ struct lite_ioc_join {
 	__u32	ib_port;	/* 0: the module parameter */
 	__u32	node_id;	/* out: this node's id */
 	__u32	reserved;
+	__u8	key[32];	/* the cluster key (/etc/lite/cluster.key) */
 };
 
 struct lite_ioc_cluster {

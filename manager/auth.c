@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/* The cluster key and the protocol's MACs: see auth.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+#include "auth.h"
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int lite_key_parse(const char *text, size_t len, uint8_t key[LITE_KEY_LEN],
+		   const char **why)
+{
+	if (len == 2 * LITE_KEY_LEN + 1 && text[len - 1] == '\n')
+		len--;
+	if (len != 2 * LITE_KEY_LEN) {
+		*why = "not 64 hex digits";
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < LITE_KEY_LEN; i++) {
+		int hi = hex_digit(text[2 * i]), lo = hex_digit(text[2 * i + 1]);
+
+		if (hi < 0 || lo < 0) {
+			*why = "not 64 hex digits";
+			return -EINVAL;
+		}
+		key[i] = hi << 4 | lo;
+	}
+	return 0;
+}
+
+int lite_key_load(const char *path, uint8_t key[LITE_KEY_LEN], char *err,
+		  size_t errlen)
+{
+	char text[2 * LITE_KEY_LEN + 2];
+	const char *why;
+	struct stat st;
+	ssize_t n;
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return ret;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		close(fd);
+		return -EINVAL;
+	}
+	if (st.st_mode & 077) {
+		snprintf(err, errlen,
+			 "%s: mode %03o, but a key must be readable by its owner only (chmod 600)",
+			 path, (unsigned int)(st.st_mode & 0777));
+		close(fd);
+		return -EPERM;
+	}
+	if (st.st_uid != 0 && st.st_uid != geteuid()) {
+		snprintf(err, errlen,
+			 "%s: owned by uid %u; a key must be root's or ours",
+			 path, (unsigned int)st.st_uid);
+		close(fd);
+		return -EPERM;
+	}
+	n = read(fd, text, sizeof(text));
+	ret = n < 0 ? -errno : 0;
+	close(fd);
+	if (!ret)
+		ret = lite_key_parse(text, n, key, &why);
+	else
+		why = strerror(-ret);
+	if (ret)
+		snprintf(err, errlen, "%s: %s", path, why);
+	OPENSSL_cleanse(text, sizeof(text));
+	return ret;
+}
+
+/* 0, or -ENOMEM when libcrypto failed (MAC unusable). */
+static int msg_mac(const uint8_t key[LITE_KEY_LEN], enum lite_mac_dir dir,
+		   const struct lite_mac_state *st, const struct lite_msg *m,
+		   uint8_t mac[LITE_MAC_LEN])
+{
+	size_t len = lite_msg_size(m) - LITE_MAC_LEN;
+	uint8_t buf[sizeof(struct lite_mac_input) + LITE_MSG_MAX_SIZE];
+	struct lite_mac_input in = {
+		.dir = dir,
+		.seq = htole64(st->seq),
+	};
+	unsigned int mac_len = LITE_MAC_LEN;
+
+	memcpy(in.manager_nonce, st->manager_nonce, LITE_NONCE_LEN);
+	memcpy(in.node_nonce, st->node_nonce, LITE_NONCE_LEN);
+	memcpy(buf, &in, sizeof(in));
+	memcpy(buf + sizeof(in), m, len);
+	if (!HMAC(EVP_sha256(), key, LITE_KEY_LEN, buf, sizeof(in) + len, mac,
+		  &mac_len) || mac_len != LITE_MAC_LEN)
+		return -ENOMEM;
+	return 0;
+}
+
+void lite_msg_seal(const uint8_t key[LITE_KEY_LEN], enum lite_mac_dir dir,
+		   struct lite_mac_state *st, struct lite_msg *m)
+{
+	uint8_t *mac = (uint8_t *)m + lite_msg_size(m) - LITE_MAC_LEN;
+
+	/* Without libcrypto, a MAC no one accepts: the peer hangs up. */
+	if (msg_mac(key, dir, st, m, mac))
+		memset(mac, 0, LITE_MAC_LEN);
+	st->seq++;
+}
+
+int lite_msg_verify(const uint8_t key[LITE_KEY_LEN], enum lite_mac_dir dir,
+		    struct lite_mac_state *st, const struct lite_msg *m)
+{
+	uint8_t mac[LITE_MAC_LEN];
+
+	if (msg_mac(key, dir, st, m, mac) ||
+	    CRYPTO_memcmp(mac, (const uint8_t *)m + lite_msg_size(m) -
+			  LITE_MAC_LEN, LITE_MAC_LEN))
+		return -EACCES;
+	st->seq++;
+	return 0;
+}
+
+int lite_random(void *buf, size_t len)
+{
+	ssize_t n = getrandom(buf, len, 0);
+
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EIO;
+}
