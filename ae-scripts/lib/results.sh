@@ -16,7 +16,7 @@ fig_list() {
 }
 
 fig_known() {
-	fig_list | grep -qxF -- "$1" || ae_die "unknown figure '$1' (known: $(fig_list | paste -sd' ' -))"
+	grep -qxF -- "$1" <<<"$(fig_list)" || ae_die "unknown figure '$1' (known: $(fig_list | paste -sd' ' -))"
 }
 
 # fig_new_dir NAME: create and print a fresh result directory.
