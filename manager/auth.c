@@ -12,36 +12,16 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
-#include "auth.h"
+#include <lite_key.h>
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+#include "auth.h"
 
 int lite_key_parse(const char *text, size_t len, uint8_t key[LITE_KEY_LEN],
 		   const char **why)
 {
-	if (len == 2 * LITE_KEY_LEN + 1 && text[len - 1] == '\n')
-		len--;
-	if (len != 2 * LITE_KEY_LEN) {
+	if (lite_key_from_hex(text, len, key)) {
 		*why = "not 64 hex digits";
 		return -EINVAL;
-	}
-	for (size_t i = 0; i < LITE_KEY_LEN; i++) {
-		int hi = hex_digit(text[2 * i]), lo = hex_digit(text[2 * i + 1]);
-
-		if (hi < 0 || lo < 0) {
-			*why = "not 64 hex digits";
-			return -EINVAL;
-		}
-		key[i] = hi << 4 | lo;
 	}
 	return 0;
 }

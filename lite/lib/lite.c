@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <lite_key.h>
+
 #include "export.h"
 #include "lite.h"
 
@@ -88,21 +90,10 @@ static int lite_cluster(struct lite_ioc_cluster *c)
 	return c->node_id ? 0 : -ENOTCONN;
 }
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* The cluster key from @path: its owner's alone, 64 hex digits [+ '\n']. */
 static int lite_read_key(const char *path, __u8 key[32])
 {
-	char text[66];
+	char text[LITE_KEY_HEX_LEN + 2];
 	struct stat st;
 	ssize_t n;
 	int fd, ret = 0;
@@ -115,22 +106,14 @@ static int lite_read_key(const char *path, __u8 key[32])
 	else if (st.st_mode & 077 ||
 		 (st.st_uid != 0 && st.st_uid != geteuid()))
 		ret = -EPERM;	/* a secret others can read or change is none */
-	n = ret ? 0 : read(fd, text, sizeof(text));
-	close(fd);
-	if (n < 0)
-		return -errno;
-	if (n == 65 && text[64] == '\n')
-		n = 64;
-	if (!ret && n != 64)
-		ret = -EINVAL;
-	for (int i = 0; !ret && i < 32; i++) {
-		int hi = hex_digit(text[2 * i]), lo = hex_digit(text[2 * i + 1]);
-
-		if (hi < 0 || lo < 0)
+	if (!ret) {
+		n = read(fd, text, sizeof(text));
+		if (n < 0)
+			ret = -errno;
+		else if (lite_key_from_hex(text, n, key))
 			ret = -EINVAL;
-		else
-			key[i] = hi << 4 | lo;
 	}
+	close(fd);
 	explicit_bzero(text, sizeof(text));
 	return ret;
 }
