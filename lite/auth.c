@@ -50,17 +50,6 @@ void lite_auth_free(struct lite_auth *a)
 	memzero_explicit(a, sizeof(*a));
 }
 
-/**
- * lite_auth_has_mac() - does a message of @type end in a MAC?
- * @type: LITE_MSG_*
- *
- * Return: true for every type but REJECT and CHALLENGE.
- */
-bool lite_auth_has_mac(u16 type)
-{
-	return type != LITE_MSG_REJECT && type != LITE_MSG_CHALLENGE;
-}
-
 /* The MAC of (@hdr, @body without its last LITE_MAC_LEN bytes). */
 static int lite_auth_mac(struct lite_auth *a, u8 dir, u64 seq,
 			 const struct lite_msg_hdr *hdr, const void *body,

@@ -23,7 +23,6 @@ struct lite_auth {
 
 int lite_auth_init(struct lite_auth *a, const u8 key[LITE_KEY_LEN]);
 void lite_auth_free(struct lite_auth *a);
-bool lite_auth_has_mac(u16 type);
 void lite_auth_seal(struct lite_auth *a, const struct lite_msg_hdr *hdr,
 		    void *body, u32 len);
 int lite_auth_verify(struct lite_auth *a, const struct lite_msg_hdr *hdr,

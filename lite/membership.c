@@ -205,7 +205,7 @@ static int lite_send_msg(struct socket *sock, u16 type, void *body,
 	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
 	int ret;
 
-	if (lite_auth_has_mac(type))
+	if (lite_msg_has_mac(type))
 		lite_auth_seal(&lite_cluster.auth, &hdr, body, len);
 	ret = kernel_sendmsg(sock, &msg, vec, 2, sizeof(hdr) + len);
 	if (ret < 0)
@@ -245,7 +245,7 @@ static int lite_recv_msg(struct socket *sock, union lite_msg_body *body)
 	ret = lite_recv_all(sock, body, len);
 	if (ret)
 		return ret;
-	if (lite_auth_has_mac(type) &&
+	if (lite_msg_has_mac(type) &&
 	    lite_auth_verify(&lite_cluster.auth, &hdr, body, len)) {
 		lite_err("manager: message type %u with a wrong MAC (another cluster key, or not our manager); disconnecting\n",
 			 type);

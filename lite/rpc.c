@@ -627,8 +627,7 @@ int lite_rpc_serve_open(u16 src, u32 src_gen, const struct lite_ctrl_rpc_open *r
 	if (fresh && ring != fresh) {	/* a concurrent open won, or too late */
 		ib_dma_unmap_page(dev->ibdev, fresh->dma, LITE_RPC_RING_SIZE,
 				  DMA_FROM_DEVICE);
-		__free_pages(page, LITE_RPC_RING_SHIFT - PAGE_SHIFT);
-		kfree(fresh);
+		lite_rpc_ring_free(fresh);
 	}
 	return ret;
 nomem:

@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /* The cluster key and the protocol's MACs: see auth.h. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -16,60 +14,26 @@
 
 #include "auth.h"
 
-int lite_key_parse(const char *text, size_t len, uint8_t key[LITE_KEY_LEN],
-		   const char **why)
-{
-	if (lite_key_from_hex(text, len, key)) {
-		*why = "not 64 hex digits";
-		return -EINVAL;
-	}
-	return 0;
-}
-
 int lite_key_load(const char *path, uint8_t key[LITE_KEY_LEN], char *err,
 		  size_t errlen)
 {
-	char text[2 * LITE_KEY_LEN + 2];
-	const char *why;
 	struct stat st;
-	ssize_t n;
-	int fd, ret;
+	int ret = lite_key_read_file(path, key, &st);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return ret;
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s: not a regular file", path);
-		close(fd);
-		return -EINVAL;
-	}
-	if (st.st_mode & 077) {
+	if (ret == -EPERM && st.st_mode & 077)
 		snprintf(err, errlen,
 			 "%s: mode %03o, but a key must be readable by its owner only (chmod 600)",
 			 path, (unsigned int)(st.st_mode & 0777));
-		close(fd);
-		return -EPERM;
-	}
-	if (st.st_uid != 0 && st.st_uid != geteuid()) {
+	else if (ret == -EPERM)
 		snprintf(err, errlen,
 			 "%s: owned by uid %u; a key must be root's or ours",
 			 path, (unsigned int)st.st_uid);
-		close(fd);
-		return -EPERM;
-	}
-	n = read(fd, text, sizeof(text));
-	ret = n < 0 ? -errno : 0;
-	close(fd);
-	if (!ret)
-		ret = lite_key_parse(text, n, key, &why);
-	else
-		why = strerror(-ret);
-	if (ret)
-		snprintf(err, errlen, "%s: %s", path, why);
-	OPENSSL_cleanse(text, sizeof(text));
+	else if (ret == -EINVAL && !S_ISREG(st.st_mode))
+		snprintf(err, errlen, "%s: not a regular file", path);
+	else if (ret == -EINVAL)
+		snprintf(err, errlen, "%s: not 64 hex digits", path);
+	else if (ret)
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
 	return ret;
 }
 

@@ -20,13 +20,6 @@ struct lite_mac_state {
 };
 
 /*
- * A key file's text: 64 hex digits, then at most a newline. 0, or -EINVAL
- * with *why set.
- */
-int lite_key_parse(const char *text, size_t len, uint8_t key[LITE_KEY_LEN],
-		   const char **why);
-
-/*
  * Read the key from PATH, a regular file owned by root or by us that
  * nobody else may read or write (mode & 077 == 0). 0, or a negative errno
  * with a message in ERR.

@@ -82,12 +82,6 @@ size_t lite_msg_payload_size(unsigned int type)
 	return type < NR_MSG_TYPES ? msg_types[type].size : 0;
 }
 
-bool lite_msg_has_mac(unsigned int type)
-{
-	return type != LITE_MSG_REJECT && type != LITE_MSG_CHALLENGE &&
-	       lite_msg_payload_size(type);
-}
-
 void lite_msg_init(struct lite_msg *m, enum lite_msg_type type)
 {
 	memset(m, 0, sizeof(*m));

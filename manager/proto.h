@@ -11,7 +11,6 @@
 #define LITE_MANAGER_PROTO_H
 
 #include <endian.h>
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,8 +46,6 @@ const char *lite_msg_type_name(unsigned int type);
 /* Payload size of a message type, 0 for an unknown type. */
 size_t lite_msg_payload_size(unsigned int type);
 
-/* Does a message of TYPE end in a MAC (every type but REJECT, CHALLENGE)? */
-bool lite_msg_has_mac(unsigned int type);
 
 /* Header plus payload length as the header announces it. */
 static inline size_t lite_msg_size(const struct lite_msg *m)

@@ -1,13 +1,18 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
- * The cluster key file's text, for the user-space readers (liblite,
- * lite-manager): 64 hex digits, then at most a newline. The file's place
- * and permissions are the readers' business; see docs/protocol.md.
+ * The cluster key file, for its user-space readers (liblite, lite-manager):
+ * a regular file owned by root or the reader, mode 0600 or tighter, holding
+ * 64 hex digits and at most a newline. docs/protocol.md says where it is.
  */
 #ifndef LITE_KEY_H
 #define LITE_KEY_H
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define LITE_KEY_HEX_LEN	64	/* two digits per byte of LITE_KEY_LEN */
 
@@ -39,6 +44,41 @@ static inline int lite_key_from_hex(const char *text, size_t len,
 		key[i] = hi << 4 | lo;
 	}
 	return 0;
+}
+
+/*
+ * Read the key at @path into @key. 0, or: -errno of open() or read();
+ * -EPERM if others may read or write it or it belongs to someone else;
+ * -EINVAL if it is no regular file or not a key. @st gets the file's
+ * status once it could be opened (zeroed before), for the caller's message.
+ */
+static inline int lite_key_read_file(const char *path,
+				     unsigned char key[LITE_KEY_HEX_LEN / 2],
+				     struct stat *st)
+{
+	char text[LITE_KEY_HEX_LEN + 2];
+	ssize_t n;
+	int fd, ret = 0;
+
+	memset(st, 0, sizeof(*st));
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st) || !S_ISREG(st->st_mode))
+		ret = -EINVAL;
+	else if (st->st_mode & 077 ||
+		 (st->st_uid != 0 && st->st_uid != geteuid()))
+		ret = -EPERM;	/* a secret others can read or change is none */
+	if (!ret) {
+		n = read(fd, text, sizeof(text));
+		if (n < 0)
+			ret = -errno;
+		else if (lite_key_from_hex(text, n, key))
+			ret = -EINVAL;
+	}
+	close(fd);
+	explicit_bzero(text, sizeof(text));
+	return ret;
 }
 
 #endif /* LITE_KEY_H */

@@ -51,6 +51,13 @@ enum lite_mac_dir {
 	LITE_MAC_TO_NODE	= 2,
 };
 
+/* Does a message of @type end in mac[LITE_MAC_LEN]? */
+static inline int lite_msg_has_mac(unsigned int type)
+{
+	return type >= LITE_MSG_JOIN && type <= LITE_MSG_QP_INFO &&
+	       type != LITE_MSG_REJECT;
+}
+
 /* What a MAC covers besides the message itself. */
 struct lite_mac_input {
 	__u8	dir;		/* enum lite_mac_dir */

@@ -9,7 +9,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <lite_key.h>
@@ -90,38 +89,11 @@ static int lite_cluster(struct lite_ioc_cluster *c)
 	return c->node_id ? 0 : -ENOTCONN;
 }
 
-/* The cluster key from @path: its owner's alone, 64 hex digits [+ '\n']. */
-static int lite_read_key(const char *path, __u8 key[32])
-{
-	char text[LITE_KEY_HEX_LEN + 2];
-	struct stat st;
-	ssize_t n;
-	int fd, ret = 0;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
-		ret = -EINVAL;
-	else if (st.st_mode & 077 ||
-		 (st.st_uid != 0 && st.st_uid != geteuid()))
-		ret = -EPERM;	/* a secret others can read or change is none */
-	if (!ret) {
-		n = read(fd, text, sizeof(text));
-		if (n < 0)
-			ret = -errno;
-		else if (lite_key_from_hex(text, n, key))
-			ret = -EINVAL;
-	}
-	close(fd);
-	explicit_bzero(text, sizeof(text));
-	return ret;
-}
-
 LITE_EXPORT int lite_join_key(const char *manager_ip, int port, int ib_port,
 			      const char *key_file)
 {
 	struct lite_ioc_join j = { .port = port, .ib_port = ib_port };
+	struct stat st;
 	size_t len;
 	int ret;
 
@@ -132,7 +104,8 @@ LITE_EXPORT int lite_join_key(const char *manager_ip, int port, int ib_port,
 	if (len == sizeof(j.manager) || port < 0 || ib_port < 0)
 		return lite_ret(-EINVAL);
 	memcpy(j.manager, manager_ip, len);
-	ret = lite_read_key(key_file ? key_file : LITE_KEY_FILE, j.key);
+	ret = lite_key_read_file(key_file ? key_file : LITE_KEY_FILE, j.key,
+				 &st);
 	if (!ret)
 		ret = lite_ioctl(LITE_IOC_JOIN, &j);
 	explicit_bzero(j.key, sizeof(j.key));
