@@ -96,7 +96,7 @@ struct lite_ctrl_rpc_open {
 };
 
 struct lite_ctrl_rpc_ring {
-	__le64	dma;		/* reachable with @rkey */
+	__le64	dma;		/* its address, for @rkey */
 	__le32	rkey;
 	__le32	size;
 	__le32	max_size;	/* largest request the port takes */
@@ -142,9 +142,12 @@ struct lite_ctrl_wake {
 };
 
 /*
- * An LMR as its owner describes it to a node that maps it: the DMA address
- * of every chunk (reachable with the owner's global rkey). Chunks are
- * 1 << chunk_shift bytes, the last one possibly shorter.
+ * An LMR as its owner describes it to a node that maps it: the address of
+ * every chunk in the owner's memory pool. With @rkey 0 (the default), the
+ * key that reaches a chunk is its address's upper 32 bits (a pool region's
+ * iova is its rkey << 32); otherwise @rkey (the owner's unsafe global rkey)
+ * reaches every chunk. Chunks are 1 << chunk_shift bytes, the last one
+ * possibly shorter.
  */
 struct lite_lmr_desc {
 	__le32	lmr_id;

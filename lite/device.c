@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The RDMA device LITE runs on: found through ib_register_client, one per
- * node. Its PD carries the unsafe global rkey, so that an LMR never costs a
- * NIC memory registration; one CQ serves every QP of the pool. It is
+ * node. Its PD reaches only LITE's memory pool (pool.c), unless loaded with
+ * unsafe_global_rkey=1; one CQ serves every QP of the pool. It is
  * polled in softirq context, where the completion interrupt (for rxe: its
  * packet processing) already is, so a waiter is woken without a hop through
  * a kworker; every completion handler therefore stays atomic.
@@ -62,7 +62,8 @@ static int lite_add_one(struct ib_device *ibdev)
 	dev->gid_index = lite_param_gid_index;
 	dev->link_layer = rdma_port_get_link_layer(ibdev, dev->port);
 
-	dev->pd = ib_alloc_pd(ibdev, IB_PD_UNSAFE_GLOBAL_RKEY);
+	dev->pd = ib_alloc_pd(ibdev, lite_param_unsafe_global_rkey ?
+				 IB_PD_UNSAFE_GLOBAL_RKEY : 0);
 	if (IS_ERR(dev->pd)) {
 		ret = PTR_ERR(dev->pd);
 		dev->pd = NULL;
@@ -81,6 +82,9 @@ static int lite_add_one(struct ib_device *ibdev)
 	lite_dev_dying = false;
 	mutex_unlock(&lite_dev_lock);
 	lite_info("using %s port %u\n", dev_name(&ibdev->dev), dev->port);
+	if (lite_param_unsafe_global_rkey)
+		lite_warn("unsafe_global_rkey=1: every peer can read and write all memory of this node that %s can reach, not only LITE's (docs/security.md)\n",
+			  dev_name(&ibdev->dev));
 	return 0;
 
 err_free:
@@ -180,17 +184,16 @@ void lite_device_exit(void)
 }
 
 /**
- * lite_device_rkey() - the global rkey peers use to reach this node's LMRs
- *
- * Return: the PD's unsafe global rkey, 0 when no device is attached.
+ * lite_dev_port_addr() - how peers address our port
+ * @dev: the device, its addressing refreshed by lite_device_get()
+ * @addr: filled
  */
-u32 lite_device_rkey(void)
+void lite_dev_port_addr(struct lite_dev *dev, struct lite_port_addr *addr)
 {
-	u32 rkey = 0;
-
-	mutex_lock(&lite_dev_lock);
-	if (lite_dev)
-		rkey = lite_dev->pd->unsafe_global_rkey;
-	mutex_unlock(&lite_dev_lock);
-	return rkey;
+	memset(addr, 0, sizeof(*addr));
+	memcpy(addr->gid, dev->gid.raw, sizeof(addr->gid));
+	addr->lid = cpu_to_le16(dev->lid);
+	addr->link_layer = dev->link_layer == IB_LINK_LAYER_ETHERNET ?
+			   LITE_LINK_ETHERNET : LITE_LINK_IB;
+	addr->mtu = dev->mtu;
 }

@@ -19,15 +19,21 @@ struct lite_handle {
 	u64			size;
 	u32			perm;		/* LITE_PERM_* granted */
 	s32			password;
-	u32			rkey;		/* owner's global rkey */
+	u32			rkey;		/* 0: per chunk, see below */
 	u8			chunk_shift;
 	u32			nr_chunks;
 	struct lite_map		*map;		/* revocation, shared per LMR */
 	struct lite_user	*user;		/* charged for it, or NULL */
 	u64			charged;	/* LMR bytes charged (creator) */
 	struct lite_lmr		*lmr;		/* when the owner is this node */
-	u64			chunk[];	/* otherwise: chunk DMA addresses */
+	u64			chunk[];	/* otherwise: chunk addresses */
 };
+
+/* The key that reaches byte @off: one for all, or the address's top half. */
+static inline u32 lite_handle_rkey(const struct lite_handle *h, u64 off)
+{
+	return h->rkey ?: upper_32_bits(h->chunk[off >> h->chunk_shift]);
+}
 
 struct lite_lmr_desc;
 

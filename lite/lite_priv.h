@@ -23,6 +23,7 @@ extern char *lite_param_device;
 extern unsigned int lite_param_port;
 extern unsigned int lite_param_gid_index;
 extern unsigned int lite_param_qps_per_peer;
+extern bool lite_param_unsafe_global_rkey;
 
 /* device.c: the RDMA device LITE runs on (one per node) */
 struct lite_dev {
@@ -33,7 +34,7 @@ struct lite_dev {
 	enum rdma_link_layer	link_layer;
 	u16			lid;
 	enum ib_mtu		mtu;
-	struct ib_pd		*pd;	/* with the unsafe global rkey */
+	struct ib_pd		*pd;
 	struct ib_cq		*cq;	/* shared by every QP of the pool */
 	atomic_t		users;	/* its own + lite_dev_hold()'s */
 };
@@ -41,9 +42,28 @@ struct lite_dev {
 int lite_device_init(void);
 void lite_device_exit(void);
 struct lite_dev *lite_device_get(void);
-u32 lite_device_rkey(void);
+void lite_dev_port_addr(struct lite_dev *dev, struct lite_port_addr *addr);
 void lite_dev_hold(struct lite_dev *dev);
 void lite_dev_put(struct lite_dev *dev);
+
+/* pool.c: the memory peers can reach, in pieces */
+struct lite_region;
+struct lite_piece {
+	struct lite_region	*region;	/* NULL: none */
+	u64			off;		/* in the region */
+	u32			size;
+};
+
+int lite_pool_start(struct lite_dev *dev);
+void lite_pool_stop(void);
+void lite_pool_exit(void);
+int lite_pool_alloc(u64 size, bool zero, struct lite_piece *p);
+void lite_pool_free(struct lite_piece *p);
+void *lite_piece_kaddr(const struct lite_piece *p, u64 off);
+u64 lite_piece_dma(const struct lite_piece *p, u64 off);
+u64 lite_piece_addr(const struct lite_piece *p, u64 off);
+u32 lite_piece_rkey(const struct lite_piece *p);
+size_t lite_pool_show(char *buf, size_t size);
 
 /* qp_pool.c: K RC QPs per peer */
 #define LITE_RX_DEPTH	16	/* receives posted per QP */
@@ -105,6 +125,8 @@ void lite_peer_destroy(struct lite_peer *peer);
 void lite_peer_fill_qp_info(struct lite_peer *peer,
 			    struct lite_msg_qp_info *info);
 struct lite_qp *lite_peer_pick_qp(struct lite_peer *peer);
+void lite_fill_av(struct lite_dev *dev, const struct lite_port_addr *addr,
+		  struct rdma_ah_attr *ah);
 int lite_qp_post(struct lite_qp *lqp, const struct ib_send_wr *wr);
 void lite_qp_complete(struct lite_qp *lqp);
 
@@ -210,7 +232,7 @@ int lite_rpc_reply(struct lite_ctx *ctx, u64 desc, struct iov_iter *src,
 		   u32 len, int prio);
 void lite_rpc_drop_token(u64 desc);
 void lite_rpc_ctx_release(struct lite_ctx *ctx);
-void lite_rpc_peer_down(u16 node, struct ib_device *ibdev);
+void lite_rpc_peer_down(u16 node);
 void lite_rpc_wake_all(void);
 
 /* sync.c: atomics, locks, barrier */
@@ -233,6 +255,10 @@ void lite_sync_exit(void);
 /* prio.c: high priority first, low priority throttled (docs/rpc.md) */
 void lite_prio_begin(int prio);
 void lite_prio_end(int prio);
+
+/* debugfs.c: /sys/kernel/debug/lite */
+void lite_debugfs_init(void);
+void lite_debugfs_exit(void);
 
 /* chardev.c: /dev/lite */
 int lite_chardev_init(void);

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The LMRs this node owns. An LMR is a table entry: chunks of pages, each
- * DMA-mapped once and reachable by every peer through the PD's global rkey,
- * so creating one never registers a NIC memory region. Chunks are
- * min(4 MiB, size rounded up to a power of two): a 1 GiB LMR needs no
- * contiguous GiB, and a 64-byte one costs one page.
+ * The LMRs this node owns. An LMR is a table entry: chunks carved from the
+ * memory pool (pool.c), which is registered with the device already, so
+ * creating one registers nothing. Chunks are min(4 MiB, size rounded up to
+ * a power of two): a 1 GiB LMR needs no contiguous GiB, and a 64-byte one
+ * costs one page.
  *
  * Peers name an LMR by its id, never by address: every request is checked
  * against the LMR's bounds here. The owner remembers which nodes mapped an
@@ -22,12 +22,7 @@
 #include "ctrl_msg.h"
 #include "include/uapi/lite.h"
 
-#define LITE_CHUNK_SHIFT_MAX	22	/* 4 MiB: order 10, the buddy's largest */
-
-struct lite_chunk {
-	struct page	*page;
-	u64		dma;
-};
+#define LITE_CHUNK_SHIFT_MAX	22	/* 4 MiB: the pool's largest piece */
 
 struct lite_lmr {
 	struct kref		ref;
@@ -38,7 +33,6 @@ struct lite_lmr {
 	u32			nr_chunks;
 	u16			creator;	/* node that may free it */
 	u32			creator_gen;
-	struct ib_device	*ibdev;
 	struct list_head	all;		/* lite_lmrs.all, until released */
 	struct list_head	quarantine;	/* freed, mappers not all done */
 	struct list_head	released;	/* on a caller's list to put */
@@ -46,7 +40,7 @@ struct lite_lmr {
 	/* under lite_lmrs.lock: */
 	DECLARE_BITMAP(mappers, LITE_MAX_NODES);	/* may have a handle */
 	DECLARE_BITMAP(unconfirmed, LITE_MAX_NODES);	/* in quarantine */
-	struct lite_chunk	chunks[];
+	struct lite_piece	chunks[];
 };
 
 /* An LMR published under an identifier (add_ask_mr_table). */
@@ -97,36 +91,16 @@ static DEFINE_SPINLOCK(lite_ask_lock);
 /* The device new LMRs are mapped for; set while joined. */
 static struct lite_dev *lite_lmr_dev;	/* under lite_lmrs.lock */
 
-/* Under lite_lmrs.lock, which lite_lmr_destroy_all() takes too. */
-static void lite_lmr_unmap(struct lite_lmr *lmr)
-{
-	u32 i;
-
-	for (i = 0; i < lmr->nr_chunks && lmr->chunks[i].page; i++) {
-		if (!lmr->chunks[i].dma)
-			continue;
-		ib_dma_unmap_page(lmr->ibdev, lmr->chunks[i].dma,
-				  1UL << lmr->chunk_shift, DMA_BIDIRECTIONAL);
-		lmr->chunks[i].dma = 0;
-	}
-}
-
 static void lite_lmr_release(struct kref *ref)
 {
 	struct lite_lmr *lmr = container_of(ref, struct lite_lmr, ref);
-	unsigned int order = lmr->chunk_shift - PAGE_SHIFT;
 	u32 i;
 
-	/*
-	 * Unmapped while on lite_lmrs.all, under the lock: device removal
-	 * either unmapped it already or waits until this is done.
-	 */
 	mutex_lock(&lite_lmrs.lock);
-	lite_lmr_unmap(lmr);
 	list_del_init(&lmr->all);
 	mutex_unlock(&lite_lmrs.lock);
-	for (i = 0; i < lmr->nr_chunks && lmr->chunks[i].page; i++)
-		__free_pages(lmr->chunks[i].page, order);
+	for (i = 0; i < lmr->nr_chunks; i++)
+		lite_pool_free(&lmr->chunks[i]);
 	kvfree(lmr);
 }
 
@@ -154,23 +128,14 @@ static unsigned int lite_chunk_shift(u64 size)
 		       LITE_CHUNK_SHIFT_MAX);
 }
 
-/*
- * Allocate, zero and map the chunks for @ibdev, which the caller keeps
- * (lite_dev_hold); the LMR is not yet visible.
- */
-static struct lite_lmr *lite_lmr_alloc(struct ib_device *ibdev, u64 size,
-				       u32 flags, u16 creator, u32 creator_gen)
+/* Allocate the chunks, zeroed, from the pool; the LMR is not yet visible. */
+static struct lite_lmr *lite_lmr_alloc(u64 size, u32 flags, u16 creator,
+				       u32 creator_gen)
 {
 	unsigned int shift = lite_chunk_shift(size);
-	/*
-	 * Charged to the caller's memory cgroup when it allocates locally;
-	 * a request too big for the node fails rather than wake the OOM
-	 * killer on behalf of a user.
-	 */
-	gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN |
-		    __GFP_RETRY_MAYFAIL;
 	struct lite_lmr *lmr;
 	u32 i, n;
+	int ret;
 
 	if (!size || flags & ~LITE_ALLOC_ATOMIC)
 		return ERR_PTR(-EINVAL);
@@ -189,28 +154,18 @@ static struct lite_lmr *lite_lmr_alloc(struct ib_device *ibdev, u64 size,
 	lmr->nr_chunks = n;
 	lmr->creator = creator;
 	lmr->creator_gen = creator_gen;
-	lmr->ibdev = ibdev;
 	INIT_LIST_HEAD(&lmr->all);
 	INIT_LIST_HEAD(&lmr->quarantine);
 	INIT_LIST_HEAD(&lmr->released);
 	for (i = 0; i < n; i++) {
-		struct lite_chunk *c = &lmr->chunks[i];
-
-		c->page = alloc_pages(gfp, shift - PAGE_SHIFT);
-		if (!c->page)
-			goto err;
-		c->dma = ib_dma_map_page(ibdev, c->page, 0, 1UL << shift,
-					 DMA_BIDIRECTIONAL);
-		if (ib_dma_mapping_error(ibdev, c->dma)) {
-			c->dma = 0;
-			goto err;
+		ret = lite_pool_alloc(1ULL << shift, true, &lmr->chunks[i]);
+		if (ret) {
+			lite_lmr_put(lmr);
+			return ERR_PTR(ret);
 		}
 		cond_resched();
 	}
 	return lmr;
-err:
-	lite_lmr_put(lmr);
-	return ERR_PTR(-ENOMEM);
 }
 
 /*
@@ -383,14 +338,16 @@ static void lite_lmr_fill_desc(struct lite_lmr *lmr, u32 perm,
 
 	*d = (struct lite_lmr_desc) {
 		.lmr_id		= cpu_to_le32(lmr->id),
-		.rkey		= cpu_to_le32(lite_device_rkey()),
+		/* 0: each chunk's address carries its key (pool.c) */
+		.rkey		= cpu_to_le32(lite_param_unsafe_global_rkey ?
+					      lite_piece_rkey(&lmr->chunks[0]) : 0),
 		.size		= cpu_to_le64(lmr->size),
 		.perm		= cpu_to_le32(perm),
 		.chunk_shift	= lmr->chunk_shift,
 		.nr_chunks	= cpu_to_le32(lmr->nr_chunks),
 	};
 	for (i = 0; i < lmr->nr_chunks; i++)
-		d->chunk[i] = cpu_to_le64(lmr->chunks[i].dma);
+		d->chunk[i] = cpu_to_le64(lite_piece_addr(&lmr->chunks[i], 0));
 	*len = struct_size(d, chunk, lmr->nr_chunks);
 }
 
@@ -428,7 +385,7 @@ int lite_lmr_create(u64 size, u32 flags, u16 creator, u32 creator_gen,
 	mutex_unlock(&lite_lmrs.lock);
 	if (!dev)
 		return -ENOTCONN;
-	lmr = lite_lmr_alloc(dev->ibdev, size, flags, creator, creator_gen);
+	lmr = lite_lmr_alloc(size, flags, creator, creator_gen);
 	if (IS_ERR(lmr)) {
 		ret = PTR_ERR(lmr);
 		goto out;
@@ -631,11 +588,10 @@ static int lite_lmr_check_range(const struct lite_lmr *lmr, u64 off, u64 len)
 /* Kernel address of byte @off, and how many bytes follow it in its chunk. */
 static void *lite_lmr_kaddr(struct lite_lmr *lmr, u64 off, u64 *avail)
 {
-	struct lite_chunk *c = &lmr->chunks[off >> lmr->chunk_shift];
 	u64 in = off & ((1ULL << lmr->chunk_shift) - 1);
 
 	*avail = (1ULL << lmr->chunk_shift) - in;
-	return page_address(c->page) + in;
+	return lite_piece_kaddr(&lmr->chunks[off >> lmr->chunk_shift], in);
 }
 
 /**
@@ -969,8 +925,8 @@ void lite_lmr_set_device(struct lite_dev *dev)
  * lite_lmr_destroy_all() - free every LMR this node owns (leaving the
  * cluster, device gone, rmmod); no peer can reach them any more
  *
- * What local handles still hold stays allocated until they go, but loses
- * its DMA mapping now, while the device surely exists.
+ * What local handles still hold stays allocated until they go; the pool
+ * unregisters and unmaps it next (lite_pool_stop()).
  */
 void lite_lmr_destroy_all(void)
 {
@@ -995,8 +951,6 @@ void lite_lmr_destroy_all(void)
 	mutex_lock(&lite_lmrs.lock);
 	/* Every peer's QPs are gone: nobody is left to confirm. */
 	lite_lmr_quarantine_drop(0, true, &released);
-	list_for_each_entry(lmr, &lite_lmrs.all, all)
-		lite_lmr_unmap(lmr);
 	mutex_unlock(&lite_lmrs.lock);
 	lite_lmr_put_list(&released);
 }

@@ -23,6 +23,10 @@ unsigned int lite_param_qps_per_peer = 4;
 module_param_named(qps_per_peer, lite_param_qps_per_peer, uint, 0444);
 MODULE_PARM_DESC(qps_per_peer, "RC QPs per node pair, shared by all applications (default: 4)");
 
+bool lite_param_unsafe_global_rkey;
+module_param_named(unsafe_global_rkey, lite_param_unsafe_global_rkey, bool, 0444);
+MODULE_PARM_DESC(unsafe_global_rkey, "reach LMRs through the PD's global rkey, which exposes all DMA-able memory of the node to every peer; only for devices without fast registration (default: N)");
+
 static int __init lite_init(void)
 {
 	int ret;
@@ -45,6 +49,7 @@ static int __init lite_init(void)
 	ret = lite_chardev_init();
 	if (ret)
 		goto err_device;
+	lite_debugfs_init();
 	lite_info("loaded (qps_per_peer=%u)\n", lite_param_qps_per_peer);
 	return 0;
 
@@ -59,12 +64,14 @@ err_ctrl:
 
 static void __exit lite_exit(void)
 {
+	lite_debugfs_exit();
 	lite_chardev_exit();
 	lite_api_exit();	/* frees what kernel users left, cluster-wide */
 	lite_membership_exit();
 	lite_device_exit();
 	lite_ctrl_exit();
 	lite_lmr_exit();
+	lite_pool_exit();
 	lite_user_exit();
 	lite_info("unloaded\n");
 }

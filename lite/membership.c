@@ -267,7 +267,7 @@ static void lite_peer_remove(u16 id)
 	lite_ctrl_peer_down(id);
 	lite_peer_destroy(peer);
 	/* Its QPs are gone: nothing it sent can land any more. */
-	lite_rpc_peer_down(id, lite_cluster.dev->ibdev);
+	lite_rpc_peer_down(id);
 	lite_sync_peer_down(id);
 	lite_lmr_peer_down(id, peer_gen);
 }
@@ -393,11 +393,7 @@ static int lite_membership_thread(void *unused)
 static void lite_fill_join(struct lite_dev *dev, struct lite_msg_join *join)
 {
 	memset(join, 0, sizeof(*join));
-	memcpy(join->addr.gid, dev->gid.raw, sizeof(join->addr.gid));
-	join->addr.lid = cpu_to_le16(dev->lid);
-	join->addr.link_layer = dev->link_layer == IB_LINK_LAYER_ETHERNET ?
-				LITE_LINK_ETHERNET : LITE_LINK_IB;
-	join->addr.mtu = dev->mtu;
+	lite_dev_port_addr(dev, &join->addr);
 	join->qps_per_peer = cpu_to_le16(lite_param_qps_per_peer);
 	join->ib_port = dev->port;
 	strscpy(join->name, utsname()->nodename, sizeof(join->name));
@@ -520,16 +516,19 @@ int lite_membership_join(const char *manager, u16 port, u32 ib_port,
 		lite_err("hmac(sha256) unavailable: %d\n", ret);
 		goto err_release;
 	}
-	ret = lite_join_handshake(sock, dev);
+	ret = lite_pool_start(dev);
 	if (ret)
 		goto err_release;
+	ret = lite_join_handshake(sock, dev);
+	if (ret)
+		goto err_pool;
 	sock->sk->sk_rcvtimeo = MAX_SCHEDULE_TIMEOUT;
 	lite_cluster.sock = sock;
 	thread = kthread_run(lite_membership_thread, NULL, "lite_member");
 	if (IS_ERR(thread)) {
 		ret = PTR_ERR(thread);
 		lite_cluster.sock = NULL;
-		goto err_release;
+		goto err_pool;
 	}
 	lite_cluster.thread = thread;
 	lite_lmr_set_device(dev);
@@ -540,6 +539,8 @@ int lite_membership_join(const char *manager, u16 port, u32 ib_port,
 	mutex_unlock(&lite_cluster.lock);
 	return 0;
 
+err_pool:
+	lite_pool_stop();
 err_release:
 	lite_auth_free(&lite_cluster.auth);
 	lite_cluster.node_id = 0;
@@ -579,6 +580,7 @@ void lite_membership_exit(void)
 	lite_ctrl_flush();
 	lite_sync_exit();
 	lite_lmr_destroy_all();	/* and no new ones */
+	lite_pool_stop();
 	lite_auth_free(&lite_cluster.auth);
 	if (lite_cluster.sock) {
 		sock_release(lite_cluster.sock);

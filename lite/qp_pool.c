@@ -285,20 +285,25 @@ void lite_peer_fill_qp_info(struct lite_peer *peer,
 	}
 }
 
-static void lite_fill_av(struct lite_peer *peer, struct rdma_ah_attr *ah)
+/**
+ * lite_fill_av() - the address vector that reaches @addr from @dev
+ * @dev: our device
+ * @addr: a port's address (a peer's, or our own)
+ * @ah: filled
+ */
+void lite_fill_av(struct lite_dev *dev, const struct lite_port_addr *addr,
+		  struct rdma_ah_attr *ah)
 {
-	struct lite_dev *dev = peer->dev;
-
 	ah->type = rdma_ah_find_type(dev->ibdev, dev->port);
 	rdma_ah_set_port_num(ah, dev->port);
 	rdma_ah_set_sl(ah, 0);
-	if (peer->addr.link_layer == LITE_LINK_ETHERNET) {
+	if (addr->link_layer == LITE_LINK_ETHERNET) {
 		union ib_gid dgid;
 
-		memcpy(dgid.raw, peer->addr.gid, sizeof(dgid.raw));
+		memcpy(dgid.raw, addr->gid, sizeof(dgid.raw));
 		rdma_ah_set_grh(ah, &dgid, 0, dev->gid_index, 64, 0);
 	} else {
-		rdma_ah_set_dlid(ah, le16_to_cpu(peer->addr.lid));
+		rdma_ah_set_dlid(ah, le16_to_cpu(addr->lid));
 	}
 }
 
@@ -329,7 +334,7 @@ static int lite_qp_connect(struct lite_qp *lqp, u32 remote_qpn, u32 remote_psn)
 	};
 	int ret;
 
-	lite_fill_av(peer, &attr.ah_attr);
+	lite_fill_av(dev, &peer->addr, &attr.ah_attr);
 	ret = ib_modify_qp(lqp->qp, &attr, IB_QP_STATE | IB_QP_AV |
 			   IB_QP_PATH_MTU | IB_QP_DEST_QPN | IB_QP_RQ_PSN |
 			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);

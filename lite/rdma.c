@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * One-sided data operations on a remote LMR: RDMA READ and WRITE with the
- * owner's global rkey on a QP of the shared pool. The caller's memory goes
+ * One-sided data operations on a remote LMR: RDMA READ and WRITE into the
+ * owner's memory pool on a QP of the shared pool. The caller's memory goes
  * through a DMA-mapped bounce buffer (user memory is never assumed to be
  * contiguous or resident), unless it is a zero-copy buffer (ubuf.c), whose
  * pages are mapped for the operation instead. The transfer is cut at the
@@ -194,7 +194,7 @@ static int lite_op_post_one(struct lite_rdma_op *op, bool write, u64 off,
 			.send_flags	= IB_SEND_SIGNALED,
 		},
 		.remote_addr	= h->chunk[off >> h->chunk_shift] + (off & mask),
-		.rkey		= h->rkey,
+		.rkey		= lite_handle_rkey(h, off),
 	};
 	int ret;
 

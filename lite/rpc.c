@@ -59,9 +59,9 @@ struct lite_rpc_ring {
 	u16			node;
 	u32			gen;
 	u8			port;
-	void			*buf;
-	struct page		*page;
-	u64			dma;
+	struct lite_piece	mem;		/* from the pool */
+	void			*buf;		/* its kernel address */
+	u64			dma;		/* its DMA address */
 	u64			received;	/* bytes spanned by arrivals */
 	u64			consumed;	/* bytes given back, in order */
 	u64			acked;		/* consumed, as last told */
@@ -142,8 +142,9 @@ struct lite_rpc_call {
 	int			status;
 	u32			len;
 	u32			max;
-	void			*buf;
-	u64			dma;
+	struct lite_piece	mem;		/* the reply buffer */
+	void			*buf;		/* its kernel address */
+	u64			dma;		/* its DMA address */
 	struct lite_dev		*dev;		/* held until the call is freed */
 	struct lite_user	*user;		/* charged LITE_RES_CALLS */
 	bool			abandoned;	/* the caller gave up */
@@ -167,10 +168,7 @@ struct lite_rpc_tx {
 /* Any context: the reply buffer, the device and the user's charge. */
 static void lite_rpc_call_free(struct lite_rpc_call *call)
 {
-	if (call->dma)
-		ib_dma_unmap_single(call->dev->ibdev, call->dma, call->max,
-				    DMA_FROM_DEVICE);
-	kfree(call->buf);
+	lite_pool_free(&call->mem);
 	if (call->dev)
 		lite_dev_put(call->dev);
 	lite_user_uncharge(call->user, LITE_RES_CALLS, 1);
@@ -302,7 +300,7 @@ static void lite_rpc_ring_free(struct lite_rpc_ring *ring)
 
 	list_for_each_entry_safe(m, tmp, &ring->msgs, ring_link)
 		kfree(m);
-	__free_pages(ring->page, LITE_RPC_RING_SHIFT - PAGE_SHIFT);
+	lite_pool_free(&ring->mem);
 	kfree(ring);
 }
 
@@ -572,8 +570,7 @@ int lite_rpc_serve_open(u16 src, u32 src_gen, const struct lite_ctrl_rpc_open *r
 	u32 port = le32_to_cpu(req->port);
 	struct lite_rpc_ring *ring, *fresh = NULL;
 	struct lite_dev *dev = NULL;
-	struct page *page = NULL;
-	u32 max_size, rkey;
+	u32 max_size;
 	int ret = -ENOTCONN;
 
 	if (port >= LITE_MAX_PORT || req->reserved)
@@ -589,22 +586,21 @@ int lite_rpc_serve_open(u16 src, u32 src_gen, const struct lite_ctrl_rpc_open *r
 		if (!dev)
 			return -ENOTCONN;
 		fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
-		page = alloc_pages(GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN,
-				   LITE_RPC_RING_SHIFT - PAGE_SHIFT);
-		if (!fresh || !page)
-			goto nomem;
-		fresh->dma = ib_dma_map_page(dev->ibdev, page, 0,
-					     LITE_RPC_RING_SIZE, DMA_FROM_DEVICE);
-		if (ib_dma_mapping_error(dev->ibdev, fresh->dma))
-			goto nomem;
-		fresh->page = page;
-		fresh->buf = page_address(page);
+		if (!fresh)
+			return -ENOMEM;
+		ret = lite_pool_alloc(LITE_RPC_RING_SIZE, true, &fresh->mem);
+		if (ret) {
+			kfree(fresh);
+			return ret;
+		}
+		fresh->buf = lite_piece_kaddr(&fresh->mem, 0);
+		fresh->dma = lite_piece_dma(&fresh->mem, 0);
 		fresh->node = src;
 		fresh->gen = src_gen;
 		fresh->port = port;
 		INIT_LIST_HEAD(&fresh->msgs);
 	}
-	rkey = lite_device_rkey();
+	ret = -ENOTCONN;
 	spin_lock_bh(&lite_rpc.lock);
 	ring = lite_rpc.rings[port][src];
 	/*
@@ -615,8 +611,8 @@ int lite_rpc_serve_open(u16 src, u32 src_gen, const struct lite_ctrl_rpc_open *r
 		ring = lite_rpc.rings[port][src] = fresh;
 	if (ring && ring->gen == src_gen) {	/* else the old incarnation's */
 		*resp = (struct lite_ctrl_rpc_ring) {
-			.dma		= cpu_to_le64(ring->dma),
-			.rkey		= cpu_to_le32(rkey),
+			.dma		= cpu_to_le64(lite_piece_addr(&ring->mem, 0)),
+			.rkey		= cpu_to_le32(lite_piece_rkey(&ring->mem)),
 			.size		= cpu_to_le32(LITE_RPC_RING_SIZE),
 			.max_size	= cpu_to_le32(max_size),
 			.head		= cpu_to_le64(ring->received),
@@ -624,17 +620,9 @@ int lite_rpc_serve_open(u16 src, u32 src_gen, const struct lite_ctrl_rpc_open *r
 		ret = 0;
 	}
 	spin_unlock_bh(&lite_rpc.lock);
-	if (fresh && ring != fresh) {	/* a concurrent open won, or too late */
-		ib_dma_unmap_page(dev->ibdev, fresh->dma, LITE_RPC_RING_SIZE,
-				  DMA_FROM_DEVICE);
+	if (fresh && ring != fresh)	/* a concurrent open won, or too late */
 		lite_rpc_ring_free(fresh);
-	}
 	return ret;
-nomem:
-	if (page)
-		__free_pages(page, LITE_RPC_RING_SHIFT - PAGE_SHIFT);
-	kfree(fresh);
-	return -ENOMEM;
 }
 
 static void lite_rpc_tx_release(struct kref *ref)
@@ -759,7 +747,7 @@ static bool lite_rpc_has_room(struct lite_rpc_tx_ring *tr, u32 need)
  * The ring's QP is fixed (port % K): order on the wire is ring order.
  */
 static int lite_rpc_send_msg(u16 node, u32 port, struct iov_iter *src, u32 len,
-			     u32 call_id, u64 reply_dma, u32 reply_max, int prio)
+			     struct lite_rpc_call *call, u32 call_id, int prio)
 {
 	u32 span = ALIGN(sizeof(struct lite_rpc_hdr) + len, LITE_RPC_ALIGN);
 	struct lite_rpc_tx_ring *tr;
@@ -785,10 +773,12 @@ static int lite_rpc_send_msg(u16 node, u32 port, struct iov_iter *src, u32 len,
 		.magic		= cpu_to_le32(LITE_RPC_MAGIC),
 		.len		= cpu_to_le32(len),
 		.call_id	= cpu_to_le32(call_id),
-		.reply_max	= cpu_to_le32(reply_max),
-		.reply_addr	= cpu_to_le64(reply_dma),
-		.reply_rkey	= cpu_to_le32(lite_device_rkey()),
 	};
+	if (call) {
+		hdr->reply_max = cpu_to_le32(call->max);
+		hdr->reply_addr = cpu_to_le64(lite_piece_addr(&call->mem, 0));
+		hdr->reply_rkey = cpu_to_le32(lite_piece_rkey(&call->mem));
+	}
 	if (copy_from_iter((void *)(hdr + 1), len, src) != len) {
 		kfree(tx);
 		ret = -EFAULT;
@@ -847,7 +837,7 @@ int lite_rpc_send(u32 node, u32 port, struct iov_iter *src, u32 len, int prio)
 		return -EMSGSIZE;
 	if (!lite_node_id())
 		return -ENOTCONN;
-	return lite_rpc_send_msg(node, port, src, len, 0, 0, 0, prio);
+	return lite_rpc_send_msg(node, port, src, len, NULL, 0, prio);
 }
 
 /**
@@ -897,22 +887,18 @@ int lite_rpc_call(struct lite_user *user, u32 node, u32 port,
 	call->user = user;	/* lite_rpc_call_free() uncharges */
 	init_completion(&call->done);
 	call->node = node;
-	call->max = max ?: 1;	/* a DMA mapping needs a byte */
+	call->max = max;
 	/* Held until the call is freed, maybe after the device went away. */
 	dev = call->dev = lite_peer_dev_hold(node);
 	ret = -ENOTCONN;
 	if (!dev)
 		goto out_free;
-	ret = -ENOMEM;
-	call->buf = kmalloc(call->max, GFP_KERNEL);
-	if (!call->buf)
+	ret = lite_pool_alloc(max_t(u64, PAGE_SIZE, roundup_pow_of_two(max ?: 1)),
+			      false, &call->mem);
+	if (ret)
 		goto out_free;
-	call->dma = ib_dma_map_single(dev->ibdev, call->buf, call->max,
-				      DMA_FROM_DEVICE);
-	if (ib_dma_mapping_error(dev->ibdev, call->dma)) {
-		call->dma = 0;
-		goto out_free;
-	}
+	call->buf = lite_piece_kaddr(&call->mem, 0);
+	call->dma = lite_piece_dma(&call->mem, 0);
 	ret = xa_alloc_cyclic_irq(&lite_rpc_calls, &id, call,
 				  XA_LIMIT(1, LITE_CALL_ID_MAX),
 				  &lite_rpc_next_call, GFP_KERNEL);
@@ -920,7 +906,7 @@ int lite_rpc_call(struct lite_user *user, u32 node, u32 port,
 		goto out_free;
 
 	lite_prio_begin(prio);
-	ret = lite_rpc_send_msg(node, port, src, len, id, call->dma, max,
+	ret = lite_rpc_send_msg(node, port, src, len, call, id,
 				LITE_PRIO_NORMAL);
 	if (ret)
 		goto err_erase;
@@ -1166,19 +1152,14 @@ void lite_rpc_ctx_release(struct lite_ctx *ctx)
 /* ---- membership --------------------------------------------------------- */
 
 /*
- * @ring is out of the table and its sender's QPs are drained: unmap it
- * now, while the device surely exists, and free it unless a receiver
- * still holds one of its messages. Never waits for one: a receiver may
+ * @ring is out of the table and its sender's QPs are drained: free it
+ * unless a receiver still holds one of its messages. Never waits for one: a receiver may
  * be stuck copying to user memory (FUSE, userfaultfd) indefinitely.
  */
-static void lite_rpc_drop_ring(struct lite_rpc_ring *ring,
-			       struct ib_device *ibdev)
+static void lite_rpc_drop_ring(struct lite_rpc_ring *ring)
 {
 	bool idle;
 
-	if (ibdev)
-		ib_dma_unmap_page(ibdev, ring->dma, LITE_RPC_RING_SIZE,
-				  DMA_FROM_DEVICE);
 	/* busy drops, and the walk of ring->msgs, in one critical section */
 	spin_lock_bh(&lite_rpc.lock);
 	ring->gone = true;
@@ -1191,12 +1172,11 @@ static void lite_rpc_drop_ring(struct lite_rpc_ring *ring,
 /**
  * lite_rpc_peer_down() - @node left and its QPs are destroyed
  * @node: the node
- * @ibdev: the device its rings were mapped on
  *
  * Fails every call and sender waiting on it, frees the rings it wrote to
  * and the reply buffers it could still have written to.
  */
-void lite_rpc_peer_down(u16 node, struct ib_device *ibdev)
+void lite_rpc_peer_down(u16 node)
 {
 	struct lite_rpc_ring *rings[LITE_MAX_PORT];
 	struct lite_rpc_tx_ring *tr;
@@ -1245,7 +1225,7 @@ void lite_rpc_peer_down(u16 node, struct ib_device *ibdev)
 	spin_unlock_bh(&lite_rpc.lock);
 	for (i = 0; i < LITE_MAX_PORT; i++)
 		if (rings[i])
-			lite_rpc_drop_ring(rings[i], ibdev);
+			lite_rpc_drop_ring(rings[i]);
 }
 
 /**

@@ -42,6 +42,7 @@ for t in ib_write_lat ib_read_lat ib_send_lat rsync; do
 done
 echo "lite=\$($(lite_status_cmd "$4"))"
 echo "litedev=\$(stat -c 0%a:%G /dev/lite 2>/dev/null)"
+echo "liteunsafe=\$(cat /sys/module/lite/parameters/unsafe_global_rkey 2>/dev/null)"
 EOF
 }
 
@@ -127,6 +128,11 @@ chk_judge_host() {
 chk_judge_lite() {
 	local h=$1 v n=${#INV_NODES[@]} dev
 	v=$(chk_fact "$h" lite) dev=$(chk_fact "$h" litedev)
+	if [ "$(chk_fact "$h" liteunsafe)" = Y ] && [ "$v" != not-loaded ]; then
+		chk_row "$h" lite WARN "UNSAFE: loaded with unsafe_global_rkey=1, every peer can read and write all memory of this host its RDMA device reaches; $v" \
+			"drop unsafe_global_rkey from lite_params unless the device cannot fast-register (docs/security.md)"
+		return
+	fi
 	case "$v" in
 	not-loaded | "") chk_row "$h" lite INFO "lite.ko not loaded (lite-ae install)" ;;
 	*"nodes=$n "*) chk_row "$h" lite PASS "$v dev=${dev:-?}" ;;

@@ -13,7 +13,7 @@
 declare -gA INV_DEFAULTS=(
 	[ssh_host]="" [ssh_port]=22 [ssh_user]=root [ssh_key]=""
 	[remote_dir]=/opt/lite-ae [rdma_dev]=rxe0 [ib_port]=1 [gid_index]=1
-	[fabric_ip]="" [netdev]="" [lite_group]=lite
+	[fabric_ip]="" [netdev]="" [lite_group]=lite [lite_params]=""
 )
 declare -gA INV_VC_DEFAULTS=(
 	[nodes]=3 [mem_mb]=2048 [cpus]=1 [ssh_base_port]=22000
@@ -70,6 +70,13 @@ inv_check_value() {
 		[[ "$v" =~ ^[^[:space:]]+$ ]] || echo "want a file path without spaces" ;;
 	lite_group)
 		[[ "$v" =~ ^[a-z_][a-z0-9_-]*$ ]] && [ "${#v}" -le 32 ] || echo "want a group name" ;;
+	lite_params)
+		# insmod arguments; device, port and gid_index have their keys.
+		if [[ ! "$v" =~ ^([a-z_]+=[A-Za-z0-9_.,-]+)?( [a-z_]+=[A-Za-z0-9_.,-]+)*$ ]]; then
+			echo "want NAME=VALUE module parameters separated by spaces"
+		elif [[ " $v" =~ \ (device|port|gid_index)= ]]; then
+			echo "device, port and gid_index come from rdma_dev, ib_port and gid_index"
+		fi ;;
 	kernel_args)
 		# Joined into the guest kernel's command line, where quotes
 		# group words and AE_* words are the guest's own settings.

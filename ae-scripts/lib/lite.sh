@@ -100,13 +100,18 @@ lite_key_setup() {
 }
 
 lite_install() {
-	local h i=0 out n=${#INV_NODES[@]} mgr_ip
+	local h i=0 out n=${#INV_NODES[@]} mgr_ip why
+	# LITE_PARAMS in the environment stands in for every host's lite_params.
+	if [ -n "${LITE_PARAMS+set}" ]; then
+		why=$(inv_check_value lite_params "$LITE_PARAMS")
+		[ -z "$why" ] || ae_die "LITE_PARAMS='$LITE_PARAMS': $why"
+	fi
 	lite_build
 	for h in "${INV_NODES[@]}"; do
 		ae_ssh "$h" "$(lite_dev_setup_cmd "$h")" ||
 			ae_die "$h: creating group $(inv_var "$h" lite_group) or $AE_UDEV_RULE failed"
 		ae_ssh "$h" "if [ -e /sys/module/lite ]; then rmmod lite || exit 1; fi
-			insmod $(lite_rdir "$h")/lite/lite.ko device=$(inv_var "$h" rdma_dev) port=$(inv_var "$h" ib_port) gid_index=$(inv_var "$h" gid_index)" ||
+			insmod $(lite_rdir "$h")/lite/lite.ko device=$(inv_var "$h" rdma_dev) port=$(inv_var "$h" ib_port) gid_index=$(inv_var "$h" gid_index) ${LITE_PARAMS-$(inv_var "$h" lite_params)}" ||
 			ae_die "$h: loading lite.ko failed (in use? see dmesg)"
 		ae_ssh "$h" "$(lite_dev_perm_cmd "$h")" ||
 			ae_die "$h: cannot give /dev/lite group $(inv_var "$h" lite_group) and mode 0660"

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /sys/kernel/debug/lite: what a test or an administrator needs to see
+ * inside the module (root only).
+ *
+ *   pool        the memory pool's regions: rkey, iova, length, bytes used
+ *   rdma_probe  write "NODE QP RKEY ADDR LEN" (hex RKEY and ADDR, LEN
+ *               1..64): one RDMA READ on QP index QP of NODE with exactly
+ *               that key and address; read back "ok <hex bytes>" or
+ *               "error <completion status>". Refused unless rdma_probe=1:
+ *               it proves what a key reaches (tests/integration/
+ *               lite-cluster); a failed read breaks that QP for good.
+ */
+#include <linux/debugfs.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "lite_priv.h"
+
+#define LITE_PROBE_MAX	64	/* what %*ph prints */
+
+static bool lite_rdma_probe_on;
+module_param_named(rdma_probe, lite_rdma_probe_on, bool, 0600);
+MODULE_PARM_DESC(rdma_probe, "allow /sys/kernel/debug/lite/rdma_probe (tests only; default: N)");
+
+static struct dentry *lite_debugfs;
+static DEFINE_MUTEX(lite_probe_lock);
+static char lite_probe_result[16 + 2 * LITE_PROBE_MAX];	/* under the lock */
+
+struct lite_probe {
+	struct ib_cqe		cqe;
+	struct completion	done;
+	enum ib_wc_status	status;
+};
+
+static void lite_probe_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct lite_probe *p = container_of(wc->wr_cqe, struct lite_probe, cqe);
+
+	p->status = wc->status;
+	complete(&p->done);
+}
+
+/* One RDMA READ of @len bytes at (@rkey, @addr) on @node's QP @qpi. */
+static int lite_probe_read(u16 node, u32 qpi, u32 rkey, u64 addr, u32 len)
+{
+	struct lite_probe *p;
+	struct lite_peer *peer;
+	struct lite_qp *lqp;
+	struct ib_device *ibdev;
+	struct ib_sge sge;
+	struct ib_rdma_wr wr;
+	void *buf;
+	u64 dma;
+	int ret;
+
+	peer = lite_peer_get(node, 0);
+	if (!peer)
+		return -ENOTCONN;
+	ret = -EINVAL;
+	if (qpi >= peer->nr_qps)
+		goto out_peer;
+	lqp = &peer->qps[qpi];
+	ibdev = peer->dev->ibdev;
+	ret = -ENOMEM;
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	buf = kzalloc(len, GFP_KERNEL);
+	if (!p || !buf)
+		goto out_free;
+	dma = ib_dma_map_single(ibdev, buf, len, DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(ibdev, dma))
+		goto out_free;
+	p->cqe.done = lite_probe_done;
+	init_completion(&p->done);
+	sge = (struct ib_sge) {
+		.addr = dma, .length = len, .lkey = peer->dev->pd->local_dma_lkey,
+	};
+	wr = (struct ib_rdma_wr) {
+		.wr = {
+			.wr_cqe		= &p->cqe,
+			.sg_list	= &sge,
+			.num_sge	= 1,
+			.opcode		= IB_WR_RDMA_READ,
+			.send_flags	= IB_SEND_SIGNALED,
+		},
+		.remote_addr	= addr,
+		.rkey		= rkey,
+	};
+	ret = lite_qp_post(lqp, &wr.wr);
+	if (!ret) {
+		/* Bounded: the QP's retries run out, or teardown flushes it. */
+		wait_for_completion(&p->done);
+		lite_qp_complete(lqp);
+	}
+	ib_dma_unmap_single(ibdev, dma, len, DMA_FROM_DEVICE);
+	if (ret)
+		snprintf(lite_probe_result, sizeof(lite_probe_result),
+			 "error post %d\n", ret);
+	else if (p->status != IB_WC_SUCCESS)
+		snprintf(lite_probe_result, sizeof(lite_probe_result),
+			 "error %s\n", ib_wc_status_msg(p->status));
+	else
+		snprintf(lite_probe_result, sizeof(lite_probe_result),
+			 "ok %*phN\n", len, buf);
+	ret = 0;
+out_free:
+	kfree(buf);
+	kfree(p);
+out_peer:
+	lite_peer_put(peer);
+	return ret;
+}
+
+static ssize_t lite_probe_write(struct file *file, const char __user *ubuf,
+				size_t count, loff_t *ppos)
+{
+	char line[96];
+	u32 qpi, rkey, len;
+	u64 addr;
+	u16 node;
+	int ret;
+
+	if (!READ_ONCE(lite_rdma_probe_on))
+		return -EPERM;
+	if (count >= sizeof(line))
+		return -EINVAL;
+	if (copy_from_user(line, ubuf, count))
+		return -EFAULT;
+	line[count] = '\0';
+	if (sscanf(line, "%hu %u %x %llx %u", &node, &qpi, &rkey, &addr,
+		   &len) != 5 || !len || len > LITE_PROBE_MAX)
+		return -EINVAL;
+	mutex_lock(&lite_probe_lock);
+	ret = lite_probe_read(node, qpi, rkey, addr, len);
+	mutex_unlock(&lite_probe_lock);
+	return ret ?: count;
+}
+
+static ssize_t lite_probe_show(struct file *file, char __user *ubuf,
+			       size_t count, loff_t *ppos)
+{
+	ssize_t ret;
+
+	mutex_lock(&lite_probe_lock);
+	ret = simple_read_from_buffer(ubuf, count, ppos, lite_probe_result,
+				      strlen(lite_probe_result));
+	mutex_unlock(&lite_probe_lock);
+	return ret;
+}
+
+static const struct file_operations lite_probe_fops = {
+	.owner	= THIS_MODULE,
+	.write	= lite_probe_write,
+	.read	= lite_probe_show,
+	.llseek	= default_llseek,
+};
+
+static ssize_t lite_pool_read(struct file *file, char __user *ubuf,
+			      size_t count, loff_t *ppos)
+{
+	size_t size = PAGE_SIZE * 4, n;
+	ssize_t ret;
+	char *buf;
+
+	buf = kmalloc(size, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	n = lite_pool_show(buf, size);
+	ret = simple_read_from_buffer(ubuf, count, ppos, buf, n);
+	kfree(buf);
+	return ret;
+}
+
+static const struct file_operations lite_pool_fops = {
+	.owner	= THIS_MODULE,
+	.read	= lite_pool_read,
+	.llseek	= default_llseek,
+};
+
+void lite_debugfs_init(void)
+{
+	lite_debugfs = debugfs_create_dir("lite", NULL);
+	debugfs_create_file("pool", 0400, lite_debugfs, NULL, &lite_pool_fops);
+	debugfs_create_file("rdma_probe", 0600, lite_debugfs, NULL,
+			    &lite_probe_fops);
+}
+
+void lite_debugfs_exit(void)
+{
+	debugfs_remove_recursive(lite_debugfs);
+}

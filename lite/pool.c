@@ -1,0 +1,576 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * LITE's memory pool: the only memory of this node a peer can reach.
+ *
+ * The pool is a list of regions. A region is a few 4 MiB blocks registered
+ * with the device as one memory region by fast registration (IB_WR_REG_MR,
+ * 4 MiB pages), so all of LITE's memory is a handful of rkeys and a few
+ * translation entries each, and nothing else of the node is reachable.
+ * LMRs, RPC rings and RPC reply buffers are carved from it in pieces of a
+ * power of two bytes, 4 KiB .. 4 MiB, aligned to their size, so a piece
+ * never crosses a block. A region's iova is its rkey << 32: the address
+ * of a byte names the key that reaches it, and an LMR description needs no
+ * key per chunk.
+ *
+ * The pool grows a region at a time up to pool_max_mb and gives back every
+ * empty region but one. When the node leaves, its regions are deregistered
+ * and unmapped (the device may be going); their pages are freed when the
+ * last piece still held (by a local handle, an abandoned call) goes.
+ *
+ * With unsafe_global_rkey=1 nothing is registered: peers reach pieces by
+ * DMA address through the PD's global rkey, as they reach every other
+ * page the device can DMA to. For devices without fast registration only.
+ */
+#include <linux/genalloc.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+
+#include "lite_priv.h"
+
+#define LITE_BLOCK_SHIFT	22	/* 4 MiB: order 10, the buddy's largest */
+#define LITE_BLOCK_SIZE		(1UL << LITE_BLOCK_SHIFT)
+/* gen_pool returns 0 for "none": a region's pieces are numbered from here. */
+#define LITE_PIECE_BASE		LITE_BLOCK_SIZE
+
+static unsigned int lite_pool_region_mb = 64;
+module_param_named(pool_region_mb, lite_pool_region_mb, uint, 0644);
+MODULE_PARM_DESC(pool_region_mb, "LITE memory registered at once, in MiB, a multiple of 4 (default: 64)");
+
+static unsigned int lite_pool_max_mb;
+module_param_named(pool_max_mb, lite_pool_max_mb, uint, 0644);
+MODULE_PARM_DESC(pool_max_mb, "most memory the pool (LMRs, RPC rings and reply buffers) holds, in MiB (default 0: three quarters of RAM)");
+
+struct lite_block {
+	struct page	*page;
+	u64		dma;
+};
+
+struct lite_region {
+	struct list_head	link;		/* lite_pool.regions, while live */
+	refcount_t		refs;		/* the list's, one per piece */
+	atomic64_t		used;		/* bytes in pieces */
+	struct gen_pool		*space;		/* LITE_PIECE_BASE + offset */
+	struct ib_mr		*mr;		/* NULL: the global rkey */
+	u32			rkey;
+	u64			iova;		/* of byte 0, for peers */
+	bool			mapped;
+	unsigned int		nr_blocks;
+	struct lite_block	blocks[];
+};
+
+static struct {
+	struct mutex		grow_lock;	/* start, stop, growth, shrinking */
+	spinlock_t		lock;		/* the fields below */
+	struct list_head	regions;
+	u64			bytes;		/* in the live regions */
+	struct lite_dev		*dev;		/* NULL: stopped */
+	struct ib_qp		*qp;		/* carries the registrations */
+} lite_pool = {
+	.grow_lock	= __MUTEX_INITIALIZER(lite_pool.grow_lock),
+	.lock		= __SPIN_LOCK_UNLOCKED(lite_pool.lock),
+	.regions	= LIST_HEAD_INIT(lite_pool.regions),
+};
+
+static void lite_pool_shrink_work(struct work_struct *work);
+static DECLARE_WORK(lite_pool_shrink, lite_pool_shrink_work);
+
+static u64 lite_pool_max(void)
+{
+	unsigned int mb = READ_ONCE(lite_pool_max_mb);
+
+	return mb ? (u64)mb << 20 : (totalram_pages() << PAGE_SHIFT) / 4 * 3;
+}
+
+/* Under grow_lock, or once the region is out of the list. */
+static void lite_region_unmap(struct lite_region *r, struct ib_device *ibdev)
+{
+	unsigned int i;
+
+	if (r->mr) {
+		ib_dereg_mr(r->mr);
+		r->mr = NULL;
+	}
+	for (i = 0; r->mapped && i < r->nr_blocks; i++)
+		ib_dma_unmap_page(ibdev, r->blocks[i].dma, LITE_BLOCK_SIZE,
+				  DMA_BIDIRECTIONAL);
+	r->mapped = false;
+}
+
+/* Any context: unmapped, no piece left. */
+static void lite_region_free(struct lite_region *r)
+{
+	unsigned int i;
+
+	if (r->space)
+		gen_pool_destroy(r->space);
+	for (i = 0; i < r->nr_blocks; i++)
+		if (r->blocks[i].page)
+			__free_pages(r->blocks[i].page,
+				     LITE_BLOCK_SHIFT - PAGE_SHIFT);
+	kfree(r);
+}
+
+static void lite_region_put(struct lite_region *r)
+{
+	if (refcount_dec_and_test(&r->refs))
+		lite_region_free(r);
+}
+
+struct lite_reg_wait {
+	struct ib_cqe		cqe;
+	struct completion	done;
+	enum ib_wc_status	status;
+};
+
+static void lite_pool_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct lite_reg_wait *w = container_of(wc->wr_cqe, struct lite_reg_wait,
+					       cqe);
+
+	w->status = wc->status;
+	complete(&w->done);
+}
+
+/* Register @r's blocks as one MR on @dev; under grow_lock. */
+static int lite_region_register(struct lite_region *r, struct lite_dev *dev)
+{
+	struct lite_reg_wait w = { .cqe.done = lite_pool_reg_done };
+	int access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
+		     IB_ACCESS_REMOTE_WRITE;
+	struct ib_reg_wr wr = {
+		.wr = {
+			.opcode		= IB_WR_REG_MR,
+			.wr_cqe		= &w.cqe,
+			.send_flags	= IB_SEND_SIGNALED,
+		},
+		.access	= access,
+	};
+	struct scatterlist *sgl;
+	unsigned int i;
+	int n, ret;
+
+	if (dev->ibdev->attrs.atomic_cap != IB_ATOMIC_NONE)
+		wr.access |= IB_ACCESS_REMOTE_ATOMIC;
+	r->mr = ib_alloc_mr(dev->pd, IB_MR_TYPE_MEM_REG, r->nr_blocks);
+	if (IS_ERR(r->mr)) {
+		ret = PTR_ERR(r->mr);
+		r->mr = NULL;
+		return ret;
+	}
+	sgl = kmalloc_array(r->nr_blocks, sizeof(*sgl), GFP_KERNEL);
+	if (!sgl)
+		return -ENOMEM;
+	sg_init_table(sgl, r->nr_blocks);
+	for (i = 0; i < r->nr_blocks; i++) {
+		sg_dma_address(&sgl[i]) = r->blocks[i].dma;
+		sg_dma_len(&sgl[i]) = LITE_BLOCK_SIZE;
+	}
+	n = ib_map_mr_sg(r->mr, sgl, r->nr_blocks, NULL, LITE_BLOCK_SIZE);
+	kfree(sgl);
+	if (n != r->nr_blocks)
+		return n < 0 ? n : -EINVAL;
+	/* Our own iova, as ib_map_mr_sg_zbva() sets 0: see the top. */
+	r->mr->iova = (u64)r->mr->rkey << 32;
+	wr.mr = r->mr;
+	wr.key = r->mr->rkey;
+	init_completion(&w.done);
+	ret = ib_post_send(lite_pool.qp, &wr.wr, NULL);
+	if (ret)
+		return ret;
+	/* A local operation: the device completes it without a peer. */
+	wait_for_completion(&w.done);
+	if (w.status != IB_WC_SUCCESS) {
+		lite_err("registering %u MiB of LITE memory failed: %s\n",
+			 r->nr_blocks << (LITE_BLOCK_SHIFT - 20),
+			 ib_wc_status_msg(w.status));
+		return -EIO;
+	}
+	r->rkey = r->mr->rkey;
+	r->iova = r->mr->iova;
+	return 0;
+}
+
+/* A new region on @dev: allocated, mapped, registered; under grow_lock. */
+static struct lite_region *lite_region_new(struct lite_dev *dev,
+					   unsigned int nr_blocks)
+{
+	/* A user's allocation may fail; it never wakes the OOM killer. */
+	gfp_t gfp = GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN | __GFP_RETRY_MAYFAIL;
+	struct ib_device *ibdev = dev->ibdev;
+	struct lite_region *r;
+	unsigned int i;
+	int ret = -ENOMEM;
+
+	r = kzalloc(struct_size(r, blocks, nr_blocks), GFP_KERNEL);
+	if (!r)
+		return ERR_PTR(-ENOMEM);
+	r->nr_blocks = nr_blocks;
+	refcount_set(&r->refs, 1);
+	atomic64_set(&r->used, 0);
+	INIT_LIST_HEAD(&r->link);
+	for (i = 0; i < nr_blocks; i++) {
+		r->blocks[i].page = alloc_pages(gfp, LITE_BLOCK_SHIFT - PAGE_SHIFT);
+		if (!r->blocks[i].page)
+			goto err;
+		cond_resched();
+	}
+	for (i = 0; i < nr_blocks; i++) {
+		r->blocks[i].dma = ib_dma_map_page(ibdev, r->blocks[i].page, 0,
+						   LITE_BLOCK_SIZE,
+						   DMA_BIDIRECTIONAL);
+		if (ib_dma_mapping_error(ibdev, r->blocks[i].dma)) {
+			while (i--)
+				ib_dma_unmap_page(ibdev, r->blocks[i].dma,
+						  LITE_BLOCK_SIZE,
+						  DMA_BIDIRECTIONAL);
+			goto err;
+		}
+	}
+	r->mapped = true;
+	r->space = gen_pool_create(PAGE_SHIFT, NUMA_NO_NODE);
+	if (!r->space ||
+	    gen_pool_add(r->space, LITE_PIECE_BASE,
+			 (size_t)nr_blocks << LITE_BLOCK_SHIFT, NUMA_NO_NODE))
+		goto err_unmap;
+	if (lite_pool.qp) {
+		ret = lite_region_register(r, dev);
+		if (ret)
+			goto err_unmap;
+	} else {
+		r->rkey = dev->pd->unsafe_global_rkey;
+	}
+	return r;
+
+err_unmap:
+	lite_region_unmap(r, ibdev);
+err:
+	lite_region_free(r);
+	return ERR_PTR(ret);
+}
+
+/* Under lite_pool.lock: a piece of @size bytes from a live region. */
+static bool lite_pool_take(u64 size, struct lite_piece *p)
+{
+	struct genpool_data_align align = { .align = size };
+	struct lite_region *r;
+	unsigned long addr;
+
+	list_for_each_entry(r, &lite_pool.regions, link) {
+		addr = gen_pool_alloc_algo(r->space, size,
+					   gen_pool_first_fit_align, &align);
+		if (!addr)
+			continue;
+		refcount_inc(&r->refs);
+		atomic64_add(size, &r->used);
+		*p = (struct lite_piece) {
+			.region = r, .off = addr - LITE_PIECE_BASE, .size = size,
+		};
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Under grow_lock: add a region, unless the pool is stopped (-ENOTCONN)
+ * or at its cap (-ENOMEM).
+ */
+static int lite_pool_grow(void)
+{
+	unsigned int nr = max(1U, READ_ONCE(lite_pool_region_mb) >>
+				  (LITE_BLOCK_SHIFT - 20));
+	struct lite_dev *dev = lite_pool.dev;
+	struct lite_region *r;
+
+	if (!dev)
+		return -ENOTCONN;
+	nr = min_t(unsigned int, nr, dev->ibdev->attrs.max_fast_reg_page_list_len ?: 1);
+	if (lite_pool.bytes + ((u64)nr << LITE_BLOCK_SHIFT) > lite_pool_max())
+		return -ENOMEM;
+	r = lite_region_new(dev, nr);
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+	spin_lock_bh(&lite_pool.lock);
+	list_add_tail(&r->link, &lite_pool.regions);
+	lite_pool.bytes += (u64)nr << LITE_BLOCK_SHIFT;
+	spin_unlock_bh(&lite_pool.lock);
+	return 0;
+}
+
+/**
+ * lite_pool_alloc() - a piece of LITE memory peers can reach
+ * @size: a power of two, PAGE_SIZE .. 4 MiB
+ * @zero: clear it (it may hold what an earlier user left)
+ * @p: filled with the piece
+ *
+ * Context: process context; may register a new region.
+ * Return: 0, -EINVAL, -ENOMEM (memory or pool_max_mb exhausted) or
+ * -ENOTCONN (the node is not joined).
+ */
+int lite_pool_alloc(u64 size, bool zero, struct lite_piece *p)
+{
+	bool got;
+	int ret;
+
+	if (size < PAGE_SIZE || size > LITE_BLOCK_SIZE || !is_power_of_2(size))
+		return -EINVAL;
+	for (;;) {
+		spin_lock_bh(&lite_pool.lock);
+		got = lite_pool.dev && lite_pool_take(size, p);
+		spin_unlock_bh(&lite_pool.lock);
+		if (got)
+			break;
+		mutex_lock(&lite_pool.grow_lock);
+		/* Someone else may have grown it meanwhile. */
+		spin_lock_bh(&lite_pool.lock);
+		got = lite_pool.dev && lite_pool_take(size, p);
+		spin_unlock_bh(&lite_pool.lock);
+		ret = got ? 0 : lite_pool_grow();
+		mutex_unlock(&lite_pool.grow_lock);
+		if (ret)
+			return ret;
+		if (got)
+			break;
+	}
+	if (zero)
+		memset(lite_piece_kaddr(p, 0), 0, size);
+	return 0;
+}
+
+/**
+ * lite_pool_free() - give a piece back
+ * @p: the piece; nothing may reach it any more (no peer holds its address
+ *	or every peer that did has left)
+ *
+ * Context: any.
+ */
+void lite_pool_free(struct lite_piece *p)
+{
+	struct lite_region *r = p->region;
+
+	if (!r)
+		return;
+	gen_pool_free(r->space, LITE_PIECE_BASE + p->off, p->size);
+	if (!atomic64_sub_return(p->size, &r->used))
+		queue_work(system_long_wq, &lite_pool_shrink);
+	p->region = NULL;
+	lite_region_put(r);
+}
+
+/* Deregister and free every empty region but one. */
+static void lite_pool_shrink_work(struct work_struct *work)
+{
+	struct lite_region *r, *tmp;
+	LIST_HEAD(empty);
+	bool kept = false;
+
+	mutex_lock(&lite_pool.grow_lock);
+	spin_lock_bh(&lite_pool.lock);
+	list_for_each_entry_safe(r, tmp, &lite_pool.regions, link) {
+		if (atomic64_read(&r->used))
+			continue;
+		if (!kept) {
+			kept = true;
+			continue;
+		}
+		list_move(&r->link, &empty);
+		lite_pool.bytes -= (u64)r->nr_blocks << LITE_BLOCK_SHIFT;
+	}
+	spin_unlock_bh(&lite_pool.lock);
+	list_for_each_entry_safe(r, tmp, &empty, link) {
+		list_del_init(&r->link);
+		lite_region_unmap(r, lite_pool.dev->ibdev);
+		lite_region_put(r);
+	}
+	mutex_unlock(&lite_pool.grow_lock);
+}
+
+/* A QP of our own, connected to itself, to post registrations on. */
+static struct ib_qp *lite_pool_qp_create(struct lite_dev *dev)
+{
+	struct ib_qp_init_attr init = {
+		.send_cq	= dev->cq,
+		.recv_cq	= dev->cq,
+		.cap = {
+			.max_send_wr	= 1,
+			.max_recv_wr	= 1,
+			.max_send_sge	= 1,
+			.max_recv_sge	= 1,
+		},
+		.sq_sig_type	= IB_SIGNAL_REQ_WR,
+		.qp_type	= IB_QPT_RC,
+	};
+	struct ib_qp_attr attr = {
+		.qp_state	= IB_QPS_INIT,
+		.port_num	= dev->port,
+	};
+	struct lite_port_addr self;
+	struct ib_qp *qp;
+	int ret;
+
+	qp = ib_create_qp(dev->pd, &init);
+	if (IS_ERR(qp))
+		return qp;
+	ret = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+	if (ret)
+		goto err;
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_RTR;
+	attr.path_mtu = dev->mtu;
+	attr.dest_qp_num = qp->qp_num;
+	attr.min_rnr_timer = 12;
+	lite_dev_port_addr(dev, &self);
+	lite_fill_av(dev, &self, &attr.ah_attr);
+	ret = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
+			   IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
+	if (ret)
+		goto err;
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_RTS;
+	attr.timeout = 14;
+	attr.retry_cnt = 7;
+	attr.rnr_retry = 7;
+	ret = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_TIMEOUT |
+			   IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | IB_QP_SQ_PSN |
+			   IB_QP_MAX_QP_RD_ATOMIC);
+	if (ret)
+		goto err;
+	return qp;
+err:
+	ib_destroy_qp(qp);
+	return ERR_PTR(ret);
+}
+
+/**
+ * lite_pool_start() - the pool for @dev, from joining on
+ * @dev: the device, with its addressing refreshed (lite_device_get())
+ *
+ * Context: process context, membership lock held.
+ * Return: 0, or a negative errno with the reason logged.
+ */
+int lite_pool_start(struct lite_dev *dev)
+{
+	const struct ib_device_attr *attrs = &dev->ibdev->attrs;
+	struct ib_qp *qp = NULL;
+
+	if (!lite_param_unsafe_global_rkey) {
+		if (!(attrs->device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS) ||
+		    !(attrs->page_size_cap & LITE_BLOCK_SIZE)) {
+			lite_err("%s cannot fast-register 4 MiB pages; load lite with unsafe_global_rkey=1 to expose all its DMA-able memory instead (docs/security.md)\n",
+				 dev_name(&dev->ibdev->dev));
+			return -EOPNOTSUPP;
+		}
+		qp = lite_pool_qp_create(dev);
+		if (IS_ERR(qp)) {
+			lite_err("cannot create the registration QP: %ld\n",
+				 PTR_ERR(qp));
+			return PTR_ERR(qp);
+		}
+	}
+	mutex_lock(&lite_pool.grow_lock);
+	lite_pool.qp = qp;
+	spin_lock_bh(&lite_pool.lock);
+	lite_pool.dev = dev;
+	spin_unlock_bh(&lite_pool.lock);
+	mutex_unlock(&lite_pool.grow_lock);
+	return 0;
+}
+
+/**
+ * lite_pool_stop() - no peer can reach this node's memory any more
+ *
+ * Every region is deregistered and unmapped now; a region's pages go when
+ * its last piece does. Safe to call when not started.
+ *
+ * Context: process context, after every peer's QPs were destroyed.
+ */
+void lite_pool_stop(void)
+{
+	struct lite_region *r, *tmp;
+	struct lite_dev *dev;
+	LIST_HEAD(all);
+
+	flush_work(&lite_pool_shrink);
+	mutex_lock(&lite_pool.grow_lock);
+	spin_lock_bh(&lite_pool.lock);
+	dev = lite_pool.dev;
+	lite_pool.dev = NULL;
+	list_splice_init(&lite_pool.regions, &all);
+	lite_pool.bytes = 0;
+	spin_unlock_bh(&lite_pool.lock);
+	list_for_each_entry_safe(r, tmp, &all, link) {
+		list_del_init(&r->link);
+		lite_region_unmap(r, dev->ibdev);
+		lite_region_put(r);
+	}
+	if (lite_pool.qp) {
+		ib_destroy_qp(lite_pool.qp);
+		lite_pool.qp = NULL;
+	}
+	mutex_unlock(&lite_pool.grow_lock);
+}
+
+/* Where byte @off of piece @p is, for the CPU. */
+void *lite_piece_kaddr(const struct lite_piece *p, u64 off)
+{
+	u64 at = p->off + off;
+
+	return page_address(p->region->blocks[at >> LITE_BLOCK_SHIFT].page) +
+	       (at & (LITE_BLOCK_SIZE - 1));
+}
+
+/* Its DMA address, for local work requests (the PD's local_dma_lkey). */
+u64 lite_piece_dma(const struct lite_piece *p, u64 off)
+{
+	u64 at = p->off + off;
+
+	return p->region->blocks[at >> LITE_BLOCK_SHIFT].dma +
+	       (at & (LITE_BLOCK_SIZE - 1));
+}
+
+/* Its address for peers, with lite_piece_rkey(). */
+u64 lite_piece_addr(const struct lite_piece *p, u64 off)
+{
+	return p->region->mr ? p->region->iova + p->off + off :
+			       lite_piece_dma(p, off);
+}
+
+u32 lite_piece_rkey(const struct lite_piece *p)
+{
+	return p->region->rkey;
+}
+
+/**
+ * lite_pool_show() - the live regions, one line each, for debugfs
+ * @buf: where to write
+ * @size: its size
+ *
+ * Return: bytes written.
+ */
+size_t lite_pool_show(char *buf, size_t size)
+{
+	struct lite_region *r;
+	size_t n = 0;
+
+	spin_lock_bh(&lite_pool.lock);
+	list_for_each_entry(r, &lite_pool.regions, link)
+		n += scnprintf(buf + n, size - n,
+			       "rkey 0x%08x iova 0x%016llx len %lu used %lld%s\n",
+			       r->rkey, r->mr ? r->iova : r->blocks[0].dma,
+			       (unsigned long)r->nr_blocks << LITE_BLOCK_SHIFT,
+			       atomic64_read(&r->used),
+			       r->mr ? "" : " unsafe-global");
+	spin_unlock_bh(&lite_pool.lock);
+	return n;
+}
+
+/* Module exit: every piece is gone, so is the last queued shrink. */
+void lite_pool_exit(void)
+{
+	cancel_work_sync(&lite_pool_shrink);
+}
