@@ -113,7 +113,7 @@ static void lite_remove_one(struct ib_device *ibdev, void *client_data)
 	dev = lite_dev;
 	lite_dev = NULL;
 	mutex_unlock(&lite_dev_lock);
-	/* RPC calls whose peer left still unmap their reply buffers. */
+	/* RPC calls whose peer left still sync their reply buffers. */
 	lite_dev_put(dev);
 	wait_var_event(&dev->users, !atomic_read(&dev->users));
 	lite_info("detached from %s\n", dev_name(&ibdev->dev));

@@ -22,6 +22,7 @@
  * page the device can DMA to. For devices without fast registration only.
  */
 #include <linux/genalloc.h>
+#include <linux/llist.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
@@ -35,6 +36,9 @@
 #define LITE_BLOCK_SIZE		(1UL << LITE_BLOCK_SHIFT)
 /* gen_pool returns 0 for "none": a region's pieces are numbered from here. */
 #define LITE_PIECE_BASE		LITE_BLOCK_SIZE
+/* An address's upper half is its key: a region spans at most 4 GiB. */
+#define LITE_REGION_MAX_BLOCKS	(1U << (32 - LITE_BLOCK_SHIFT))
+#define LITE_REG_TIMEOUT	(10 * HZ)
 
 static unsigned int lite_pool_region_mb = 64;
 module_param_named(pool_region_mb, lite_pool_region_mb, uint, 0644);
@@ -51,10 +55,12 @@ struct lite_block {
 
 struct lite_region {
 	struct list_head	link;		/* lite_pool.regions, while live */
+	struct llist_node	free_link;	/* lite_pool_frees */
 	refcount_t		refs;		/* the list's, one per piece */
 	atomic64_t		used;		/* bytes in pieces */
 	struct gen_pool		*space;		/* LITE_PIECE_BASE + offset */
-	struct ib_mr		*mr;		/* NULL: the global rkey */
+	struct ib_mr		*mr;		/* until unmapped */
+	bool			fastreg;	/* else the global rkey */
 	u32			rkey;
 	u64			iova;		/* of byte 0, for peers */
 	bool			mapped;
@@ -77,6 +83,10 @@ static struct {
 
 static void lite_pool_shrink_work(struct work_struct *work);
 static DECLARE_WORK(lite_pool_shrink, lite_pool_shrink_work);
+/* Regions whose last piece went, maybe with interrupts off: freed here. */
+static LLIST_HEAD(lite_pool_frees);
+static void lite_pool_free_work(struct work_struct *work);
+static DECLARE_WORK(lite_pool_free_regions, lite_pool_free_work);
 
 static u64 lite_pool_max(void)
 {
@@ -100,7 +110,7 @@ static void lite_region_unmap(struct lite_region *r, struct ib_device *ibdev)
 	r->mapped = false;
 }
 
-/* Any context: unmapped, no piece left. */
+/* Unmapped, no piece left; process context (gen_pool_destroy vfrees). */
 static void lite_region_free(struct lite_region *r)
 {
 	unsigned int i;
@@ -114,16 +124,29 @@ static void lite_region_free(struct lite_region *r)
 	kfree(r);
 }
 
-static void lite_region_put(struct lite_region *r)
+static void lite_pool_free_work(struct work_struct *work)
 {
-	if (refcount_dec_and_test(&r->refs))
+	struct lite_region *r, *tmp;
+
+	llist_for_each_entry_safe(r, tmp, llist_del_all(&lite_pool_frees),
+				  free_link)
 		lite_region_free(r);
 }
 
+/* Any context. */
+static void lite_region_put(struct lite_region *r)
+{
+	if (refcount_dec_and_test(&r->refs) &&
+	    llist_add(&r->free_link, &lite_pool_frees))
+		queue_work(system_long_wq, &lite_pool_free_regions);
+}
+
+/* A registration in flight: the waiter's and the completion's. */
 struct lite_reg_wait {
 	struct ib_cqe		cqe;
 	struct completion	done;
 	enum ib_wc_status	status;
+	refcount_t		refs;
 };
 
 static void lite_pool_reg_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -133,22 +156,42 @@ static void lite_pool_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	w->status = wc->status;
 	complete(&w->done);
+	if (refcount_dec_and_test(&w->refs))
+		kfree(w);
+}
+
+static struct ib_qp *lite_pool_qp_create(struct lite_dev *dev);
+
+/*
+ * Under grow_lock: a failed registration left the QP in error (or still
+ * busy); the next one gets a fresh QP.
+ */
+static void lite_pool_qp_reset(struct lite_dev *dev)
+{
+	struct ib_qp *qp = lite_pool_qp_create(dev);
+
+	if (IS_ERR(qp)) {
+		lite_err("cannot recreate the registration QP: %ld\n",
+			 PTR_ERR(qp));
+		return;		/* the old one stays; growth keeps failing */
+	}
+	ib_destroy_qp(lite_pool.qp);
+	lite_pool.qp = qp;
 }
 
 /* Register @r's blocks as one MR on @dev; under grow_lock. */
 static int lite_region_register(struct lite_region *r, struct lite_dev *dev)
 {
-	struct lite_reg_wait w = { .cqe.done = lite_pool_reg_done };
 	int access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
 		     IB_ACCESS_REMOTE_WRITE;
 	struct ib_reg_wr wr = {
 		.wr = {
 			.opcode		= IB_WR_REG_MR,
-			.wr_cqe		= &w.cqe,
 			.send_flags	= IB_SEND_SIGNALED,
 		},
 		.access	= access,
 	};
+	struct lite_reg_wait *w;
 	struct scatterlist *sgl;
 	unsigned int i;
 	int n, ret;
@@ -175,20 +218,39 @@ static int lite_region_register(struct lite_region *r, struct lite_dev *dev)
 		return n < 0 ? n : -EINVAL;
 	/* Our own iova, as ib_map_mr_sg_zbva() sets 0: see the top. */
 	r->mr->iova = (u64)r->mr->rkey << 32;
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	if (!w)
+		return -ENOMEM;
+	w->cqe.done = lite_pool_reg_done;
+	init_completion(&w->done);
+	refcount_set(&w->refs, 2);
+	wr.wr.wr_cqe = &w->cqe;
 	wr.mr = r->mr;
 	wr.key = r->mr->rkey;
-	init_completion(&w.done);
 	ret = ib_post_send(lite_pool.qp, &wr.wr, NULL);
-	if (ret)
+	if (ret) {
+		kfree(w);
 		return ret;
+	}
 	/* A local operation: the device completes it without a peer. */
-	wait_for_completion(&w.done);
-	if (w.status != IB_WC_SUCCESS) {
+	if (!wait_for_completion_timeout(&w->done, LITE_REG_TIMEOUT)) {
+		lite_err("registering %u MiB of LITE memory: no completion in %u s\n",
+			 r->nr_blocks << (LITE_BLOCK_SHIFT - 20),
+			 LITE_REG_TIMEOUT / HZ);
+		ret = -ETIMEDOUT;
+	} else if (w->status != IB_WC_SUCCESS) {
 		lite_err("registering %u MiB of LITE memory failed: %s\n",
 			 r->nr_blocks << (LITE_BLOCK_SHIFT - 20),
-			 ib_wc_status_msg(w.status));
-		return -EIO;
+			 ib_wc_status_msg(w->status));
+		ret = -EIO;
 	}
+	if (refcount_dec_and_test(&w->refs))
+		kfree(w);
+	if (ret) {
+		lite_pool_qp_reset(dev);
+		return ret;
+	}
+	r->fastreg = true;
 	r->rkey = r->mr->rkey;
 	r->iova = r->mr->iova;
 	return 0;
@@ -215,9 +277,13 @@ static struct lite_region *lite_region_new(struct lite_dev *dev,
 	for (i = 0; i < nr_blocks; i++) {
 		r->blocks[i].page = alloc_pages(gfp, LITE_BLOCK_SHIFT - PAGE_SHIFT);
 		if (!r->blocks[i].page)
-			goto err;
+			break;
 		cond_resched();
 	}
+	/* Short of 4 MiB blocks: a smaller region will do. */
+	if (!i)
+		goto err;
+	r->nr_blocks = nr_blocks = i;
 	for (i = 0; i < nr_blocks; i++) {
 		r->blocks[i].dma = ib_dma_map_page(ibdev, r->blocks[i].page, 0,
 						   LITE_BLOCK_SIZE,
@@ -287,7 +353,8 @@ static int lite_pool_grow(void)
 
 	if (!dev)
 		return -ENOTCONN;
-	nr = min_t(unsigned int, nr, dev->ibdev->attrs.max_fast_reg_page_list_len ?: 1);
+	nr = min3(nr, LITE_REGION_MAX_BLOCKS,
+		  dev->ibdev->attrs.max_fast_reg_page_list_len ?: 1U);
 	if (lite_pool.bytes + ((u64)nr << LITE_BLOCK_SHIFT) > lite_pool_max())
 		return -ENOMEM;
 	r = lite_region_new(dev, nr);
@@ -295,7 +362,7 @@ static int lite_pool_grow(void)
 		return PTR_ERR(r);
 	spin_lock_bh(&lite_pool.lock);
 	list_add_tail(&r->link, &lite_pool.regions);
-	lite_pool.bytes += (u64)nr << LITE_BLOCK_SHIFT;
+	lite_pool.bytes += (u64)r->nr_blocks << LITE_BLOCK_SHIFT;
 	spin_unlock_bh(&lite_pool.lock);
 	return 0;
 }
@@ -536,8 +603,8 @@ u64 lite_piece_dma(const struct lite_piece *p, u64 off)
 /* Its address for peers, with lite_piece_rkey(). */
 u64 lite_piece_addr(const struct lite_piece *p, u64 off)
 {
-	return p->region->mr ? p->region->iova + p->off + off :
-			       lite_piece_dma(p, off);
+	return p->region->fastreg ? p->region->iova + p->off + off :
+				    lite_piece_dma(p, off);
 }
 
 u32 lite_piece_rkey(const struct lite_piece *p)
@@ -561,16 +628,19 @@ size_t lite_pool_show(char *buf, size_t size)
 	list_for_each_entry(r, &lite_pool.regions, link)
 		n += scnprintf(buf + n, size - n,
 			       "rkey 0x%08x iova 0x%016llx len %lu used %lld%s\n",
-			       r->rkey, r->mr ? r->iova : r->blocks[0].dma,
+			       r->rkey, r->fastreg ? r->iova : r->blocks[0].dma,
 			       (unsigned long)r->nr_blocks << LITE_BLOCK_SHIFT,
 			       atomic64_read(&r->used),
-			       r->mr ? "" : " unsafe-global");
+			       r->fastreg ? "" : " unsafe-global");
 	spin_unlock_bh(&lite_pool.lock);
 	return n;
 }
 
-/* Module exit: every piece is gone, so is the last queued shrink. */
+/* Module exit: every piece is gone; so are the works they queued. */
 void lite_pool_exit(void)
 {
 	cancel_work_sync(&lite_pool_shrink);
+	flush_work(&lite_pool_free_regions);
+	WARN_ON_ONCE(!list_empty(&lite_pool.regions) ||
+		     !llist_empty(&lite_pool_frees));
 }

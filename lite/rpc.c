@@ -468,6 +468,10 @@ static void lite_rpc_rx_reply(struct lite_peer *peer, u32 imm, u32 byte_len,
 	} else {
 		call->status = errs[LITE_IMM_ERR(imm)];
 		call->len = with_data ? byte_len : 0;
+		/* Now, while the peer (so the pool's mapping) surely exists. */
+		if (call->len)
+			ib_dma_sync_single_for_cpu(peer->dev->ibdev, call->dma,
+						   call->len, DMA_FROM_DEVICE);
 	}
 	if (call->abandoned) {
 		/* Its buffer can go: nothing else will be written there. */
@@ -926,14 +930,21 @@ int lite_rpc_call(struct lite_user *user, u32 node, u32 port,
 		}
 	}
 	lite_prio_end(prio);
+	if (call->status == -EIO) {
+		/*
+		 * Our send failed, yet the request may have arrived: the reply
+		 * buffer stays out of the pool until the node leaves.
+		 */
+		xa_lock_irqsave(&lite_rpc_calls, flags);
+		call->abandoned = true;
+		xa_unlock_irqrestore(&lite_rpc_calls, flags);
+		return -EIO;
+	}
 	xa_erase_irq(&lite_rpc_calls, id);
 	ret = call->status;
-	if (!ret) {
-		ib_dma_sync_single_for_cpu(dev->ibdev, call->dma, call->len,
-					   DMA_FROM_DEVICE);
+	if (!ret)
 		ret = copy_to_iter(call->buf, call->len, dst) == call->len ?
 		      call->len : -EFAULT;
-	}
 	goto out_free;
 
 err_erase:

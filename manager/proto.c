@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * Validators and builders for the LITE manager wire protocol (v2).
+ * Validators and builders for the LITE manager wire protocol (v3).
  * See proto.h for the contract and docs/protocol.md for the rules.
  */
 #include <errno.h>

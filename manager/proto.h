@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
- * Validators and builders for the LITE manager wire protocol (v2).
+ * Validators and builders for the LITE manager wire protocol (v3).
  *
  * Pure functions: no I/O, no allocation, no global state. Each check returns
  * 0 or a negative errno and, on failure, points *why at a constant

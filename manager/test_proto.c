@@ -135,7 +135,7 @@ static int check_bytes(const void *buf, size_t len, const char **why)
 
 MUT(hdr_bad_magic) { m->hdr.magic = htole32(0x4554494d); }
 MUT(hdr_magic_be) { m->hdr.magic = htobe32(LITE_PROTO_MAGIC); }
-MUT(hdr_version_3) { m->hdr.version = htole16(3); }
+MUT(hdr_version_next) { m->hdr.version = htole16(LITE_PROTO_VERSION + 1); }
 MUT(hdr_version_0) { m->hdr.version = 0; }
 MUT(hdr_version_be) { m->hdr.version = htobe16(1); }
 MUT(hdr_type_0) { m->hdr.type = 0; }
@@ -241,7 +241,7 @@ static const struct msg_case msg_cases[] = {
 	{ "valid QP_INFO", valid_qp_info, NULL, 0 },
 	{ "header: bad magic", valid_join, hdr_bad_magic, -EBADMSG },
 	{ "header: big-endian magic", valid_join, hdr_magic_be, -EBADMSG },
-	{ "header: version 3", valid_join, hdr_version_3, -EPROTONOSUPPORT },
+	{ "header: next version", valid_join, hdr_version_next, -EPROTONOSUPPORT },
 	{ "header: version 0", valid_join, hdr_version_0, -EPROTONOSUPPORT },
 	{ "header: big-endian version", valid_join, hdr_version_be,
 	  -EPROTONOSUPPORT },
@@ -756,9 +756,9 @@ static void run_cluster_cases(void)
 	ret = send_as(&c, 4, &q);
 	expect_reject("QP_INFO before JOIN", 4, -EPROTO);
 	connect_as(&c, 4, "x");
-	hdr_version_3(&q);
+	hdr_version_next(&q);
 	ret = lite_sess_input(&c, &sess[4], &q, sizeof(q.hdr));
-	expect_reject("version 3 before JOIN", 4, -EPROTONOSUPPORT);
+	expect_reject("next version before JOIN", 4, -EPROTONOSUPPORT);
 	lite_cluster_cleanup(&c);
 }
 

@@ -453,7 +453,7 @@ static void test_mgr_hdr(void)
 	expect("mgr: bad magic", -EPROTO, lite_check_mgr_hdr(&h, &type, &len));
 	h.magic = cpu_to_le32(LITE_PROTO_MAGIC);
 	h.version = cpu_to_le16(LITE_PROTO_VERSION + 1);
-	expect("mgr: version 2", -EPROTO, lite_check_mgr_hdr(&h, &type, &len));
+	expect("mgr: next version", -EPROTO, lite_check_mgr_hdr(&h, &type, &len));
 	h.version = cpu_to_le16(LITE_PROTO_VERSION);
 	h.reserved = cpu_to_le32(1);
 	expect("mgr: reserved set", -EPROTO, lite_check_mgr_hdr(&h, &type, &len));
