@@ -27,6 +27,7 @@ static struct lite_cluster {
 	struct lite_dev		*dev;
 	struct socket		*sock;
 	struct task_struct	*thread;
+	bool			lost;	/* the manager connection (not under lock) */
 	u16			node_id;	/* 0: not joined */
 	u32			gen;
 	u16			k;
@@ -376,9 +377,12 @@ static int lite_membership_thread(void *unused)
 			break;
 	}
 	kfree(body);
-	if (!kthread_should_stop())
-		lite_warn("disconnected from the manager (%d); peers stay connected, no membership changes until rejoin\n",
+	if (!kthread_should_stop()) {
+		/* The manager dropped us, or will: the next JOIN leaves first. */
+		WRITE_ONCE(lite_cluster.lost, true);
+		lite_warn("disconnected from the manager (%d); peers stay connected, no membership changes until lite-join rejoins\n",
 			  ret);
+	}
 
 	/* Wait for lite_membership_exit(), which owns the socket. */
 	set_current_state(TASK_INTERRUPTIBLE);
@@ -489,6 +493,14 @@ int lite_membership_join(const char *manager, u16 port, u32 ib_port,
 	if (ib_port && ib_port != lite_param_port)
 		return -EINVAL;
 
+	/*
+	 * The manager connection was lost, so the manager dropped this node
+	 * (its peers did too): leave what is left of that membership first.
+	 */
+	if (READ_ONCE(lite_cluster.lost)) {
+		lite_info("leaving the cluster whose manager connection was lost, to rejoin\n");
+		lite_membership_exit();
+	}
 	mutex_lock(&lite_cluster.lock);
 	if (lite_cluster.sock) {
 		ret = -EISCONN;
@@ -592,5 +604,6 @@ void lite_membership_exit(void)
 	lite_cluster.gen = 0;
 	lite_cluster.k = 0;
 	lite_cluster.dev = NULL;
+	WRITE_ONCE(lite_cluster.lost, false);
 	mutex_unlock(&lite_cluster.lock);
 }
