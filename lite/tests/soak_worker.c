@@ -26,8 +26,8 @@
  *	     back that must return it;
  *   pwrite  random bytes into this node's region of another node's local
  *	     LMR (published by that node's worker), then a read back;
- *   rpc     an echo call with a random payload to a random node, whose
- *	     reply must be the payload;
+ *   rpc     an echo call with a random payload to a random other node,
+ *	     whose reply must be the payload;
  *   inc     the lock-protected counter on node 1: lock, read the count c,
  *	     write this increment's tag into entry c + 1, write c + 1 to the
  *	     count, unlock.
@@ -537,7 +537,8 @@ static void do_rpc(struct worker *w)
 	struct echo_hdr h = { SOAK_ECHO_MAGIC, w->self, ++w->callseq };
 	int ret;
 
-	if (!node_ready(w, n))
+	/* No QP leads to this node itself: such a call is refused. */
+	if (n == w->self || !node_ready(w, n))
 		return;
 	memcpy(req, &h, sizeof(h));
 	rng_fill(&w->rng, req + sizeof(h), len - sizeof(h));
