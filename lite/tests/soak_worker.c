@@ -8,13 +8,16 @@
  *	(one region of SLOTS slots per node), the counter LMR and its lock,
  *	publishes both, serves RPC echo, prints "ready LOCK" and stays until
  *	SIGTERM (its LMRs live as long as it does).
- *   soak_worker run NODES LOG [-b BOUND_S] [-p PAUSE_MS] [-s SEED]
+ *   soak_worker run NODES LOG [-b BOUND_S] [-i ID] [-p PAUSE_MS] [-s SEED]
  *	on every node: continuous traffic until SIGTERM, or until this node
  *	leaves the cluster (exit status 3). Every operation and every
  *	acknowledgement is appended to LOG (one line each, written before the
  *	next operation starts), so a later incarnation on the same node
  *	continues the sequence numbers and 'verify' can hold the home's
- *	memory against what was acknowledged.
+ *	memory against what was acknowledged. ID (1 .. NODES, default this
+ *	node's id) names the worker's region and its increments: the manager
+ *	may give a rejoining node another id than it had, so the controller
+ *	passes the host's number.
  *   soak_worker verify NODES BOUND_S LOG...
  *	on the stable node while 'home' runs: reads the data and counter
  *	LMRs, replays the logs and prints the summary. Exit status 1 when an
@@ -386,7 +389,9 @@ static int home(unsigned int nodes)
 /* ---- run ---- */
 
 struct worker {
-	unsigned int self, nodes, pause_ms;
+	unsigned int self;	/* LITE's node id: may change at a rejoin */
+	unsigned int id;	/* the worker's own: its region, its tags */
+	unsigned int nodes, pause_ms;
 	int data, ctr;		/* on the home */
 	unsigned int lock;
 	int local;		/* this node's LMR, published for peers */
@@ -454,10 +459,10 @@ static void node_backoff(struct worker *w, unsigned int n)
 static void do_write(struct worker *w)
 {
 	uint8_t buf[SLOT_SIZE], back[SLOT_SIZE];
-	uint64_t seq = ++w->seq, off = data_off(w->self, seq);
+	uint64_t seq = ++w->seq, off = data_off(w->id, seq);
 	int ret;
 
-	slot_fill(buf, w->self, seq);
+	slot_fill(buf, w->id, seq);
 	logf_("wt %" PRIu64, seq);
 	op_begin(K_WRITE);
 	ret = op_end(lite_write(w->data, off, buf, SLOT_SIZE, SOAK_PASSWORD,
@@ -475,7 +480,7 @@ static void do_write(struct worker *w)
 	else if (memcmp(back, buf, SLOT_SIZE))
 		logf_("bad read-back of write %" PRIu64 " (slot %" PRIu64
 		      "): got seq %" PRId64, seq, seq % SLOTS,
-		      slot_decode(back, w->self));
+		      slot_decode(back, w->id));
 }
 
 static void peer_drop(struct worker *w, unsigned int n)
@@ -508,7 +513,7 @@ static void do_pwrite(struct worker *w)
 	}
 	len = 8 + rng_below(&w->rng, PEER_REGION - 8);
 	at = rng_below(&w->rng, PEER_REGION - len + 1);
-	off = (uint64_t)w->self * PEER_REGION + at;
+	off = (uint64_t)w->id * PEER_REGION + at;
 	rng_fill(&w->rng, buf, len);
 	op_begin(K_PWRITE);
 	ret = op_end(lite_write(w->peer[n], off, buf, len, SOAK_PASSWORD,
@@ -534,7 +539,7 @@ static void do_rpc(struct worker *w)
 	unsigned int len = sizeof(struct echo_hdr) +
 			   rng_below(&w->rng, SOAK_MAX_MSG -
 				     sizeof(struct echo_hdr) + 1);
-	struct echo_hdr h = { SOAK_ECHO_MAGIC, w->self, ++w->callseq };
+	struct echo_hdr h = { SOAK_ECHO_MAGIC, w->id, ++w->callseq };
 	int ret;
 
 	/* No QP leads to this node itself: such a call is refused. */
@@ -580,7 +585,7 @@ static void do_inc(struct worker *w)
 			       SOAK_PASSWORD, LITE_PRIO_NORMAL));
 	if (!ret && count < CTR_MAX) {
 		v = count + 1;
-		tag = ((uint64_t)w->self << 48) | ++w->incseq;
+		tag = ((uint64_t)w->id << 48) | ++w->incseq;
 		logf_("it %" PRIu64 " %" PRIu64, tag, v);
 		op_begin(K_CWRITE);
 		ret = op_end(lite_write(w->ctr, CTR_TAG_OFF(v), &tag,
@@ -613,7 +618,9 @@ static void worker_setup(struct worker *w)
 	if (ret <= 0)
 		die("this node has not joined: %s", errname(-ret));
 	w->self = ret;
-	if (w->self >= SOAK_MAX_NODES || w->nodes >= SOAK_MAX_NODES)
+	if (!w->id)
+		w->id = w->self;
+	if (w->id >= SOAK_MAX_NODES || w->nodes >= SOAK_MAX_NODES)
 		die("at most %d nodes", SOAK_MAX_NODES - 1);
 	w->data = ask_retry(SOAK_HOME, SOAK_ID_DATA);
 	w->ctr = ask_retry(SOAK_HOME, SOAK_ID_CTR);
@@ -646,8 +653,11 @@ static int run(unsigned int nodes, const char *log, int argc, char **argv)
 	uint64_t seed = 0;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "b:p:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "b:i:p:s:")) != -1) {
 		switch (opt) {
+		case 'i':
+			w.id = strtoul(optarg, NULL, 10);
+			break;
 		case 'b':
 			bound_s = strtoul(optarg, NULL, 10);
 			break;
@@ -658,7 +668,7 @@ static int run(unsigned int nodes, const char *log, int argc, char **argv)
 			seed = strtoull(optarg, NULL, 0);
 			break;
 		default:
-			die("usage: soak_worker run NODES LOG [-b BOUND_S] [-p PAUSE_MS] [-s SEED]");
+			die("usage: soak_worker run NODES LOG [-b BOUND_S] [-i ID] [-p PAUSE_MS] [-s SEED]");
 		}
 	}
 	if (!bound_s)
@@ -671,9 +681,9 @@ static int run(unsigned int nodes, const char *log, int argc, char **argv)
 	start_thread(watchdog, NULL);
 	worker_setup(&w);
 	w.rng.state = seed ? seed : now_ms() ^ ((uint64_t)getpid() << 32);
-	logf_("start %u %d", w.self, (int)getpid());
-	printf("ready node %u seq %" PRIu64 " inc %" PRIu64 "\n", w.self,
-	       w.seq, w.incseq);
+	logf_("start %u %d", w.id, (int)getpid());
+	printf("ready id %u node %u seq %" PRIu64 " inc %" PRIu64 "\n", w.id,
+	       w.self, w.seq, w.incseq);
 	fflush(stdout);
 	alarm_unblock();
 	while (!stopping) {
