@@ -13,12 +13,13 @@ LITE_AE := ae-scripts/lite-ae
 FIGURES := $(sort $(basename $(notdir $(wildcard ae-scripts/figures/*.sh))))
 
 .PHONY: help all deps up down status kick-the-tires lite-install lite-uninstall \
-	figures plots test clean \
+	figures plots test soak clean \
 	$(addprefix fig-,$(FIGURES))
 
 help:
 	@echo "make all             up -> kick-the-tires -> lite-install -> every figure -> plots"
 	@echo "make test            the test suite (shellcheck, unit tests, virtual-cluster integration)"
+	@echo "make soak            LITE under churn on 8 guests for 20 min (SOAK_SECS=, NODES=; not in 'make test')"
 	@echo "make deps            install what is missing (Debian packages, guest kernel)"
 	@echo "make up | down | status   the local virtual cluster (NODES=N guests, default 3)"
 	@echo "make kick-the-tires  per-host and per-pair checks with a PASS/FAIL table"
@@ -64,6 +65,9 @@ plots:
 
 test: deps
 	tests/run
+
+soak: deps
+	tests/soak/run
 
 clean:
 	-$(LITE_AE) down
