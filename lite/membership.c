@@ -13,6 +13,7 @@
 #include <linux/kthread.h>
 #include <linux/net.h>
 #include <linux/slab.h>
+#include <linux/tcp.h>
 #include <linux/utsname.h>
 #include <net/sock.h>
 
@@ -535,6 +536,15 @@ int lite_membership_join(const char *manager, u16 port, u32 ib_port,
 	if (ret)
 		goto err_pool;
 	sock->sk->sk_rcvtimeo = MAX_SCHEDULE_TIMEOUT;
+	/*
+	 * The manager drops a node it has not heard from for ~25 s (its
+	 * keepalive); ours finds out as soon, even after a link outage the
+	 * manager's FIN was lost in, so the next lite-join can rejoin.
+	 */
+	sock_set_keepalive(sock->sk);
+	tcp_sock_set_keepidle(sock->sk, 10);
+	tcp_sock_set_keepintvl(sock->sk, 5);
+	tcp_sock_set_keepcnt(sock->sk, 3);
 	lite_cluster.sock = sock;
 	thread = kthread_run(lite_membership_thread, NULL, "lite_member");
 	if (IS_ERR(thread)) {
