@@ -15,6 +15,9 @@
  *   overflow  a member that never reads is dropped; the others hear it
  *   per-source  --max-per-source 3: a fourth connection from 127.0.0.1 is
  *             refused, members are unaffected, a freed slot can be used
+ *   overall   --max-per-source 128: a member (127.0.0.1) and 255 silent
+ *             connections (127.0.0.2 and .3) fill all 256 slots; the next
+ *             (127.0.0.4) is refused, the member unaffected
  */
 #define _GNU_SOURCE	/* strerrorname_np */
 #include <arpa/inet.h>
@@ -102,6 +105,9 @@ static void msleep(int ms)
 	nanosleep(&ts, NULL);
 }
 
+/* 127.0.0.x the next connections come from (0: 127.0.0.1, the default). */
+static unsigned int source_host;
+
 /* Loopback only: this program never talks to another host. */
 static void node_connect(struct node *n, const char *label, int rcvbuf)
 {
@@ -120,6 +126,16 @@ static void node_connect(struct node *n, const char *label, int rcvbuf)
 	if (rcvbuf)
 		setsockopt(n->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
 			   sizeof(rcvbuf));
+	if (source_host) {
+		struct sockaddr_in src = {
+			.sin_family = AF_INET,
+			.sin_addr.s_addr = htonl(INADDR_LOOPBACK - 1 + source_host),
+		};
+
+		if (bind(n->fd, (struct sockaddr *)&src, sizeof(src)))
+			die("%s: bind to 127.0.0.%u: %s", label, source_host,
+			    strerror(errno));
+	}
 	if (connect(n->fd, (struct sockaddr *)&sa, sizeof(sa)))
 		die("%s: connect to 127.0.0.1:%u: %s", label, port,
 		    strerror(errno));
@@ -776,6 +792,28 @@ static void scenario_per_source(void)
 	node_close(&a);
 }
 
+static void scenario_overall(void)
+{
+	static struct node silent[255];
+	struct node a, x;
+	unsigned int i;
+
+	join(&a, "node-a", K, 1, NULL, 0);
+	for (i = 0; i < sizeof(silent) / sizeof(silent[0]); i++) {
+		source_host = 2 + i / 128;
+		node_connect(&silent[i], "silent", 0);
+	}
+	source_host = 4;
+	node_connect(&x, "one-too-many", 0);
+	source_host = 0;
+	expect_reject(&x, EUSERS, "too many connections (256)");
+	expect_quiet(&a);
+	ok("a member keeps its connection while every slot is taken");
+	for (i = 0; i < sizeof(silent) / sizeof(silent[0]); i++)
+		node_close(&silent[i]);
+	node_close(&a);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -787,6 +825,7 @@ int main(int argc, char **argv)
 		{ "limits", scenario_limits },
 		{ "overflow", scenario_overflow },
 		{ "per-source", scenario_per_source },
+		{ "overall", scenario_overall },
 	};
 	unsigned long p;
 	char err[256];
@@ -794,7 +833,7 @@ int main(int argc, char **argv)
 
 	if (argc != 4) {
 		fprintf(stderr,
-			"usage: %s PORT KEY_FILE cluster|timeout|limits|overflow|per-source\n",
+			"usage: %s PORT KEY_FILE cluster|timeout|limits|overflow|per-source|overall\n",
 			argv[0]);
 		return 2;
 	}
