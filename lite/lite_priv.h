@@ -127,6 +127,11 @@ void lite_peer_fill_qp_info(struct lite_peer *peer,
 struct lite_qp *lite_peer_pick_qp(struct lite_peer *peer);
 void lite_fill_av(struct lite_dev *dev, const struct lite_port_addr *addr,
 		  struct rdma_ah_attr *ah);
+int lite_qp_modify_init(struct lite_dev *dev, struct ib_qp *qp);
+int lite_qp_modify_rts(struct lite_dev *dev, struct ib_qp *qp,
+		       const struct lite_port_addr *addr, u32 remote_qpn,
+		       u32 remote_psn, u32 sq_psn);
+struct ib_qp *lite_qp_create_loopback(struct lite_dev *dev, u32 depth);
 int lite_qp_post(struct lite_qp *lqp, const struct ib_send_wr *wr);
 void lite_qp_complete(struct lite_qp *lqp);
 

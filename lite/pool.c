@@ -160,15 +160,13 @@ static void lite_pool_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 		kfree(w);
 }
 
-static struct ib_qp *lite_pool_qp_create(struct lite_dev *dev);
-
 /*
  * Under grow_lock: a failed registration left the QP in error (or still
  * busy); the next one gets a fresh QP.
  */
 static void lite_pool_qp_reset(struct lite_dev *dev)
 {
-	struct ib_qp *qp = lite_pool_qp_create(dev);
+	struct ib_qp *qp = lite_qp_create_loopback(dev, 1);
 
 	if (IS_ERR(qp)) {
 		lite_err("cannot recreate the registration QP: %ld\n",
@@ -455,64 +453,6 @@ static void lite_pool_shrink_work(struct work_struct *work)
 	mutex_unlock(&lite_pool.grow_lock);
 }
 
-/* A QP of our own, connected to itself, to post registrations on. */
-static struct ib_qp *lite_pool_qp_create(struct lite_dev *dev)
-{
-	struct ib_qp_init_attr init = {
-		.send_cq	= dev->cq,
-		.recv_cq	= dev->cq,
-		.cap = {
-			.max_send_wr	= 1,
-			.max_recv_wr	= 1,
-			.max_send_sge	= 1,
-			.max_recv_sge	= 1,
-		},
-		.sq_sig_type	= IB_SIGNAL_REQ_WR,
-		.qp_type	= IB_QPT_RC,
-	};
-	struct ib_qp_attr attr = {
-		.qp_state	= IB_QPS_INIT,
-		.port_num	= dev->port,
-	};
-	struct lite_port_addr self;
-	struct ib_qp *qp;
-	int ret;
-
-	qp = ib_create_qp(dev->pd, &init);
-	if (IS_ERR(qp))
-		return qp;
-	ret = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
-			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
-	if (ret)
-		goto err;
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = IB_QPS_RTR;
-	attr.path_mtu = dev->mtu;
-	attr.dest_qp_num = qp->qp_num;
-	attr.min_rnr_timer = 12;
-	lite_dev_port_addr(dev, &self);
-	lite_fill_av(dev, &self, &attr.ah_attr);
-	ret = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
-			   IB_QP_DEST_QPN | IB_QP_RQ_PSN |
-			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
-	if (ret)
-		goto err;
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = IB_QPS_RTS;
-	attr.timeout = 14;
-	attr.retry_cnt = 7;
-	attr.rnr_retry = 7;
-	ret = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_TIMEOUT |
-			   IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | IB_QP_SQ_PSN |
-			   IB_QP_MAX_QP_RD_ATOMIC);
-	if (ret)
-		goto err;
-	return qp;
-err:
-	ib_destroy_qp(qp);
-	return ERR_PTR(ret);
-}
-
 /**
  * lite_pool_start() - the pool for @dev, from joining on
  * @dev: the device, with its addressing refreshed (lite_device_get())
@@ -532,7 +472,7 @@ int lite_pool_start(struct lite_dev *dev)
 				 dev_name(&dev->ibdev->dev));
 			return -EOPNOTSUPP;
 		}
-		qp = lite_pool_qp_create(dev);
+		qp = lite_qp_create_loopback(dev, 1);
 		if (IS_ERR(qp)) {
 			lite_err("cannot create the registration QP: %ld\n",
 				 PTR_ERR(qp));

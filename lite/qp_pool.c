@@ -171,6 +171,116 @@ static int lite_qp_alloc_bufs(struct lite_qp *lqp)
 	return 0;
 }
 
+/**
+ * lite_qp_modify_init() - move a new RC QP of LITE's to INIT
+ * @dev: its device
+ * @qp: the QP
+ *
+ * Peers may read, write and run atomics on LITE memory through it (what
+ * they reach is bounded by the keys they hold, pool.c).
+ *
+ * Return: 0 or a negative errno.
+ */
+int lite_qp_modify_init(struct lite_dev *dev, struct ib_qp *qp)
+{
+	struct ib_qp_attr attr = {
+		.qp_state	= IB_QPS_INIT,
+		.pkey_index	= 0,
+		.port_num	= dev->port,
+		.qp_access_flags = IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE |
+				   IB_ACCESS_REMOTE_ATOMIC,
+	};
+
+	return ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			    IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+}
+
+/**
+ * lite_qp_modify_rts() - connect a QP in INIT to a remote QP (RTR, RTS)
+ * @dev: its device
+ * @qp: the QP
+ * @addr: the remote port's address (our own for a loopback QP)
+ * @remote_qpn: the remote QP's number
+ * @remote_psn: its first packet sequence number
+ * @sq_psn: ours
+ *
+ * Return: 0 or a negative errno.
+ */
+int lite_qp_modify_rts(struct lite_dev *dev, struct ib_qp *qp,
+		       const struct lite_port_addr *addr, u32 remote_qpn,
+		       u32 remote_psn, u32 sq_psn)
+{
+	struct ib_qp_attr attr = {
+		.qp_state		= IB_QPS_RTR,
+		.path_mtu		= min_t(enum ib_mtu, dev->mtu, addr->mtu),
+		.dest_qp_num		= remote_qpn,
+		.rq_psn			= remote_psn,
+		.max_dest_rd_atomic	= min(LITE_RD_ATOMIC, dev->ibdev->attrs.max_qp_rd_atom),
+		.min_rnr_timer		= 12,
+	};
+	int ret;
+
+	lite_fill_av(dev, addr, &attr.ah_attr);
+	ret = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_AV |
+			   IB_QP_PATH_MTU | IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
+	if (ret)
+		return ret;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_RTS;
+	attr.sq_psn = sq_psn;
+	attr.timeout = LITE_QP_TIMEOUT;
+	attr.retry_cnt = LITE_QP_RETRY;
+	attr.rnr_retry = LITE_RNR_INFINITE;
+	attr.max_rd_atomic = min(LITE_RD_ATOMIC, dev->ibdev->attrs.max_qp_init_rd_atom);
+	return ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_TIMEOUT |
+			    IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | IB_QP_SQ_PSN |
+			    IB_QP_MAX_QP_RD_ATOMIC);
+}
+
+/**
+ * lite_qp_create_loopback() - an RC QP connected to itself
+ * @dev: the device
+ * @depth: send queue entries (it receives nothing)
+ *
+ * For work on this node's own memory through the device: registrations
+ * (pool.c) and the atomics on LMRs this node owns (atomic.c).
+ *
+ * Return: the QP in RTS, or an ERR_PTR.
+ */
+struct ib_qp *lite_qp_create_loopback(struct lite_dev *dev, u32 depth)
+{
+	struct ib_qp_init_attr init = {
+		.send_cq	= dev->cq,
+		.recv_cq	= dev->cq,
+		.cap = {
+			.max_send_wr	= depth,
+			.max_recv_wr	= 1,
+			.max_send_sge	= 1,
+			.max_recv_sge	= 1,
+		},
+		.sq_sig_type	= IB_SIGNAL_REQ_WR,
+		.qp_type	= IB_QPT_RC,
+	};
+	struct lite_port_addr self;
+	struct ib_qp *qp;
+	u32 psn = get_random_u32() & 0xffffff;
+	int ret;
+
+	qp = ib_create_qp(dev->pd, &init);
+	if (IS_ERR(qp))
+		return qp;
+	lite_dev_port_addr(dev, &self);
+	ret = lite_qp_modify_init(dev, qp) ?:
+	      lite_qp_modify_rts(dev, qp, &self, qp->qp_num, psn, psn);
+	if (ret) {
+		ib_destroy_qp(qp);
+		return ERR_PTR(ret);
+	}
+	return qp;
+}
+
 /* Create one QP, move it to INIT and post its receives. */
 static int lite_qp_create(struct lite_peer *peer, struct lite_qp *lqp)
 {
@@ -189,13 +299,6 @@ static int lite_qp_create(struct lite_peer *peer, struct lite_qp *lqp)
 		.sq_sig_type	= IB_SIGNAL_REQ_WR,
 		.qp_type	= IB_QPT_RC,
 	};
-	struct ib_qp_attr attr = {
-		.qp_state	= IB_QPS_INIT,
-		.pkey_index	= 0,
-		.port_num	= dev->port,
-		.qp_access_flags = IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE |
-				   IB_ACCESS_REMOTE_ATOMIC,
-	};
 	int i, ret;
 
 	sema_init(&lqp->credits, LITE_TX_DEPTH);
@@ -209,8 +312,7 @@ static int lite_qp_create(struct lite_peer *peer, struct lite_qp *lqp)
 		return ret;
 	}
 	lqp->psn = get_random_u32() & 0xffffff;
-	ret = ib_modify_qp(lqp->qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
-			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+	ret = lite_qp_modify_init(dev, lqp->qp);
 	if (ret)
 		return ret;
 	lqp->inited = true;
@@ -311,14 +413,6 @@ static int lite_qp_connect(struct lite_qp *lqp, u32 remote_qpn, u32 remote_psn)
 {
 	struct lite_peer *peer = lqp->peer;
 	struct lite_dev *dev = peer->dev;
-	struct ib_qp_attr attr = {
-		.qp_state		= IB_QPS_RTR,
-		.path_mtu		= min_t(enum ib_mtu, dev->mtu, peer->addr.mtu),
-		.dest_qp_num		= remote_qpn,
-		.rq_psn			= remote_psn,
-		.max_dest_rd_atomic	= min(LITE_RD_ATOMIC, dev->ibdev->attrs.max_qp_rd_atom),
-		.min_rnr_timer		= 12,
-	};
 	struct lite_hello *h = lqp->tx_data;
 	struct ib_sge sge = {
 		.addr	= lqp->tx_dma,
@@ -334,23 +428,8 @@ static int lite_qp_connect(struct lite_qp *lqp, u32 remote_qpn, u32 remote_psn)
 	};
 	int ret;
 
-	lite_fill_av(dev, &peer->addr, &attr.ah_attr);
-	ret = ib_modify_qp(lqp->qp, &attr, IB_QP_STATE | IB_QP_AV |
-			   IB_QP_PATH_MTU | IB_QP_DEST_QPN | IB_QP_RQ_PSN |
-			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
-	if (ret)
-		return ret;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = IB_QPS_RTS;
-	attr.sq_psn = lqp->psn;
-	attr.timeout = LITE_QP_TIMEOUT;
-	attr.retry_cnt = LITE_QP_RETRY;
-	attr.rnr_retry = LITE_RNR_INFINITE;
-	attr.max_rd_atomic = min(LITE_RD_ATOMIC, dev->ibdev->attrs.max_qp_init_rd_atom);
-	ret = ib_modify_qp(lqp->qp, &attr, IB_QP_STATE | IB_QP_TIMEOUT |
-			   IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | IB_QP_SQ_PSN |
-			   IB_QP_MAX_QP_RD_ATOMIC);
+	ret = lite_qp_modify_rts(dev, lqp->qp, &peer->addr, remote_qpn,
+				 remote_psn, lqp->psn);
 	if (ret)
 		return ret;
 	lqp->rts = true;
