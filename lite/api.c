@@ -523,7 +523,7 @@ int lite_api_atomic(struct lite_ctx *ctx, u32 id, s32 password, u32 op,
 	struct lite_handle *h;
 	int ret;
 
-	if (op != LITE_ATOMIC_FETCH_ADD && op != LITE_ATOMIC_CMP_SWP)
+	if (op < LITE_ATOMIC_FETCH_ADD || op > LITE_ATOMIC_SWAP)
 		return -EINVAL;
 	h = lite_use(ctx, id, LITE_PERM_READ | LITE_PERM_WRITE |
 		     LITE_PERM_ATOMIC, off, sizeof(u64), &ret);
@@ -534,7 +534,6 @@ int lite_api_atomic(struct lite_ctx *ctx, u32 id, s32 password, u32 op,
 	} else if (off % sizeof(u64)) {
 		ret = -EINVAL;
 	} else {
-		/* On the owner's CPU, which checks the LMR still exists. */
 		ret = lite_atomic(h, op, off, value, compare, old);
 	}
 	lite_handle_put(h);

@@ -41,9 +41,8 @@ static long lite_ioctl_cluster(void __user *uarg)
 
 	if (copy_from_user(&arg, uarg, sizeof(arg)))
 		return -EFAULT;
-	if (arg.reserved)
-		return -EINVAL;
 	arg.nr_nodes = lite_nr_nodes(&arg.connected);
+	arg.flags = lite_atomic_on_nic() ? LITE_CLUSTER_NIC_ATOMICS : 0;
 	arg.node_id = lite_node_id();
 	arg.qps_per_peer = lite_qps_per_peer();
 	return copy_to_user(uarg, &arg, sizeof(arg)) ? -EFAULT : 0;

@@ -158,6 +158,7 @@ int lite_ctrl_call(u16 node, u32 gen, u16 type, const void *req, u32 req_len,
 		lite_peer_put(peer);
 		return ret;
 	}
+	lite_stat_ctrl(type, false);
 	ret = lite_ctrl_send(peer, type, id, 0, req, req_len);
 	if (!ret) {
 		left = wait_for_completion_timeout(&wait.done,
@@ -230,6 +231,7 @@ static void lite_ctrl_serve(struct work_struct *work)
 	void *resp;
 	int ret;
 
+	lite_stat_ctrl(w->type, true);
 	resp = kzalloc(LITE_CTRL_MAX_PAYLOAD, GFP_KERNEL);
 	if (!resp) {
 		ret = -ENOMEM;

@@ -149,13 +149,16 @@ struct lite_ctrl_wake {
  * reaches every chunk. Chunks are 1 << chunk_shift bytes, the last one
  * possibly shorter.
  */
+/* The owner runs this LMR's atomics on its NIC: post RDMA atomics to it. */
+#define LITE_DESC_NIC_ATOMIC	0x1
 struct lite_lmr_desc {
 	__le32	lmr_id;
 	__le32	rkey;
 	__le64	size;
 	__le32	perm;		/* what the mapper was granted */
 	__u8	chunk_shift;
-	__u8	reserved[3];
+	__u8	flags;		/* LITE_DESC_* */
+	__u8	reserved[2];
 	__le32	nr_chunks;
 	__le32	reserved2;
 	__le64	chunk[];

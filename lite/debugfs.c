@@ -13,6 +13,7 @@
  */
 #include <linux/debugfs.h>
 #include <linux/module.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 
 #include "lite_priv.h"
@@ -177,10 +178,14 @@ static const struct file_operations lite_pool_fops = {
 	.llseek	= default_llseek,
 };
 
+DEFINE_SHOW_ATTRIBUTE(lite_stats);
+
 void lite_debugfs_init(void)
 {
 	lite_debugfs = debugfs_create_dir("lite", NULL);
 	debugfs_create_file("pool", 0400, lite_debugfs, NULL, &lite_pool_fops);
+	debugfs_create_file("counters", 0400, lite_debugfs, NULL,
+			    &lite_stats_fops);
 	debugfs_create_file("rdma_probe", 0600, lite_debugfs, NULL,
 			    &lite_probe_fops);
 }

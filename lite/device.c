@@ -13,10 +13,13 @@
 
 #include "lite_priv.h"
 
-/* rx and tx entries of every QP of every peer, with room for drain WRs */
+/*
+ * rx and tx entries of every QP of every peer, with room for drain WRs,
+ * and of the two loopback QPs (pool.c's and atomic.c's: 2 + 2 + drains)
+ */
 #define LITE_CQ_DEPTH \
 	((LITE_MAX_NODES - 1) * LITE_MAX_QPS_PER_PEER * \
-	 (LITE_RX_DEPTH + LITE_TX_DEPTH + 2))
+	 (LITE_RX_DEPTH + LITE_TX_DEPTH + 2) + 8)
 
 static DEFINE_MUTEX(lite_dev_lock);
 static struct lite_dev *lite_dev;	/* protected by lite_dev_lock */

@@ -198,6 +198,7 @@ struct lite_handle *lite_handle_new(u16 node, u32 gen,
 	h->password = password;
 	h->rkey = le32_to_cpu(d->rkey);
 	h->chunk_shift = d->chunk_shift;
+	h->nic_atomic = d->flags & LITE_DESC_NIC_ATOMIC;
 	h->nr_chunks = n;
 	h->map = lite_map_get(node, gen, h->lmr_id);
 	if (!h->map) {

@@ -462,6 +462,24 @@ int liteapi_rdma_compare_and_swp(unsigned int lite_handler, u64 guess_value,
 EXPORT_SYMBOL_GPL(liteapi_rdma_compare_and_swp);
 
 /**
+ * liteapi_rdma_swp() - atomically exchange the first 8 bytes of an atomic
+ * LMR
+ * @lite_handler: a handle with READ, WRITE and ATOMIC
+ * @set_value: the value to store
+ * @old: out: the value before
+ * @password: the handle's password
+ *
+ * Return: 0 or a negative errno.
+ */
+int liteapi_rdma_swp(unsigned int lite_handler, u64 set_value, u64 *old,
+		     int password)
+{
+	return lite_kapi_atomic(lite_handler, LITE_ATOMIC_SWAP, set_value, 0,
+				old, password);
+}
+EXPORT_SYMBOL_GPL(liteapi_rdma_swp);
+
+/**
  * liteapi_create_lock() - create a distributed lock on @node
  * @node: its home
  *

@@ -21,6 +21,7 @@ struct lite_handle {
 	s32			password;
 	u32			rkey;		/* 0: per chunk, see below */
 	u8			chunk_shift;
+	bool			nic_atomic;	/* LITE_DESC_NIC_ATOMIC */
 	u32			nr_chunks;
 	struct lite_map		*map;		/* revocation, shared per LMR */
 	struct lite_user	*user;		/* charged for it, or NULL */
@@ -52,5 +53,7 @@ void lite_handle_mark_revoked(struct lite_handle *h);
 struct lite_ubuf;
 int lite_rdma_rw(struct lite_handle *h, u64 off, struct iov_iter *iter,
 		 struct lite_ubuf *ub, u64 uoff, u64 len, bool write);
+int lite_rdma_atomic(struct lite_handle *h, u64 off, enum ib_wr_opcode opcode,
+		     u64 compare_add, u64 swap, u64 *old);
 
 #endif /* LITE_HANDLE_H */

@@ -183,6 +183,8 @@ int lite_lmr_memset(struct lite_lmr *lmr, u64 off, int value, u64 len);
 int lite_lmr_memmove(struct lite_lmr *dst, u64 doff, struct lite_lmr *src,
 		     u64 soff, u64 len);
 atomic64_t *lite_lmr_atomic_ptr(struct lite_lmr *lmr, u64 off, int *err);
+int lite_lmr_atomic_addr(struct lite_lmr *lmr, u64 off, u64 *addr, u32 *rkey);
+bool lite_lmr_nic_atomic(const struct lite_lmr *lmr);
 
 /* user.c: per-user limits (docs/security.md) */
 enum lite_res {
@@ -240,10 +242,19 @@ void lite_rpc_ctx_release(struct lite_ctx *ctx);
 void lite_rpc_peer_down(u16 node);
 void lite_rpc_wake_all(void);
 
-/* sync.c: atomics, locks, barrier */
+/* atomic.c: atomics on atomic LMRs, on the NIC or the owner's CPU */
 struct lite_handle;
+struct lite_ctrl_atomic;
+struct lite_ctrl_u64;
 int lite_atomic(struct lite_handle *h, u32 op, u64 off, u64 value, u64 compare,
 		u64 *old);
+int lite_atomic_serve(const struct lite_ctrl_atomic *req,
+		      struct lite_ctrl_u64 *resp, u32 *resp_len);
+bool lite_atomic_on_nic(void);
+void lite_atomic_start(struct lite_dev *dev);
+void lite_atomic_stop(void);
+
+/* sync.c: locks, barrier */
 int lite_lock_create(struct lite_ctx *ctx, u32 node, u32 *id);
 int lite_lock_ask(struct lite_ctx *ctx, u32 node, u32 id);
 int lite_lock(struct lite_ctx *ctx, u32 node, u32 id);
@@ -260,6 +271,19 @@ void lite_sync_exit(void);
 /* prio.c: high priority first, low priority throttled (docs/rpc.md) */
 void lite_prio_begin(int prio);
 void lite_prio_end(int prio);
+
+/* stats.c: counters, in /sys/kernel/debug/lite/counters */
+enum lite_stat {
+	LITE_STAT_ATOMIC_NIC,		/* atomic WRs to an owner's NIC */
+	LITE_STAT_ATOMIC_LOOPBACK,	/* atomic WRs to our own NIC */
+	LITE_STAT_ATOMIC_CPU,		/* atomics run on this CPU */
+	LITE_STAT_NR,
+};
+
+struct seq_file;
+void lite_stat_inc(enum lite_stat stat);
+void lite_stat_ctrl(u16 type, bool served);
+int lite_stats_show(struct seq_file *m, void *unused);
 
 /* debugfs.c: /sys/kernel/debug/lite */
 void lite_debugfs_init(void);

@@ -29,6 +29,7 @@ struct lite_lmr {
 	u32			id;
 	u64			size;
 	u32			flags;		/* LITE_ALLOC_* */
+	bool			nic_atomic;	/* atomics on the NIC (atomic.c) */
 	u8			chunk_shift;
 	u32			nr_chunks;
 	u16			creator;	/* node that may free it */
@@ -150,6 +151,7 @@ static struct lite_lmr *lite_lmr_alloc(u64 size, u32 flags, u16 creator,
 	kref_init(&lmr->ref);
 	lmr->size = size;
 	lmr->flags = flags;
+	lmr->nic_atomic = (flags & LITE_ALLOC_ATOMIC) && lite_atomic_on_nic();
 	lmr->chunk_shift = shift;
 	lmr->nr_chunks = n;
 	lmr->creator = creator;
@@ -344,6 +346,7 @@ static void lite_lmr_fill_desc(struct lite_lmr *lmr, u32 perm,
 		.size		= cpu_to_le64(lmr->size),
 		.perm		= cpu_to_le32(perm),
 		.chunk_shift	= lmr->chunk_shift,
+		.flags		= lmr->nic_atomic ? LITE_DESC_NIC_ATOMIC : 0,
 		.nr_chunks	= cpu_to_le32(lmr->nr_chunks),
 	};
 	for (i = 0; i < lmr->nr_chunks; i++)
@@ -614,6 +617,35 @@ atomic64_t *lite_lmr_atomic_ptr(struct lite_lmr *lmr, u64 off, int *err)
 	else if (lite_lmr_check_range(lmr, off, sizeof(u64)))
 		*err = -ERANGE;
 	return *err ? NULL : lite_lmr_kaddr(lmr, off, &avail);
+}
+
+/**
+ * lite_lmr_atomic_addr() - the 8 bytes at @off of an atomic LMR, for the NIC
+ * @lmr: the LMR (a reference held)
+ * @off: byte offset, 8-aligned
+ * @addr: out: the address in the pool a work request names
+ * @rkey: out: its key
+ *
+ * Return: 0, -EPERM (not atomic), -EINVAL (misaligned) or -ERANGE.
+ */
+int lite_lmr_atomic_addr(struct lite_lmr *lmr, u64 off, u64 *addr, u32 *rkey)
+{
+	u64 mask = (1ULL << lmr->chunk_shift) - 1;
+	struct lite_piece *p;
+	int err;
+
+	if (!lite_lmr_atomic_ptr(lmr, off, &err))
+		return err;
+	p = &lmr->chunks[off >> lmr->chunk_shift];
+	*addr = lite_piece_addr(p, off & mask);
+	*rkey = lite_piece_rkey(p);
+	return 0;
+}
+
+/* Does the NIC run @lmr's atomics (decided when it was created)? */
+bool lite_lmr_nic_atomic(const struct lite_lmr *lmr)
+{
+	return lmr->nic_atomic;
 }
 
 /**

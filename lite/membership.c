@@ -532,6 +532,7 @@ int lite_membership_join(const char *manager, u16 port, u32 ib_port,
 	ret = lite_pool_start(dev);
 	if (ret)
 		goto err_release;
+	lite_atomic_start(dev);
 	ret = lite_join_handshake(sock, dev);
 	if (ret)
 		goto err_pool;
@@ -562,6 +563,7 @@ int lite_membership_join(const char *manager, u16 port, u32 ib_port,
 	return 0;
 
 err_pool:
+	lite_atomic_stop();
 	lite_pool_stop();
 err_release:
 	lite_auth_free(&lite_cluster.auth);
@@ -601,6 +603,7 @@ void lite_membership_exit(void)
 	/* No peer can reach our memory any more: free what we own. */
 	lite_ctrl_flush();
 	lite_sync_exit();
+	lite_atomic_stop();
 	lite_lmr_destroy_all();	/* and no new ones */
 	lite_pool_stop();
 	lite_auth_free(&lite_cluster.auth);

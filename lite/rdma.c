@@ -45,6 +45,7 @@ struct lite_rdma_op {
 	refcount_t		refs;	/* the waiter's + one per posted WR */
 	atomic_t		pending;
 	bool			begun;	/* counted in flight on @h */
+	bool			atomic;	/* an atomic, into buf */
 	struct completion	done;
 	int			status;
 	struct lite_qp		*lqp;
@@ -107,6 +108,7 @@ static void lite_op_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
 			lite_warn("node %u: RDMA %s failed: %s\n", op->peer->id,
+				  op->atomic ? "atomic" :
 				  wc->opcode == IB_WC_RDMA_READ ? "read" : "write",
 				  ib_wc_status_msg(wc->status));
 		WRITE_ONCE(op->status, -EIO);
@@ -174,6 +176,21 @@ err:
 	return ERR_PTR(-ENOMEM);
 }
 
+/* Post @wr for @op: done fires only once it completed too. */
+static int lite_op_post_wr(struct lite_rdma_op *op, const struct ib_send_wr *wr)
+{
+	int ret;
+
+	atomic_inc(&op->pending);
+	refcount_inc(&op->refs);
+	ret = lite_qp_post(op->lqp, wr);
+	if (ret) {
+		atomic_dec(&op->pending);
+		refcount_dec(&op->refs);
+	}
+	return ret;
+}
+
 /* Post one WR moving @len bytes between local @dma and LMR offset @off. */
 static int lite_op_post_one(struct lite_rdma_op *op, bool write, u64 off,
 			    u64 dma, u32 len)
@@ -196,16 +213,8 @@ static int lite_op_post_one(struct lite_rdma_op *op, bool write, u64 off,
 		.remote_addr	= h->chunk[off >> h->chunk_shift] + (off & mask),
 		.rkey		= lite_handle_rkey(h, off),
 	};
-	int ret;
 
-	atomic_inc(&op->pending);
-	refcount_inc(&op->refs);
-	ret = lite_qp_post(op->lqp, &wr.wr);
-	if (ret) {
-		atomic_dec(&op->pending);
-		refcount_dec(&op->refs);
-	}
-	return ret;
+	return lite_op_post_wr(op, &wr.wr);
 }
 
 /* Bytes from LMR offset @off to the end of its chunk. */
@@ -340,13 +349,20 @@ static int lite_rdma_rw_copy(struct lite_handle *h, struct lite_peer *peer,
 		n = min_t(u64, len, op->len);
 		if (write && copy_from_iter(op->buf, n, iter) != n)
 			ret = -EFAULT;
-		if (!ret)
+		if (!ret) {
+			ib_dma_sync_single_for_device(peer->dev->ibdev, op->dma,
+						      n, DMA_BIDIRECTIONAL);
 			ret = lite_op_post(op, write, off, n);
-		else
+		} else {
 			lite_op_posted(op);
+		}
 		ret = lite_op_wait(op) ?: ret;
-		if (!ret && !write && copy_to_iter(op->buf, n, iter) != n)
-			ret = -EFAULT;
+		if (!ret && !write) {
+			ib_dma_sync_single_for_cpu(peer->dev->ibdev, op->dma,
+						   n, DMA_BIDIRECTIONAL);
+			if (copy_to_iter(op->buf, n, iter) != n)
+				ret = -EFAULT;
+		}
 		lite_op_put(op);
 		off += n;
 		len -= n;
@@ -406,6 +422,73 @@ int lite_rdma_rw(struct lite_handle *h, u64 off, struct iov_iter *iter,
 		ret = lite_rdma_rw_zc(h, peer, off, ub, uoff, len, write);
 	else
 		ret = lite_rdma_rw_copy(h, peer, off, iter, len, write);
+	lite_peer_put(peer);
+	return ret;
+}
+
+/**
+ * lite_rdma_atomic() - an RDMA atomic on 8 bytes of a remote LMR
+ * @h: a handle on a remote LMR whose owner runs atomics on its NIC; the
+ *	caller checked permission, alignment and bounds
+ * @off: offset in the LMR, 8-aligned
+ * @opcode: IB_WR_ATOMIC_FETCH_AND_ADD or IB_WR_ATOMIC_CMP_AND_SWP
+ * @compare_add: the addend, or the expected value
+ * @swap: the new value (CMP_AND_SWP)
+ * @old: out: the value before
+ *
+ * Context: process context.
+ * Return: 0, -EKEYREVOKED, -ENOTCONN (the owner left), -ENOMEM, -EIO or
+ * -ETIMEDOUT.
+ */
+int lite_rdma_atomic(struct lite_handle *h, u64 off, enum ib_wr_opcode opcode,
+		     u64 compare_add, u64 swap, u64 *old)
+{
+	u64 mask = (1ULL << h->chunk_shift) - 1;
+	struct lite_rdma_op *op;
+	struct lite_peer *peer;
+	struct ib_sge sge;
+	struct ib_atomic_wr wr = {
+		.wr = {
+			.sg_list	= &sge,
+			.num_sge	= 1,
+			.opcode		= opcode,
+			.send_flags	= IB_SEND_SIGNALED,
+		},
+		.remote_addr	= h->chunk[off >> h->chunk_shift] + (off & mask),
+		.compare_add	= compare_add,
+		.swap		= swap,
+		.rkey		= lite_handle_rkey(h, off),
+	};
+	int ret;
+
+	peer = lite_peer_get(h->node, h->gen);
+	if (!peer)
+		return -ENOTCONN;
+	op = lite_op_alloc(h, peer, sizeof(u64));
+	if (IS_ERR(op)) {
+		lite_peer_put(peer);
+		return PTR_ERR(op);
+	}
+	op->atomic = true;
+	wr.wr.wr_cqe = &op->cqe;
+	sge = (struct ib_sge) {
+		.addr	= op->dma,
+		.length	= sizeof(u64),
+		.lkey	= peer->dev->pd->local_dma_lkey,
+	};
+	ret = lite_op_begin(op);
+	if (!ret)
+		ret = lite_op_post_wr(op, &wr.wr);
+	lite_op_posted(op);
+	if (!ret)
+		lite_stat_inc(LITE_STAT_ATOMIC_NIC);
+	ret = lite_op_wait(op) ?: ret;
+	if (!ret) {
+		ib_dma_sync_single_for_cpu(peer->dev->ibdev, op->dma,
+					   sizeof(u64), DMA_BIDIRECTIONAL);
+		*old = *(u64 *)op->buf;
+	}
+	lite_op_put(op);
 	lite_peer_put(peer);
 	return ret;
 }

@@ -1,12 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Synchronisation: atomics on atomic LMRs, distributed locks and the
- * barrier (docs/rpc.md, "Synchronisation").
- *
- * Atomics run on the owner's CPU: a local caller does the operation itself,
- * a remote one asks the owner with a control message. Every requester thus
- * goes through the same atomic instruction, which NIC atomics on rxe (a
- * lock inside the driver) and CPU atomics on the owner would not give.
+ * Synchronisation: distributed locks and the barrier (docs/rpc.md,
+ * "Synchronisation"); ATOMIC requests are passed on to atomic.c.
  *
  * A lock lives on its home node as a queue: LOCK either takes it at once
  * or queues a ticket and returns; the holder's UNLOCK hands the lock to the
@@ -73,89 +68,6 @@ static struct {
 	.locks		= IDR_INIT(lite_sync.locks),
 	.barriers	= LIST_HEAD_INIT(lite_sync.barriers),
 };
-
-/* ---- atomics -------------------------------------------------------------- */
-
-/**
- * lite_atomic_local() - an atomic operation on an LMR this node owns
- * @lmr_id: the LMR
- * @op: LITE_ATOMIC_*
- * @off: 8-aligned offset
- * @value: addend, or the value to swap in
- * @compare: the expected value (CMP_SWP)
- * @old: out: the value before
- *
- * Return: 0, -ENOENT, -EPERM (not an atomic LMR), -EINVAL, -ERANGE.
- */
-static int lite_atomic_local(u32 lmr_id, u32 op, u64 off, u64 value, u64 compare,
-			     u64 *old)
-{
-	struct lite_lmr *lmr = lite_lmr_get(lmr_id);
-	atomic64_t *p;
-	int ret;
-
-	if (!lmr)
-		return -ENOENT;
-	p = lite_lmr_atomic_ptr(lmr, off, &ret);
-	if (p && op == LITE_ATOMIC_FETCH_ADD)
-		*old = atomic64_fetch_add(value, p);
-	else if (p && op == LITE_ATOMIC_CMP_SWP)
-		*old = atomic64_cmpxchg(p, compare, value);
-	else if (p)
-		ret = -EINVAL;
-	lite_lmr_put(lmr);
-	return ret;
-}
-
-static int lite_serve_atomic(const struct lite_ctrl_atomic *a,
-			     struct lite_ctrl_u64 *resp, u32 *resp_len)
-{
-	u64 old;
-	int ret;
-
-	ret = lite_atomic_local(le32_to_cpu(a->lmr_id), le32_to_cpu(a->op),
-				le64_to_cpu(a->offset), le64_to_cpu(a->value),
-				le64_to_cpu(a->compare), &old);
-	if (!ret) {
-		resp->value = cpu_to_le64(old);
-		*resp_len = sizeof(*resp);
-	}
-	return ret;
-}
-
-/**
- * lite_atomic() - an atomic operation through a handle
- * @h: the handle (checked by the caller: READ, WRITE, ATOMIC, password)
- * @op: LITE_ATOMIC_*
- * @off: 8-aligned offset
- * @value: addend, or the value to swap in
- * @compare: the expected value (CMP_SWP)
- * @old: out: the value before
- *
- * Return: 0 or a negative errno.
- */
-int lite_atomic(struct lite_handle *h, u32 op, u64 off, u64 value, u64 compare,
-		u64 *old)
-{
-	struct lite_ctrl_atomic req = {
-		.lmr_id = cpu_to_le32(h->lmr_id), .op = cpu_to_le32(op),
-		.offset = cpu_to_le64(off), .value = cpu_to_le64(value),
-		.compare = cpu_to_le64(compare),
-	};
-	struct lite_ctrl_u64 resp;
-	u32 len = sizeof(resp);
-	int ret;
-
-	if (h->lmr)
-		return lite_atomic_local(h->lmr_id, op, off, value, compare, old);
-	ret = lite_ctrl_call(h->node, h->gen, LITE_CTRL_ATOMIC, &req,
-			     sizeof(req), &resp, &len);
-	if (!ret && len != sizeof(resp))
-		ret = -EPROTO;
-	if (!ret)
-		*old = le64_to_cpu(resp.value);
-	return ret;
-}
 
 /* ---- waiting for a WAKE ----------------------------------------------------- */
 
@@ -783,7 +695,7 @@ int lite_sync_serve(u16 src, u32 src_gen, u16 type, const void *req, u32 len,
 	case LITE_CTRL_ATOMIC:
 		if (len != sizeof(struct lite_ctrl_atomic))
 			return -EPROTO;
-		return lite_serve_atomic(req, resp, resp_len);
+		return lite_atomic_serve(req, resp, resp_len);
 	case LITE_CTRL_WAKE:
 		if (len != sizeof(*wk) || le32_to_cpu(wk->status) >= MAX_ERRNO)
 			return -EPROTO;

@@ -134,8 +134,8 @@ int lite_check_ctrl_len(u16 type, u32 plen)
  *
  * Accepted, it names a non-empty LMR of at most LITE_LMR_MAX_SIZE bytes in
  * chunks of 2^PAGE_SHIFT .. 2^22 bytes, exactly as many chunk addresses as
- * the size needs and all of them within @len, and a permission set that
- * is non-empty and known.
+ * the size needs and all of them within @len, a permission set that is
+ * non-empty and known, and known flags.
  *
  * Return: 0, or -EPROTO.
  */
@@ -158,6 +158,8 @@ int lite_check_lmr_desc(const struct lite_lmr_desc *d, u32 len)
 	if (n > LITE_LMR_MAX_CHUNKS || len < struct_size(d, chunk, n))
 		return -EPROTO;
 	if (!perm || perm & ~LITE_PERM_ALL || !le32_to_cpu(d->lmr_id))
+		return -EPROTO;
+	if (d->flags & ~LITE_DESC_NIC_ATOMIC || d->reserved[0] || d->reserved[1])
 		return -EPROTO;
 	return 0;
 }

@@ -536,7 +536,7 @@ static void scenario_cluster(void)
 	m.hdr.length = htole32(64);
 	hostile(&h, "version-1", &m, sizeof(m.hdr) + 64);
 	expect_reject(&h, EPROTONOSUPPORT,
-		      "protocol version 1; this manager speaks 3");
+		      "protocol version 1; this manager speaks 4");
 
 	/* A JOIN whose MAC is wrong, or missing (zero). */
 	make_join(&m, "node-badmac", K);

@@ -5,6 +5,8 @@
  * address: the cluster is already joined (lite-ae install).
  *
  *   lite_bench --mode lat  --op write|read  NODE   LMR on NODE, one op at a time
+ *   lite_bench --mode lat  --op fadd|cas    NODE   atomics on an atomic LMR
+ *                                                  on NODE (size: 8 only)
  *   lite_bench --mode tput --op write       NODE   random 64 B-aligned offsets
  *   lite_bench --mode reg                   NODE   alloc + free of each size
  *   lite_bench --mode rpc                          server: echo on --lite-port
@@ -29,10 +31,10 @@
 #define QUIT_BYTE	'Q'
 
 enum { MODE_LAT, MODE_TPUT, MODE_REG, MODE_RPC };
-enum { OP_WRITE, OP_READ };
+enum { OP_WRITE, OP_READ, OP_FADD, OP_CAS };
 
 static const char *const mode_names[] = { "lat", "tput", "reg", "rpc" };
-static const char *const op_names[] = { "write", "read" };
+static const char *const op_names[] = { "write", "read", "fadd", "cas" };
 static const char *const prio_names[] = { "normal", "high", "low" };
 
 enum {
@@ -52,7 +54,8 @@ struct lite_cfg {
 
 static const struct bench_opt lite_opts[] = {
 	{ "mode", KEY_MODE, "MODE", "lat, tput, reg or rpc (default lat)" },
-	{ "op", KEY_OP, "OP", "write or read (default write)" },
+	{ "op", KEY_OP, "OP", "write or read (default write); lat also fadd "
+	  "or cas (fetch-and-add, compare-and-swap of 8 bytes)" },
 	{ "mr-total", KEY_MR_TOTAL, "BYTES", "tput: bytes of LMRs written "
 	  "at random (default 1M)" },
 	{ "mr-count", KEY_MR_COUNT, "N", "tput: LMRs the total is split "
@@ -75,7 +78,7 @@ static int lite_set(void *ctx, int key, const char *arg)
 		i = bench_parse_choice("mode", arg, mode_names, 4);
 		return i < 0 ? -1 : (lc->mode = i, 0);
 	case KEY_OP:
-		i = bench_parse_choice("op", arg, op_names, 2);
+		i = bench_parse_choice("op", arg, op_names, 4);
 		return i < 0 ? -1 : (lc->op = i, 0);
 	case KEY_PRIO:
 		i = bench_parse_choice("prio", arg, prio_names, 3);
@@ -144,9 +147,18 @@ static void *zc_buffer(size_t size)
 
 static int do_op(int lh, uint64_t off, void *buf, uint64_t size)
 {
-	return lc.op == OP_WRITE ?
-	       lite_write(lh, off, buf, size, LMR_PASSWORD, lc.prio) :
-	       lite_read(lh, off, buf, size, LMR_PASSWORD, lc.prio);
+	uint64_t old;
+
+	switch (lc.op) {
+	case OP_WRITE:
+		return lite_write(lh, off, buf, size, LMR_PASSWORD, lc.prio);
+	case OP_READ:
+		return lite_read(lh, off, buf, size, LMR_PASSWORD, lc.prio);
+	case OP_FADD:
+		return lite_fetch_add(lh, off, 1, &old, LMR_PASSWORD);
+	default:	/* a swap that happens every time: 0 stays 0 */
+		return lite_compare_swap(lh, off, 0, 0, &old, LMR_PASSWORD);
+	}
 }
 
 /* ---- lat ------------------------------------------------------------------ */
@@ -161,7 +173,8 @@ static void run_lat(void)
 	for (s = 0; s < cfg.nsizes; s++)
 		if (cfg.sizes[s] > max)
 			max = cfg.sizes[s];
-	lh = lite_alloc(node, max, 0, LMR_PASSWORD);
+	lh = lite_alloc(node, max, lc.op >= OP_FADD ? LITE_ALLOC_ATOMIC : 0,
+			LMR_PASSWORD);
 	if (lh < 0)
 		bench_die("lite_alloc(node %u, %" PRIu64 "): %s", node, max,
 			  strerror(-lh));
@@ -497,6 +510,10 @@ int main(int argc, char **argv)
 				  "(--mode rpc NODE --duration SEC)");
 	if (lc.mode == MODE_TPUT && lc.mr_total / lc.mr_count < 4096)
 		bench_usage_error(&cfg, "--mr-total / --mr-count below 4 KiB");
+	if (lc.op >= OP_FADD && (lc.mode != MODE_LAT || cfg.nsizes != 1 ||
+				 cfg.sizes[0] != 8))
+		bench_usage_error(&cfg, "--op %s needs --mode lat --sizes 8",
+				  op_names[lc.op]);
 	if (cfg.peer)
 		node = parse_node(cfg.peer);
 	if (lite_node_id() < 0)

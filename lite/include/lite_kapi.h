@@ -56,6 +56,8 @@ int liteapi_rdma_fetch_and_add(unsigned int lite_handler, u64 input_value,
 			       u64 *old, int password);
 int liteapi_rdma_compare_and_swp(unsigned int lite_handler, u64 guess_value,
 				 u64 set_value, u64 *old, int password);
+int liteapi_rdma_swp(unsigned int lite_handler, u64 set_value, u64 *old,
+		     int password);
 int liteapi_create_lock(unsigned int node);
 int liteapi_ask_lock(unsigned int node, unsigned int id);
 int liteapi_lock(unsigned int node, unsigned int id);

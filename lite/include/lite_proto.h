@@ -25,8 +25,11 @@
 #include <linux/types.h>
 
 #define LITE_PROTO_MAGIC	0x4554494cU	/* "LITE" read as __le32 */
-/* 3: LMR chunk addresses are memory pool addresses (docs/protocol.md) */
-#define LITE_PROTO_VERSION	3
+/*
+ * 3: LMR chunk addresses are memory pool addresses; 4: LMR descriptions
+ * say where atomics run (docs/protocol.md)
+ */
+#define LITE_PROTO_VERSION	4
 #define LITE_PROTO_DEFAULT_PORT	18500
 
 #define LITE_MAX_NODES		64	/* node ids are 1..LITE_MAX_NODES-1 */

@@ -477,6 +477,13 @@ LITE_EXPORT int lite_compare_swap(int lh, uint64_t offset, uint64_t compare,
 			   password);
 }
 
+LITE_EXPORT int lite_swap(int lh, uint64_t offset, uint64_t value,
+			  uint64_t *old, int password)
+{
+	return lite_atomic(lh, LITE_ATOMIC_SWAP, offset, value, 0, old,
+			   password);
+}
+
 static int lite_lock_op(unsigned long request, unsigned int node,
 			unsigned int lock)
 {

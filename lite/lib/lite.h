@@ -175,6 +175,9 @@ int lite_fetch_add(int lh, uint64_t offset, uint64_t add, uint64_t *old,
 /* Stores @swap if the value equals @compare. */
 int lite_compare_swap(int lh, uint64_t offset, uint64_t compare,
 		      uint64_t swap, uint64_t *old, int password);
+/* Stores @value. */
+int lite_swap(int lh, uint64_t offset, uint64_t value, uint64_t *old,
+	      int password);
 
 /*
  * Distributed locks live on a node and are numbered there. A lock belongs

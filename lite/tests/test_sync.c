@@ -24,7 +24,10 @@
  *   echo-server  "ok   one-way ordering from node N (K messages)" for each
  *                echo-client that finished its one-way messages
  *   fetch-add    "info total N" (owner), "info cas won" on exactly one node
- *                (the others print "info cas lost to node N")
+ *                (the others print "info cas lost to node N"), "info swap
+ *                put P got G" (sums of the values a node swapped in and got
+ *                back; over all nodes, put == got + "info swap final F" of
+ *                the owner when no swap was lost or doubled)
  *   lock-counter "info counter N" (owner)
  *   barrier      "info before MS", "info after MS" (Unix time in ms)
  *   recv-block   "info recv returned -ERRNO (NAME)"
@@ -60,6 +63,7 @@
 #define FA_PASSWORD		77
 #define LOCK_PASSWORD		88
 #define CAS_OFFSET		8	/* fetch-add: the word raced for */
+#define SWAP_OFFSET		16	/* fetch-add: the word swapped */
 #define LOCK_WORD_OFFSET	8	/* lock-counter: the lock's number */
 #define NO_SUCH_LOCK		1000	/* + a lock number: none */
 #define ASK_TIMEOUT_S		30	/* for the owner to publish */
@@ -861,6 +865,41 @@ static bool cas_round(int lh, unsigned int me)
 	return false;
 }
 
+/*
+ * Swap values unique to this node (id << 32 | i) into the word at
+ * SWAP_OFFSET: every value put in comes out exactly once, to a swapper
+ * or as the final value.
+ */
+static void swap_loop(int lh, unsigned int me, unsigned int iter)
+{
+	uint64_t put = 0, got = 0, old, v;
+	unsigned int i;
+
+	for (i = 1; i <= iter; i++) {
+		v = (uint64_t)me << 32 | i;
+		if (!step(lite_swap(lh, SWAP_OFFSET, v, &old, FA_PASSWORD),
+			  "swap %u of %u", i, iter))
+			return;
+		if (old == v) {
+			fail("swap %u: got back the value it put in", i);
+			return;
+		}
+		put += v;
+		got += old;
+	}
+	pass("%u swaps", iter);
+	info("swap put %llu got %llu", (unsigned long long)put,
+	     (unsigned long long)got);
+}
+
+static void swap_final(int lh)
+{
+	uint64_t v;
+
+	if (lmr_read64(lh, SWAP_OFFSET, &v, FA_PASSWORD))
+		info("swap final %llu", (unsigned long long)v);
+}
+
 /* The owner, after everyone swapped: the word holds the winner's id. */
 static void cas_winner(int lh, unsigned int me, bool won)
 {
@@ -905,6 +944,11 @@ static int cmd_fetch_add(unsigned int owner, uint64_t id, unsigned int iter)
 	sync_barrier("after the compare_swaps");
 	if (mine && lh > 0)
 		cas_winner(lh, me, won);
+	if (lh > 0)
+		swap_loop(lh, me, iter);
+	sync_barrier("after the swaps");
+	if (mine && lh > 0)
+		swap_final(lh);
 	return finish();
 }
 

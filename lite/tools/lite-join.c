@@ -69,8 +69,9 @@ static int print_status(int fd, unsigned int want, unsigned int timeout)
 			break;
 		usleep(200 * 1000);
 	}
-	printf("node_id=%u nodes=%u qps_per_peer=%u connected=", c.node_id,
-	       c.nr_nodes, c.qps_per_peer);
+	printf("node_id=%u nodes=%u qps_per_peer=%u atomics=%s connected=",
+	       c.node_id, c.nr_nodes, c.qps_per_peer,
+	       c.flags & LITE_CLUSTER_NIC_ATOMICS ? "nic" : "cpu");
 	for (i = 0; i < 64; i++) {
 		if (c.connected & (1ULL << i)) {
 			printf("%s%u", sep, i);

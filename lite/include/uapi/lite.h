@@ -83,11 +83,12 @@ struct lite_ioc_join {
 	__u8	key[32];	/* the cluster key (/etc/lite/cluster.key) */
 };
 
+#define LITE_CLUSTER_NIC_ATOMICS	0x1	/* atomics run on the NIC */
 struct lite_ioc_cluster {
 	__u32	node_id;	/* out: 0 when not joined */
 	__u32	nr_nodes;	/* out: this node + peers whose QPs are up */
 	__u32	qps_per_peer;	/* out */
-	__u32	reserved;
+	__u32	flags;		/* out: LITE_CLUSTER_* */
 	__u64	connected;	/* out: bit i set when node i is reachable */
 };
 
@@ -233,9 +234,18 @@ struct lite_ioc_rpc_reply_recv {
 	struct lite_ioc_rpc_recv	recv;
 };
 
-/* Atomics on the 8 bytes at @offset (8-aligned) of an atomic LMR. */
+/*
+ * Atomics on the 8 bytes at @offset (8-aligned) of an atomic LMR. Where
+ * the devices support RDMA atomics they run on the owner's NIC (RDMA
+ * atomic work requests, never the owner's CPU); otherwise on the owner's
+ * CPU. Every atomic on one LMR runs in the same place, so they are atomic
+ * with respect to each other, not to plain writes of the same bytes.
+ * ETIMEDOUT or EIO from an atomic leave its outcome unknown; a SWAP
+ * that kept losing to other atomics fails with EBUSY, unchanged.
+ */
 #define LITE_ATOMIC_FETCH_ADD	1	/* *p += value */
 #define LITE_ATOMIC_CMP_SWP	2	/* if (*p == compare) *p = value */
+#define LITE_ATOMIC_SWAP	3	/* *p = value */
 struct lite_ioc_atomic {
 	__u32	handle;		/* needs READ, WRITE and ATOMIC */
 	__u32	op;		/* LITE_ATOMIC_* */

@@ -1,0 +1,118 @@
+# shellcheck shell=bash
+# Figure atomic: LITE's atomics on the NIC (RDMA atomic work requests to
+# the owner's device) against LITE's CPU fallback (an ATOMIC control
+# message served on the owner's CPU): latency of fetch-and-add and
+# compare-and-swap from the first node on an atomic LMR of the second
+# (lite_bench -m lat -o fadd|cas, one operation at a time), and the owner
+# host's CPU time per operation. The owner's nic_atomics parameter picks
+# the path of the LMR each run allocates; in every repetition the two
+# paths run back to back in a shuffled order (raw/order.txt). The owner's
+# CPU comes from /proc/stat (ae-scripts/cpu-sample) over a window inside
+# the measured run; per operation = busy cores x median latency (one
+# closed-loop caller issues 1/median operations per second). On rxe the
+# "NIC" is the owner's kernel too (softirq): see exp.md.
+# Knobs: QUICK=1 (1 repetition, 1 s windows), FULL=1 (5 repetitions);
+# default 3 repetitions, 2 s windows.
+
+# atomic_path HOST nic|cpu: where the atomics of LMRs HOST creates now run.
+atomic_path() {
+	local v=1
+	[ "$2" = cpu ] && v=0
+	[ "$AE_DRY_RUN" = 1 ] && { printf '[dry-run] %s: nic_atomics=%s\n' "$1" "$v"; return 0; }
+	ae_ssh "$1" "echo $v >/sys/module/lite/parameters/nic_atomics" ||
+		ae_die "atomic: cannot set nic_atomics=$v on $1"
+}
+
+# atomic_sampler_start: cpu-sample on the owner during the client's run
+# (MB_BEFORE_CLIENT of atomic_case; reads its locals).
+atomic_sampler_start() {
+	timeout --kill-after=5 "$AE_TIMEOUT" ssh -F "$AE_SSH_CONFIG" "$srv" -- \
+		"$(lite_rdir "$srv")/ae-scripts/cpu-sample $sdelay $window" \
+		>"$out/raw/$tag.cpu-owner" 2>&1 &
+	spid=$!
+}
+
+# atomic_case OUTDIR PATH OP REP: one measurement; a row of atomic.csv.
+atomic_case() {
+	local out=$1 path=$2 op=$3 rep=$4 tag="$2-$3-$4" med n spid="" rc=0 row
+	local bench
+	bench="$(mb_bin "$cli" lite_bench) -m lat -o $op -s 8"
+	if [ "$AE_DRY_RUN" = 1 ]; then
+		printf '[dry-run] %s: %s\n' "$cli" "$bench -n N -r 1 -w 0.5 $node"
+		return 0
+	fi
+	# Enough operations to outlast the sampled window: from a short run.
+	med=$(ae_ssh "$cli" "$bench -n 200 -r 1 -w 0.2 $node" | grep -v '^#' |
+		awk -F, 'NR == 2 { print $8 }') || med=""
+	[ -n "$med" ] || ae_die "atomic: calibration run of $tag failed"
+	n=$(awk -v m="$med" -v w="$window" 'BEGIN {
+		n = int((w + 3) * 1e6 / (m > 1 ? m : 1)); print n < 500 ? 500 : n > 500000 ? 500000 : n }')
+	MB_BEFORE_CLIENT=atomic_sampler_start MB_SERIES="lite-$path" \
+		mb_pair "$out" "$tag" "" "" "$cli" "$bench -n $n -r 1 -w 0.5 $node" "" || rc=1
+	[ -z "$spid" ] || wait "$spid" || rc=1
+	[ "$rc" = 0 ] || ae_die "atomic: $tag failed (logs: $out/raw/$tag.*)"
+	row=$(grep -v '^#' "$out/raw/$tag.csv" | awk -F, 'NR == 2 { print $8 "," $9 }')
+	paste -d, <(echo "$path,$op,$rep,$row") "$out/raw/$tag.cpu-owner" |
+		awk -F, -v OFS=, '{ print $1, $2, $3, $4, $5, $6, $7, sprintf("%.2f", $6 / $7 * $4) }' \
+		>>"$out/atomic.csv"
+	tail -n 1 "$out/atomic.csv" | awk -F, '{ printf "atomic: %-3s %-4s rep %s: median %8.1f us, owner CPU %8.1f us/op\n", $1, $2, $3, $4, $8 }'
+}
+
+# atomic_summarize OUTDIR: data.csv, per path and operation the median over
+# repetitions (lo/hi: their extremes) of latency and owner CPU per op, and
+# ratios.csv, CPU path / NIC path per repetition.
+atomic_summarize() {
+	local out=$1
+	[ "$AE_DRY_RUN" = 1 ] && return 0
+	{
+	echo "path,op,reps,median_us,lat_lo,lat_hi,p99_us,owner_cpu_us,cpu_lo,cpu_hi"
+	grep -v '^path,' "$out/atomic.csv" | sort -t, -k1,1 -k2,2 | awk -F, -v OFS=, '
+		function sortn(a, n,   i, j, t) {
+			for (i = 2; i <= n; i++)
+				for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+		}
+		function flush() {
+			if (!n) return
+			sortn(l, n); sortn(p, n); sortn(c, n)
+			print key, n, l[int((n + 1) / 2)], l[1], l[n], p[int((n + 1) / 2)], c[int((n + 1) / 2)], c[1], c[n]
+			n = 0
+		}
+		$1 "," $2 != key { flush(); key = $1 "," $2 }
+		{ n++; l[n] = $4 + 0; p[n] = $5 + 0; c[n] = $8 + 0 }
+		END { flush() }'
+	} >"$out/data.csv"
+	{
+	echo "op,rep,cpu_over_nic_latency,cpu_over_nic_owner_cpu"
+	awk -F, -v OFS=, 'NR > 1 { k = $2 "," $3; lat[$1, k] = $4; cpu[$1, k] = $8; keys[k] = 1 }
+		END { for (k in keys) if (lat["nic", k] > 0 && cpu["nic", k] > 0)
+			print k, sprintf("%.3f", lat["cpu", k] / lat["nic", k]), sprintf("%.3f", cpu["cpu", k] / cpu["nic", k]) }' \
+		"$out/atomic.csv" | sort
+	} >"$out/ratios.csv"
+}
+
+figure_run() {
+	local out=$1 srv cli node reps=3 window=2 sdelay rep path op order
+	[ "${QUICK:-0}" = 1 ] && reps=1 window=1
+	[ "${FULL:-0}" = 1 ] && reps=5
+	[ "${#INV_NODES[@]}" -ge 2 ] || ae_die "atomic needs two nodes; $INV_FILE has ${#INV_NODES[@]}"
+	srv=${INV_NODES[1]} cli=${INV_NODES[0]}
+	node=$(mb_node_id "$srv")
+	# The window starts 1.5 s after the client's ssh (setup and the 0.5 s
+	# warm-up take less) and the run lasts >= window + 3 s.
+	sdelay=1.5
+	mkdir -p "$out/raw"
+	echo "path,op,rep,median_us,p99_us,owner_busy_s,owner_window_s,owner_cpu_us_per_op" >"$out/atomic.csv"
+	mb_ensure_lite
+	for rep in $(seq "$reps"); do
+		order=$(printf 'nic\ncpu\n' | shuf | tr '\n' ' ')
+		echo "rep $rep: $order" >>"$out/raw/order.txt"
+		for path in $order; do
+			atomic_path "$srv" "$path"
+			for op in fadd cas; do
+				atomic_case "$out" "$path" "$op" "$rep"
+			done
+		done
+	done
+	atomic_path "$srv" nic
+	atomic_summarize "$out"
+}

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Counters of what LITE did since the module was loaded, for people and
+ * tests to read in /sys/kernel/debug/lite/counters ("name value" lines):
+ * where atomics ran, and control messages by type, sent and served.
+ */
+#include <linux/atomic.h>
+#include <linux/seq_file.h>
+
+#include "lite_priv.h"
+#include "ctrl_msg.h"
+
+static const char *const lite_stat_names[LITE_STAT_NR] = {
+	[LITE_STAT_ATOMIC_NIC]		= "atomic_wr_remote",
+	[LITE_STAT_ATOMIC_LOOPBACK]	= "atomic_wr_loopback",
+	[LITE_STAT_ATOMIC_CPU]		= "atomic_cpu",
+};
+
+static const char *const lite_ctrl_names[LITE_CTRL_NR_TYPES] = {
+	[LITE_CTRL_ALLOC]		= "alloc",
+	[LITE_CTRL_FREE]		= "free",
+	[LITE_CTRL_PUBLISH]		= "publish",
+	[LITE_CTRL_ASK]			= "ask",
+	[LITE_CTRL_REVOKE]		= "revoke",
+	[LITE_CTRL_MEMSET]		= "memset",
+	[LITE_CTRL_MEMMOVE]		= "memmove",
+	[LITE_CTRL_RPC_OPEN]		= "rpc_open",
+	[LITE_CTRL_ATOMIC]		= "atomic",
+	[LITE_CTRL_LOCK_CREATE]		= "lock_create",
+	[LITE_CTRL_LOCK_ASK]		= "lock_ask",
+	[LITE_CTRL_LOCK]		= "lock",
+	[LITE_CTRL_UNLOCK]		= "unlock",
+	[LITE_CTRL_BARRIER]		= "barrier",
+	[LITE_CTRL_WAKE]		= "wake",
+	[LITE_CTRL_OWNER_GONE]		= "owner_gone",
+	[LITE_CTRL_LOCK_DESTROY]	= "lock_destroy",
+};
+
+static atomic64_t lite_stats[LITE_STAT_NR];
+static atomic64_t lite_ctrl_sent[LITE_CTRL_NR_TYPES];
+static atomic64_t lite_ctrl_served[LITE_CTRL_NR_TYPES];
+
+void lite_stat_inc(enum lite_stat stat)
+{
+	atomic64_inc(&lite_stats[stat]);
+}
+
+/* A request of @type sent (@served false) or served; type checked already. */
+void lite_stat_ctrl(u16 type, bool served)
+{
+	if (type && type < LITE_CTRL_NR_TYPES)
+		atomic64_inc(served ? &lite_ctrl_served[type] :
+			     &lite_ctrl_sent[type]);
+}
+
+int lite_stats_show(struct seq_file *m, void *unused)
+{
+	unsigned int i;
+
+	for (i = 0; i < LITE_STAT_NR; i++)
+		seq_printf(m, "%s %lld\n", lite_stat_names[i],
+			   atomic64_read(&lite_stats[i]));
+	for (i = 1; i < LITE_CTRL_NR_TYPES; i++) {
+		const char *name = lite_ctrl_names[i] ?: "unnamed";
+
+		seq_printf(m, "ctrl_sent_%s %lld\nctrl_served_%s %lld\n",
+			   name, atomic64_read(&lite_ctrl_sent[i]),
+			   name, atomic64_read(&lite_ctrl_served[i]));
+	}
+	return 0;
+}
