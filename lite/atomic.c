@@ -9,7 +9,8 @@
  * atomics then posts IB_WR_ATOMIC_* work requests straight to the owner's
  * memory (rdma.c); the owner's CPU never sees them. The owner's own atomics,
  * and those a mapper without device atomics asks for (an ATOMIC control
- * message), go to the same memory through a QP connected to itself. So
+ * message), go to the same memory through a pair of our own QPs connected
+ * to each other. So
  * every atomic on one LMR is executed by the owner's device, and they are
  * atomic with respect to each other even where the device only promises
  * that among its own (IB_ATOMIC_HCA; rxe takes a lock that the CPU's
@@ -38,10 +39,11 @@ static bool lite_nic_atomics = true;
 module_param_named(nic_atomics, lite_nic_atomics, bool, 0644);
 MODULE_PARM_DESC(nic_atomics, "run the atomics of LMRs created from now on on the NIC where the device supports RDMA atomics (default: Y)");
 
-/* The loopback QP, while joined on a device with atomics. */
+/* The loopback QPs, while joined on a device with atomics. */
 static struct {
-	struct mutex		lock;	/* one atomic at a time; @qp */
-	struct ib_qp		*qp;
+	struct mutex		lock;	/* one atomic at a time; the QPs */
+	struct ib_qp		*qp;	/* posts; NULL: atomics on the CPU */
+	struct ib_qp		*resp;	/* executes them, as a peer would */
 	struct lite_dev		*dev;
 } lite_loop = {
 	.lock	= __MUTEX_INITIALIZER(lite_loop.lock),
@@ -68,20 +70,42 @@ static void lite_loop_op_done(struct ib_cq *cq, struct ib_wc *wc)
 	complete(&op->done);
 }
 
-/* Under lite_loop.lock: the QP failed or hangs; flush it, take a new one. */
+/* Under lite_loop.lock: connect a pair of loopback QPs. */
+static int lite_loop_open(void)
+{
+	struct ib_qp *qps[2];
+	int ret;
+
+	ret = lite_qp_create_loopback_pair(lite_loop.dev, LITE_LOOP_DEPTH, qps);
+	if (ret)
+		return ret;
+	lite_loop.resp = qps[1];
+	WRITE_ONCE(lite_loop.qp, qps[0]);
+	return 0;
+}
+
+/* Under lite_loop.lock: flush (completing what was posted) and destroy. */
+static void lite_loop_close(void)
+{
+	if (!lite_loop.qp)
+		return;
+	ib_drain_sq(lite_loop.qp);
+	ib_destroy_qp(lite_loop.qp);
+	ib_destroy_qp(lite_loop.resp);
+	WRITE_ONCE(lite_loop.qp, NULL);
+	lite_loop.resp = NULL;
+}
+
+/* Under lite_loop.lock: the QPs failed or hang; take new ones. */
 static void lite_loop_reset(void)
 {
-	struct ib_qp *qp = lite_loop.qp;
+	int ret;
 
-	ib_drain_sq(qp);	/* completes our atomic, flushed */
-	ib_destroy_qp(qp);
-	qp = lite_qp_create_loopback(lite_loop.dev, LITE_LOOP_DEPTH);
-	if (IS_ERR(qp)) {
-		lite_err("cannot recreate the loopback QP for atomics: %ld\n",
-			 PTR_ERR(qp));
-		qp = NULL;
-	}
-	WRITE_ONCE(lite_loop.qp, qp);
+	lite_loop_close();	/* completes our atomic, flushed */
+	ret = lite_loop_open();
+	if (ret)
+		lite_err("cannot recreate the loopback QPs for atomics: %d\n",
+			 ret);
 }
 
 /*
@@ -106,6 +130,7 @@ static int lite_loop_post(u64 addr, u32 rkey, enum ib_wr_opcode opcode,
 		.swap		= swap,
 		.rkey		= rkey,
 	};
+	unsigned long done;
 	u64 dma;
 	int ret;
 
@@ -131,17 +156,19 @@ static int lite_loop_post(u64 addr, u32 rkey, enum ib_wr_opcode opcode,
 	ret = ib_post_send(lite_loop.qp, &wr.wr, NULL);
 	if (!ret) {
 		lite_stat_inc(LITE_STAT_ATOMIC_LOOPBACK);
-		if (!wait_for_completion_timeout(&op->done, LITE_LOOP_TIMEOUT)) {
+		done = wait_for_completion_timeout(&op->done, LITE_LOOP_TIMEOUT);
+		if (!done) {
 			lite_err("loopback atomic: no completion in %u s\n",
 				 LITE_LOOP_TIMEOUT / HZ);
 			lite_loop_reset();
+			/* Late but successful (before the drain) counts. */
+			done = completion_done(&op->done);
 		} else if (op->status != IB_WC_SUCCESS) {
 			lite_err("loopback atomic failed: %s\n",
 				 ib_wc_status_msg(op->status));
 			lite_loop_reset();
 		}
-		/* Late but successful (before the drain) still counts. */
-		if (!completion_done(&op->done))
+		if (!done)
 			ret = -ETIMEDOUT;
 		else if (op->status != IB_WC_SUCCESS)
 			ret = -EIO;
@@ -383,7 +410,7 @@ bool lite_atomic_on_nic(void)
 /*
  * Under lite_loop.lock: does the device hand back the old value as the CPU
  * reads it (ConnectX-3 answers big-endian), and store the new one? A
- * compare-and-swap through the loopback QP on a word of the pool says.
+ * compare-and-swap through the loopback QPs on a word of the pool says.
  */
 static int lite_loop_selftest(void)
 {
@@ -418,8 +445,7 @@ static int lite_loop_selftest(void)
  */
 void lite_atomic_start(struct lite_dev *dev)
 {
-	struct ib_qp *qp;
-	int ret = 0;
+	int ret;
 
 	mutex_lock(&lite_loop.lock);
 	WARN_ON_ONCE(lite_loop.qp);
@@ -429,19 +455,11 @@ void lite_atomic_start(struct lite_dev *dev)
 	} else if (lite_param_unsafe_global_rkey) {
 		lite_info("atomics run on the CPU: unsafe_global_rkey=1\n");
 	} else {
-		qp = lite_qp_create_loopback(dev, LITE_LOOP_DEPTH);
-		if (IS_ERR(qp)) {
-			ret = PTR_ERR(qp);
-		} else {
-			WRITE_ONCE(lite_loop.qp, qp);
-			ret = lite_loop_selftest();
-		}
+		ret = lite_loop_open() ?: lite_loop_selftest();
 		if (ret) {
 			lite_warn("atomics run on the CPU: a compare-and-swap through the device failed its check: %d\n",
 				  ret);
-			if (lite_loop.qp)
-				ib_destroy_qp(lite_loop.qp);
-			WRITE_ONCE(lite_loop.qp, NULL);
+			lite_loop_close();
 		} else {
 			lite_info("atomics run on the NIC\n");
 		}
@@ -457,11 +475,7 @@ void lite_atomic_start(struct lite_dev *dev)
 void lite_atomic_stop(void)
 {
 	mutex_lock(&lite_loop.lock);
-	if (lite_loop.qp) {
-		ib_drain_sq(lite_loop.qp);
-		ib_destroy_qp(lite_loop.qp);
-		WRITE_ONCE(lite_loop.qp, NULL);
-	}
+	lite_loop_close();
 	lite_loop.dev = NULL;
 	mutex_unlock(&lite_loop.lock);
 }

@@ -132,6 +132,8 @@ int lite_qp_modify_rts(struct lite_dev *dev, struct ib_qp *qp,
 		       const struct lite_port_addr *addr, u32 remote_qpn,
 		       u32 remote_psn, u32 sq_psn);
 struct ib_qp *lite_qp_create_loopback(struct lite_dev *dev, u32 depth);
+int lite_qp_create_loopback_pair(struct lite_dev *dev, u32 depth,
+				 struct ib_qp *qps[2]);
 int lite_qp_post(struct lite_qp *lqp, const struct ib_send_wr *wr);
 void lite_qp_complete(struct lite_qp *lqp);
 

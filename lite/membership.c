@@ -512,9 +512,14 @@ int lite_membership_join(const char *manager, u16 port, u32 ib_port,
 		ret = PTR_ERR(dev);
 		goto out_unlock;
 	}
-	ret = sock_create_kern(&init_net, AF_INET, SOCK_STREAM, IPPROTO_TCP, &sock);
+	/* Before talking to the manager, which drops a slow JOIN. */
+	ret = lite_pool_start(dev);
 	if (ret)
 		goto out_unlock;
+	lite_atomic_start(dev);
+	ret = sock_create_kern(&init_net, AF_INET, SOCK_STREAM, IPPROTO_TCP, &sock);
+	if (ret)
+		goto err_pool;
 	sock->sk->sk_sndtimeo = LITE_JOIN_TIMEOUT;
 	sock->sk->sk_rcvtimeo = LITE_JOIN_TIMEOUT;
 	ret = kernel_connect(sock, (struct sockaddr *)&sin, sizeof(sin), 0);
@@ -529,13 +534,9 @@ int lite_membership_join(const char *manager, u16 port, u32 ib_port,
 		lite_err("hmac(sha256) unavailable: %d\n", ret);
 		goto err_release;
 	}
-	ret = lite_pool_start(dev);
-	if (ret)
-		goto err_release;
-	lite_atomic_start(dev);
 	ret = lite_join_handshake(sock, dev);
 	if (ret)
-		goto err_pool;
+		goto err_release;
 	sock->sk->sk_rcvtimeo = MAX_SCHEDULE_TIMEOUT;
 	/*
 	 * The manager drops a node it has not heard from for ~25 s (its
@@ -551,7 +552,7 @@ int lite_membership_join(const char *manager, u16 port, u32 ib_port,
 	if (IS_ERR(thread)) {
 		ret = PTR_ERR(thread);
 		lite_cluster.sock = NULL;
-		goto err_pool;
+		goto err_release;
 	}
 	lite_cluster.thread = thread;
 	lite_lmr_set_device(dev);
@@ -562,14 +563,14 @@ int lite_membership_join(const char *manager, u16 port, u32 ib_port,
 	mutex_unlock(&lite_cluster.lock);
 	return 0;
 
-err_pool:
-	lite_atomic_stop();
-	lite_pool_stop();
 err_release:
 	lite_auth_free(&lite_cluster.auth);
 	lite_cluster.node_id = 0;
 	lite_cluster.dev = NULL;
 	sock_release(sock);
+err_pool:
+	lite_atomic_stop();
+	lite_pool_stop();
 out_unlock:
 	mutex_unlock(&lite_cluster.lock);
 	return ret;

@@ -9,6 +9,7 @@
  */
 #include <linux/random.h>
 #include <linux/slab.h>
+#include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
 #include "lite_priv.h"
@@ -239,17 +240,8 @@ int lite_qp_modify_rts(struct lite_dev *dev, struct ib_qp *qp,
 			    IB_QP_MAX_QP_RD_ATOMIC);
 }
 
-/**
- * lite_qp_create_loopback() - an RC QP connected to itself
- * @dev: the device
- * @depth: send queue entries (it receives nothing)
- *
- * For work on this node's own memory through the device: registrations
- * (pool.c) and the atomics on LMRs this node owns (atomic.c).
- *
- * Return: the QP in RTS, or an ERR_PTR.
- */
-struct ib_qp *lite_qp_create_loopback(struct lite_dev *dev, u32 depth)
+/* An RC QP of ours in INIT that receives nothing, on the shared CQ. */
+static struct ib_qp *lite_qp_create_bare(struct lite_dev *dev, u32 depth)
 {
 	struct ib_qp_init_attr init = {
 		.send_cq	= dev->cq,
@@ -263,22 +255,87 @@ struct ib_qp *lite_qp_create_loopback(struct lite_dev *dev, u32 depth)
 		.sq_sig_type	= IB_SIGNAL_REQ_WR,
 		.qp_type	= IB_QPT_RC,
 	};
-	struct lite_port_addr self;
 	struct ib_qp *qp;
-	u32 psn = get_random_u32() & 0xffffff;
 	int ret;
 
 	qp = ib_create_qp(dev->pd, &init);
 	if (IS_ERR(qp))
 		return qp;
-	lite_dev_port_addr(dev, &self);
-	ret = lite_qp_modify_init(dev, qp) ?:
-	      lite_qp_modify_rts(dev, qp, &self, qp->qp_num, psn, psn);
+	ret = lite_qp_modify_init(dev, qp);
 	if (ret) {
 		ib_destroy_qp(qp);
 		return ERR_PTR(ret);
 	}
 	return qp;
+}
+
+/**
+ * lite_qp_create_loopback() - an RC QP connected to itself
+ * @dev: the device
+ * @depth: send queue entries (it receives nothing)
+ *
+ * For local work requests on this node's memory (registrations, pool.c).
+ *
+ * Return: the QP in RTS, or an ERR_PTR.
+ */
+struct ib_qp *lite_qp_create_loopback(struct lite_dev *dev, u32 depth)
+{
+	struct lite_port_addr self;
+	struct ib_qp *qp;
+	u32 psn = get_random_u32() & 0xffffff;
+	int ret;
+
+	qp = lite_qp_create_bare(dev, depth);
+	if (IS_ERR(qp))
+		return qp;
+	lite_dev_port_addr(dev, &self);
+	ret = lite_qp_modify_rts(dev, qp, &self, qp->qp_num, psn, psn);
+	if (ret) {
+		ib_destroy_qp(qp);
+		return ERR_PTR(ret);
+	}
+	return qp;
+}
+
+/**
+ * lite_qp_create_loopback_pair() - two RC QPs connected to each other
+ * @dev: the device
+ * @depth: send queue entries of each
+ * @qps: set to the two QPs in RTS; work posted on qps[0] is executed by
+ *	qps[1] as if from a peer
+ *
+ * For remote operations on this node's own memory (atomics, atomic.c).
+ * A pair rather than one QP connected to itself: rxe never completes a
+ * remote operation a QP sends to itself.
+ *
+ * Return: 0 or a negative errno.
+ */
+int lite_qp_create_loopback_pair(struct lite_dev *dev, u32 depth,
+				 struct ib_qp *qps[2])
+{
+	struct lite_port_addr self;
+	u32 psn[2] = {
+		get_random_u32() & 0xffffff, get_random_u32() & 0xffffff,
+	};
+	int i, ret = 0;
+
+	qps[0] = lite_qp_create_bare(dev, depth);
+	if (IS_ERR(qps[0]))
+		return PTR_ERR(qps[0]);
+	qps[1] = lite_qp_create_bare(dev, 1);
+	if (IS_ERR(qps[1])) {
+		ib_destroy_qp(qps[0]);
+		return PTR_ERR(qps[1]);
+	}
+	lite_dev_port_addr(dev, &self);
+	for (i = 0; i < 2 && !ret; i++)
+		ret = lite_qp_modify_rts(dev, qps[i], &self, qps[!i]->qp_num,
+					 psn[!i], psn[i]);
+	if (ret) {
+		ib_destroy_qp(qps[0]);
+		ib_destroy_qp(qps[1]);
+	}
+	return ret;
 }
 
 /* Create one QP, move it to INIT and post its receives. */
@@ -400,10 +457,27 @@ void lite_fill_av(struct lite_dev *dev, const struct lite_port_addr *addr,
 	rdma_ah_set_port_num(ah, dev->port);
 	rdma_ah_set_sl(ah, 0);
 	if (addr->link_layer == LITE_LINK_ETHERNET) {
+		const struct ib_gid_attr *attr;
 		union ib_gid dgid;
+		u16 vlan;
 
 		memcpy(dgid.raw, addr->gid, sizeof(dgid.raw));
 		rdma_ah_set_grh(ah, &dgid, 0, dev->gid_index, 64, 0);
+		/*
+		 * Kernel users resolve the destination MAC themselves. Ours
+		 * matters for loopback QPs: rxe hands a packet to itself only
+		 * when it is addressed to its own MAC; routed to its own IP
+		 * it is lost. (Peers: see docs/architecture.md.)
+		 */
+		if (!memcmp(addr->gid, dev->gid.raw, sizeof(addr->gid))) {
+			attr = rdma_get_gid_attr(dev->ibdev, dev->port,
+						 dev->gid_index);
+			if (!IS_ERR(attr)) {
+				rdma_read_gid_l2_fields(attr, &vlan,
+							ah->roce.dmac);
+				rdma_put_gid_attr(attr);
+			}
+		}
 	} else {
 		rdma_ah_set_dlid(ah, le16_to_cpu(addr->lid));
 	}
