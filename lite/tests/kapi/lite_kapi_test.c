@@ -14,8 +14,8 @@
  * The client runs every check of kt_checks[] at load time. Each logs
  * "lite_kapi_test: ok: <name>" or "lite_kapi_test: FAIL: <name>: <why>";
  * a check is named after the liteapi_* call it covers, so a test can
- * compare the ok lines with the exported symbols. Loading fails (-EINVAL)
- * when a check failed; @only runs one check, @inject_fail makes every
+ * compare the ok lines with the exported symbols. Loading fails (-EIO)
+ * when a check failed (-EINVAL: bad parameters); @only runs one check, @inject_fail makes every
  * check fail (to prove the harness sees failures).
  *
  * Adding a check: one function "static void kt_<call>(struct kt *t)"
@@ -44,7 +44,7 @@ static char *role = "client";
 module_param(role, charp, 0444);
 MODULE_PARM_DESC(role, "client (runs the checks) or server");
 
-static unsigned int servers[LITE_MAX_PORT];
+static unsigned int servers[LITE_MAX_NODES];
 static int nr_servers;
 module_param_array(servers, uint, &nr_servers, 0444);
 MODULE_PARM_DESC(servers, "client: nodes running role=server (at least one; two for 3-node checks)");
@@ -542,8 +542,8 @@ static void kt_add_askmr_table(struct kt *t)
 	KT_EQ(liteapi_add_askmr_table(id + 1, r, LITE_PERM_ADMIN, KT_PW), -EINVAL);
 	KT_EQ(liteapi_add_askmr_table(id + 1, r, 0, KT_PW), -EINVAL);
 	KT_EQ(liteapi_add_askmr_table(id + 1, r, 0x20, KT_PW), -EINVAL);
-	/* ATOMIC on an LMR that is not atomic: refused by its owner. */
-	KT_EQ(liteapi_add_askmr_table(id + 1, r, LITE_PERM_ATOMIC, KT_PW), -EINVAL);
+	/* ATOMIC on an LMR that is not atomic: its handle has no such bit. */
+	KT_EQ(liteapi_add_askmr_table(id + 1, r, LITE_PERM_ATOMIC, KT_PW), -EPERM);
 	KT_EQ(liteapi_add_askmr_table(id + 1, KT_BAD_HANDLE, LITE_PERM_READ, KT_PW),
 	      -ENOENT);
 	/* What was published is what askers get. */
@@ -670,8 +670,9 @@ static void kt_deregister_mr(struct kt *t)
 	kt_keep(t, t->s1, t->me, id);
 	kt_keep(t, t->s2, t->s1, id);
 	KT_EQ(liteapi_deregister_mr(hl), -EPERM);	/* no ADMIN */
-	KT_EQ(liteapi_deregister_mr(l), 0);
-	KT_EQ(liteapi_deregister_mr(a), 0);
+	if (!KT_EQ(liteapi_deregister_mr(l), 0) ||
+	    !KT_EQ(liteapi_deregister_mr(a), 0))
+		goto out;
 	KT_EQ(liteapi_deregister_mr(l), -ENOENT);
 	KT_EQ(liteapi_rdma_read_offset(l, t->buf, 8, 0, 0, KT_PW), -ENOENT);
 	/* Every mapping, on every node, is revoked. */
@@ -681,11 +682,10 @@ static void kt_deregister_mr(struct kt *t)
 	kt_kept_is(t, t->s2, -EKEYREVOKED);
 	KT_EQ(liteapi_ask_mr(t->s1, id, LITE_PERM_READ, KT_PW), -EACCES);
 	KT_EQ(liteapi_deregister_mr(KT_BAD_HANDLE), -ENOENT);
-	l = 0;
-	a = 0;
 out:
 	kt_put(&hl);
 	kt_put(&ha);
+	/* Already freed (-ENOENT) unless a step above failed. */
 	kt_put(&l);
 	kt_put(&a);
 }
@@ -903,7 +903,7 @@ static void kt_receive_message(struct kt *t)
 static void kt_reply_message(struct kt *t)
 {
 	struct kt_resp st;
-	u8 reply[2 * KT_CB_CALL_LEN];
+	u8 reply[2 * KT_CB_CALL_LEN] = { 0 };
 	u64 desc;
 	int i;
 
@@ -1254,7 +1254,7 @@ static int kt_client(void)
 	pr_info("client: %d of %d checks failed\n", failed, ran);
 	if (!ran)
 		pr_err("FAIL: no check named '%s'\n", only);
-	failed = failed || !ran ? -EINVAL : 0;
+	failed = failed || !ran ? -EIO : 0;
 out:
 	kvfree(t->buf);
 	kvfree(t->ref);
@@ -1384,8 +1384,10 @@ static void kt_srv_handle(u32 len, u64 desc)
 								 r->password);
 			liteapi_umap_lmr(lh);
 		}
-		resp->ret[2] = liteapi_ask_mr(r->node, r->ident, r->arg,
-					      r->password + 1);
+		lh = liteapi_ask_mr(r->node, r->ident, r->arg, r->password + 1);
+		resp->ret[2] = lh;
+		if (lh > 0)
+			liteapi_umap_lmr(lh);
 		kt_srv_reply(desc, sizeof(*resp));
 		break;
 	case KT_OP_ASK_KEEP:
