@@ -1165,10 +1165,17 @@ out:
 	kt_put(&a);
 }
 
+/**
+ * struct kt_check - one check of the client
+ * @name: the exported call it covers ("liteapi_..."): its ok/FAIL lines
+ * @fn: the check; counts its failures in t->nfail through KT_EQ/KT_TRUE
+ * @call: the call itself, so that a check of an undeclared call fails to
+ *	build
+ */
 struct kt_check {
 	const char	*name;
 	void		(*fn)(struct kt *t);
-	const void	*call;	/* a check of an undeclared call: build error */
+	const void	*call;
 };
 
 #define KT_CHECK(call)	{ "liteapi_" #call, kt_##call, liteapi_##call }
@@ -1439,6 +1446,15 @@ static void kt_srv_handle(u32 len, u64 desc)
 	}
 }
 
+/**
+ * kt_srv_thread() - serve requests on @port until the module is removed
+ * @unused: nothing
+ *
+ * kt_server_stop() sends SIGKILL, which ends any wait in LITE (receive,
+ * call, lock, barrier) with -EINTR, then kthread_stop().
+ *
+ * Return: 0.
+ */
 static int kt_srv_thread(void *unused)
 {
 	u64 desc;

@@ -5,7 +5,9 @@
 # failed. Every liteapi_* symbol that lite/*.c exports (read now, so a new
 # export without a check fails here) must have an "ok: <name>" line; no
 # node may log a FAIL. Both roles must unload; the module can fail (shown
-# with inject_fail=1).
+# with inject_fail=1). Left behind until lite.ko is unloaded (the kernel
+# API has no call to release them): ports 60 and 61 stay registered to the
+# kernel's context on node2/3 and node1, and a few locks exist.
 # Sourced by tests/integration/lite-api (ae, R, TEST_TMP, assert_*).
 
 kapi_ko=$R/lite/tests/kapi/lite_kapi_test.ko
