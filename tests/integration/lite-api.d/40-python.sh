@@ -10,6 +10,7 @@
 # (a bad handle is FileNotFoundError/ENOENT...) and argument checks; the
 # examples counter.py and rpc_echo.py. Sourced by tests/integration/lite-api.
 
+py_start=$SECONDS
 PY=/usr/bin/python3
 PYDIR=$GUEST_BIN/python
 ae exec all -- "rm -rf $PYDIR && cp -r $R/lite/python $PYDIR &&
@@ -22,7 +23,8 @@ on_nodes py-info "$c" "$c" "$c"
 
 # RPC echo: the server on node3, ports 20 (1 MiB) and 21 (64 B).
 py_server_out=$TEST_TMP/py-server.out
-timeout 600 ssh -F "$(ae ssh-config)" node3 "$(py "tests/check_cluster.py echo-server 20 2")" \
+py_ssh_cfg=$(ae ssh-config)
+timeout 600 ssh -F "$py_ssh_cfg" node3 "$(py "tests/check_cluster.py echo-server 20 2")" \
 	>"$py_server_out" 2>&1 &
 py_server_pid=$!
 for _ in $(seq 600); do
@@ -43,7 +45,7 @@ assert_match "python echo server: both clients served" '^ok +served [0-9]+ calls
 assert_eq "python echo: reply_max refusals on the server" 2 \
 	"$(grep -c 'above its reply_max: EMSGSIZE' "$py_server_out")"
 
-c=$(py "tests/check_cluster.py sync 3 100")
+c=$(py "tests/check_cluster.py sync 3 50")
 on_nodes py-sync "$c" "$c" "$c"
 assert_eq "python: exactly one CAS winner" 1 "$(cat "$TEST_TMP"/py-sync.node* | grep -c '^info cas won')"
 assert_eq "python sync: all ok on every node" 3 "$(cat "$TEST_TMP"/py-sync.node* | grep -c '^result: all ok$')"
@@ -55,11 +57,11 @@ assert_match "python: a bad handle is FileNotFoundError" '^ok +read of a bad han
 assert_match "python errors: all ok" '^result: all ok$' "$out"
 
 # The examples.
-c=$(py "examples/counter.py 3 20")
+c=$(py "examples/counter.py 3 10")
 on_nodes py-counter "$c" "$c" "$c"
 assert_eq "python counter example: totals on every node" 3 \
-	"$(cat "$TEST_TMP"/py-counter.node* | grep -c 'fetch_add counter 60, locked counter 60, expected 60$')"
-timeout 300 ssh -F "$(ae ssh-config)" node2 "$(py "examples/rpc_echo.py server 22")" \
+	"$(cat "$TEST_TMP"/py-counter.node* | grep -c 'fetch_add counter 30, locked counter 30, expected 30$')"
+timeout 300 ssh -F "$py_ssh_cfg" node2 "$(py "examples/rpc_echo.py server 22")" \
 	>"$TEST_TMP/py-rpc-echo.out" 2>&1 &
 py_server_pid=$!
 for _ in $(seq 300); do
@@ -74,4 +76,4 @@ assert_eq "python rpc_echo example: replies" "HELLO
 LITE" "$out"
 assert_eq "python rpc_echo example: server exit status" 0 "$rc"
 assert_match "python rpc_echo example: server quit" '^quit from node 1$' "$(cat "$TEST_TMP/py-rpc-echo.out")"
-echo "ok: python binding"
+echo "ok: python binding ($((SECONDS - py_start)) s)"
