@@ -83,18 +83,22 @@ def _pkg_config_libdir():
     return out or None
 
 
+def _candidates(override):
+    """Library names to try, in order; pkg-config only runs if needed."""
+    if override:
+        yield override
+        return
+    yield "liblite.so.0"
+    libdir = _pkg_config_libdir()
+    if libdir:
+        yield os.path.join(libdir, "liblite.so.0")
+
+
 def _load():
     """The loaded library and where it came from, or ImportError."""
     override = os.environ.get("LITE_LIBRARY")
-    if override:
-        candidates = [override]
-    else:
-        candidates = ["liblite.so.0"]
-        libdir = _pkg_config_libdir()
-        if libdir:
-            candidates.append(os.path.join(libdir, "liblite.so.0"))
     errors = []
-    for name in candidates:
+    for name in _candidates(override):
         try:
             lib = ctypes.CDLL(name, use_errno=True)
         except OSError as e:
