@@ -12,7 +12,7 @@ PACKAGES=(
 	rdma-core ibverbs-providers ibverbs-utils libibverbs-dev librdmacm-dev perftest
 	pdsh rsync openssh-client openssh-server iproute2
 	gnuplot-nox fonts-dejavu-core shellcheck make gcc coreutils procps
-	clang libclang-rt-dev pkg-config libssl-dev
+	clang libclang-rt-dev pkg-config libssl-dev python3
 )
 
 log() { printf 'deps: %s\n' "$*" >&2; }
