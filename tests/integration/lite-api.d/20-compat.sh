@@ -13,6 +13,15 @@
 # returning 0, errors as -1 with errno; join fails for the user. Then join
 # as root on a joined node returns the node's id.
 
+# Every function lite-lib.h declares (the original's 41) is called.
+compat_funcs=$(grep -oE '^(int|void|double) \*?(userspace_[a-z_]+|stick_this_thread_to_core)\(' \
+	"$AE_ROOT/lite/lib/lite-lib.h" | sed -E 's/.* \*?//; s/\($//' | sort -u)
+assert_eq "compat: lite-lib.h declares 41 functions" 41 "$(echo "$compat_funcs" | wc -l)"
+compat_missing=$(for f in $compat_funcs; do
+	grep -q "\\b$f(" "$AE_ROOT/lite/tests/test_compat.c" || echo "$f"
+done)
+assert_eq "compat: test_compat calls every one" "" "$compat_missing"
+
 ae exec all -- "cc -Wall -Wextra -Werror -o $GUEST_BIN/test_compat $R/lite/tests/test_compat.c \$(pkg-config --cflags --libs lite)"
 # Any manager address will do on a joined node; this is the real one.
 compat_mgr=$(ae exec node1 -- "ip -4 -o addr show dev fabric0" | awk '{ sub("/.*", "", $4); print $4; exit }')
