@@ -38,10 +38,11 @@ struct demo {
 	char		*in;		/* what we read back */
 };
 
+/* The original API's errors: -1 with errno. */
 static int report(const char *what, int ret)
 {
 	if (ret < 0) {
-		printf("lmr-demo: %s: FAILED: %s\n", what, strerror(-ret));
+		printf("lmr-demo: %s: FAILED: %s\n", what, strerror(errno));
 		return -1;
 	}
 	printf("lmr-demo: %s: ok\n", what);
@@ -61,7 +62,8 @@ static int read_and_check(struct demo *d, int lh, const char *what)
 		return report(what, ret);
 	if (memcmp(d->in, d->expect, DATA_SIZE)) {
 		snprintf(line, sizeof(line), "%s: data differs", what);
-		return report(line, -EIO);
+		errno = EIO;
+		return report(line, -1);
 	}
 	return report(what, 0);
 }
@@ -147,7 +149,7 @@ static int demo_run(struct demo *d)
 		return -1;
 	}
 	printf("lmr-demo: ask_lmr with a wrong password: refused (%s): ok\n",
-	       strerror(-ret));
+	       strerror(errno));
 	return 0;
 }
 

@@ -65,7 +65,7 @@ static void echo_client(unsigned int server, unsigned int iter)
 	unsigned int i, size, j;
 	int len;
 
-	check(userspace_liteapi_query_port(server, ECHO_PORT) >= 0,
+	check(userspace_liteapi_query_port(server, ECHO_PORT) == 0,
 	      "query_port on the server");
 	for (i = 0; i < iter; i++) {
 		size = 1 + rand() % MAX_MSG;
@@ -103,16 +103,16 @@ int main(int argc, char *argv[])
 		check(userspace_liteapi_add_ask_mr_table(COUNTER_ID, lh,
 				MR_READ_FLAG | MR_WRITE_FLAG | MR_ATOMIC_FLAG,
 				PASSWORD) == 0, "publish it");
-		check(userspace_liteapi_create_lock(1, &lock) == 0,
+		lock_num = userspace_liteapi_create_lock(1, &lock);
+		check(lock_num >= 0 && lock_num == lock.lock_num,
 		      "create the lock");
-		lock_num = lock.lock_num;
 		check(userspace_liteapi_rdma_write(lh, &lock_num,
 				sizeof(lock_num), OFF_LOCK_NUM, PASSWORD) == 0,
 		      "store the lock's number");
 	}
 	if (me == nodes)
 		check(userspace_liteapi_register_application(ECHO_PORT,
-				MAX_MSG, 1, "sync-demo", 9) == 0,
+				MAX_MSG, 1, "sync-demo", 9) == ECHO_PORT,
 		      "register the echo port");
 	barrier(nodes, "barrier: set up");
 
@@ -130,7 +130,7 @@ int main(int argc, char *argv[])
 		check(userspace_liteapi_rdma_read(lh, &lock_num,
 				sizeof(lock_num), OFF_LOCK_NUM, PASSWORD) == 0,
 		      "read the lock's number");
-		check(userspace_liteapi_ask_lock(1, lock_num, &lock) == 0,
+		check(userspace_liteapi_ask_lock(1, lock_num, &lock) == lock_num,
 		      "ask_lock");
 	}
 	for (i = 0; i < iter; i++) {
