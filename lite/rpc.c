@@ -1028,7 +1028,8 @@ int lite_rpc_call(struct lite_user *user, u32 node, u32 port,
  * last request was posted. Lifetimes are those of lite_rpc_call().
  *
  * Return: how many destinations replied (status 0), or a negative errno
- * for the whole call (-EINVAL, -EMSGSIZE, -EINTR); then no status is set.
+ * for the whole call (-EINVAL, -EMSGSIZE, -EFAULT: @src cannot be read,
+ * -ENOMEM, -EINTR); then no status is meaningful.
  */
 int lite_rpc_mcall(struct lite_user *user, struct lite_rpc_mdst *dsts,
 		   unsigned int nr, u32 port, struct iov_iter *src, u32 len,
@@ -1040,6 +1041,8 @@ int lite_rpc_mcall(struct lite_user *user, struct lite_rpc_mdst *dsts,
 	struct iov_iter req;
 	unsigned int i, j;
 	int ret = 0, ok = 0;
+	struct kvec kv;
+	void *buf;
 
 	if (!nr || nr > LITE_MCAST_MAX || port >= LITE_MAX_PORT || !len ||
 	    prio > LITE_PRIO_LOW || max > LITE_RPC_MAX_MSG)
@@ -1053,6 +1056,14 @@ int lite_rpc_mcall(struct lite_user *user, struct lite_rpc_mdst *dsts,
 	}
 	if (len > LITE_RPC_MAX_MSG)
 		return -EMSGSIZE;
+	/* Read once: every node gets the same bytes, a fault fails all. */
+	buf = kvmalloc(len, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	if (copy_from_iter(buf, len, src) != len) {
+		kvfree(buf);
+		return -EFAULT;
+	}
 
 	lite_prio_begin(prio);
 	for (i = 0; i < nr; i++) {
@@ -1064,7 +1075,8 @@ int lite_rpc_mcall(struct lite_user *user, struct lite_rpc_mdst *dsts,
 			dsts[i].status = PTR_ERR(call);
 			continue;
 		}
-		req = *src;	/* each send reads the request afresh */
+		kv = (struct kvec) { .iov_base = buf, .iov_len = len };
+		iov_iter_kvec(&req, ITER_SOURCE, &kv, 1, len);
 		dsts[i].status = lite_rpc_send_msg(dsts[i].node, port, &req,
 						   len, call, ids[i],
 						   LITE_PRIO_NORMAL);
@@ -1074,6 +1086,7 @@ int lite_rpc_mcall(struct lite_user *user, struct lite_rpc_mdst *dsts,
 		}
 		calls[i] = call;
 	}
+	kvfree(buf);	/* each send copied it */
 
 	deadline = jiffies + msecs_to_jiffies(lite_rpc_timeout_ms);
 	for (i = 0; i < nr; i++) {

@@ -405,6 +405,22 @@ static int client(int argc, char **argv)
 			      LITE_PRIO_NORMAL), EMSGSIZE,
 	       "request above LITE_RPC_MAX_MSG");
 
+	/* LITE_MCAST_MAX destinations: the two servers and 14 non-members. */
+	for (i = 0; i < LITE_MCAST_MAX; i++)
+		nodes[i] = 40 + (unsigned int)i;
+	nodes[5] = a;
+	nodes[11] = b;
+	ret = lite_rpc_mcall(nodes, LITE_MCAST_MAX, echo, req, sizeof(req),
+			     replies, (unsigned int)rmax, len, status,
+			     LITE_PRIO_NORMAL);
+	expect(ret == 2 ? 0 : ret < 0 ? ret : -EPROTO, 0, "mcall to LITE_MCAST_MAX nodes returns 2");
+	expect_status(status, 0, -ENOTCONN, nodes[0], "16 nodes");
+	expect_status(status, 15, -ENOTCONN, nodes[15], "16 nodes");
+	check_answer(replies, 5, (unsigned int)rmax, len, a, req, sizeof(req), "16 nodes");
+	check_answer(replies, 11, (unsigned int)rmax, len, b, req, sizeof(req), "16 nodes");
+	nodes[0] = a;
+	nodes[1] = b;
+
 	/* Whole-call errors. */
 	expect(lite_rpc_mcall(nodes, 0, echo, req, sizeof(req), replies,
 			      (unsigned int)rmax, len, status, 0), EINVAL,

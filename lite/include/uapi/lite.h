@@ -222,7 +222,9 @@ struct lite_ioc_rpc_call {
  * Whole-call errors (entries untouched): EINVAL (@nr 0 or above
  * LITE_MCAST_MAX, a node id out of range or given twice, a reserved field
  * set, size 0, bad priority), EMSGSIZE (size above LITE_RPC_MAX_MSG),
- * EFAULT, EINTR (a signal: replies received are dropped).
+ * EFAULT (the entries, the request or the reply slots), EINTR (a signal:
+ * replies received are dropped). The request is read once: every node
+ * gets the same bytes.
  */
 #define LITE_MCAST_MAX		16	/* destinations of one MCALL */
 struct lite_ioc_mcall_dst {
