@@ -5,11 +5,12 @@
 # node1 calls both and checks each slot byte-exact and each status: a port
 # registered on one node only (ECONNREFUSED for the other), a request above
 # one port's max_size (EMSGSIZE), reply slots too small (EMSGSIZE), this
-# node and a non-member in the list (ENOTCONN), a 1 MiB request, bad
-# arguments (EINVAL, EFAULT), a node that never answers (ETIMEDOUT after
-# rpc_timeout_ms, lowered to 3 s on node1 here, while the other's answer
-# arrives). Also prints a latency comparison (mcall to 2 nodes against two
-# sequential calls); nothing is asserted on it.
+# node and a non-member in the list (ENOTCONN), 16 destinations, a 1 MiB
+# request, bad arguments (EINVAL, EFAULT), a node that never answers
+# (ETIMEDOUT after rpc_timeout_ms, lowered to 3 s on node1 here, while the
+# other's answer arrives), a signal during a call (EINTR). Also prints a
+# latency comparison (mcall to 2 nodes against two sequential calls);
+# nothing is asserted on it.
 
 ae exec all -- "install -m 755 $R/lite/tests/test_mcast $GUEST_BIN/"
 mcast_timeout=$(ae exec node1 -- cat /sys/module/lite/parameters/rpc_timeout_ms)
