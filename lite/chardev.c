@@ -233,6 +233,58 @@ static long lite_ioctl_call(struct lite_ctx *ctx, void __user *uarg,
 	return put_user(ret, &((struct lite_ioc_rpc_call __user *)uarg)->reply_len);
 }
 
+static long lite_ioctl_mcall(struct lite_ctx *ctx, void __user *uarg)
+{
+	struct lite_ioc_mcall_dst ud[LITE_MCAST_MAX];
+	struct lite_ioc_mcall_dst __user *uds;
+	struct lite_ioc_rpc_mcall arg;
+	struct lite_rpc_mdst *dsts;
+	struct iov_iter src;
+	unsigned int i;
+	u64 reply;
+	long ret;
+
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	if (arg.reserved || !arg.nr || arg.nr > LITE_MCAST_MAX ||
+	    arg.priority > LITE_PRIO_LOW || arg.reply_max > LITE_RPC_MAX_MSG)
+		return -EINVAL;
+	if (arg.size > LITE_RPC_MAX_MSG)
+		return -EMSGSIZE;
+	uds = u64_to_user_ptr(arg.dsts);
+	if (copy_from_user(ud, uds, arg.nr * sizeof(ud[0])))
+		return -EFAULT;
+	for (i = 0; i < arg.nr; i++)
+		if (ud[i].reserved)
+			return -EINVAL;
+	ret = lite_ubuf_iter(&src, arg.addr, arg.size, true);
+	if (ret)
+		return ret;
+	/* Every slot, checked at once: at most 16 MiB, no overflow. */
+	if (!access_ok(u64_to_user_ptr(arg.reply_addr),
+		       (u64)arg.nr * arg.reply_max))
+		return -EFAULT;
+	dsts = kcalloc(arg.nr, sizeof(*dsts), GFP_KERNEL);
+	if (!dsts)
+		return -ENOMEM;
+	for (i = 0; i < arg.nr; i++) {
+		dsts[i].node = ud[i].node;
+		reply = arg.reply_addr + (u64)i * arg.reply_max;
+		iov_iter_ubuf(&dsts[i].dst, ITER_DEST, u64_to_user_ptr(reply),
+			      arg.reply_max);
+	}
+	ret = lite_rpc_mcall(lite_ctx_user(ctx), dsts, arg.nr, arg.port, &src,
+			     arg.size, arg.reply_max, arg.priority);
+	for (i = 0; ret >= 0 && i < arg.nr; i++) {
+		ud[i].status = dsts[i].status;
+		ud[i].reply_len = dsts[i].len;
+	}
+	kfree(dsts);
+	if (ret >= 0 && copy_to_user(uds, ud, arg.nr * sizeof(ud[0])))
+		return -EFAULT;
+	return ret;
+}
+
 static long lite_do_recv(struct lite_ctx *ctx, struct lite_ioc_rpc_recv *arg)
 {
 	struct iov_iter dst;
@@ -433,6 +485,8 @@ static long lite_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return lite_ioctl_lock(ctx, uarg, cmd);
 	case LITE_IOC_BARRIER:
 		return lite_ioctl_barrier(ctx, uarg);
+	case LITE_IOC_MCALL:
+		return lite_ioctl_mcall(ctx, uarg);
 	default:
 		return -ENOTTY;
 	}

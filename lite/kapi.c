@@ -351,6 +351,66 @@ int liteapi_send_reply_imm(unsigned int node, unsigned int port,
 EXPORT_SYMBOL_GPL(liteapi_send_reply_imm);
 
 /**
+ * liteapi_send_reply_imm_multicast() - RPC to several nodes at once
+ * @nr_nodes: how many, 1 .. LITE_MCAST_MAX
+ * @nodes: their ids, none twice
+ * @port: the port, the same on every node
+ * @addr: the request, sent to each
+ * @size: its length, 1 .. LITE_RPC_MAX_MSG
+ * @ret_addr: @nr_nodes slots of @max_ret_size bytes: node i's reply goes
+ *	to @ret_addr + i * @max_ret_size
+ * @max_ret_size: room in each slot
+ * @ret_len: out: the length of each reply (0 where it failed)
+ * @status: out: 0 or a negative errno for each node (-ENOTCONN,
+ *	-ECONNREFUSED, -ETIMEDOUT, -EMSGSIZE, ...)
+ * @priority: LITE_PRIO_*
+ *
+ * The original's liteapi_send_reply_imm_multisge(), with one request for
+ * all. Every request is posted before any reply is waited for; one node
+ * failing does not fail the others. @ret_len and @status are written only
+ * when the call returns >= 0.
+ *
+ * Return: how many nodes replied, or a negative errno for the whole call
+ * (-EINVAL: @nr_nodes out of range, a node id out of range or repeated).
+ */
+int liteapi_send_reply_imm_multicast(unsigned int nr_nodes,
+				     const unsigned int *nodes,
+				     unsigned int port, const void *addr,
+				     unsigned int size, void *ret_addr,
+				     unsigned int max_ret_size,
+				     unsigned int *ret_len, int *status,
+				     int priority)
+{
+	struct lite_rpc_mdst *dsts;
+	struct iov_iter src;
+	struct kvec ks;
+	unsigned int i;
+	int ret;
+
+	if (!nr_nodes || nr_nodes > LITE_MCAST_MAX)
+		return -EINVAL;
+	dsts = kcalloc(nr_nodes, sizeof(*dsts), GFP_KERNEL);
+	if (!dsts)
+		return -ENOMEM;
+	for (i = 0; i < nr_nodes; i++) {
+		dsts[i].node = nodes[i];
+		lite_kvec_iter(&dsts[i].dst, &dsts[i].kv,
+			       ret_addr + (size_t)i * max_ret_size,
+			       max_ret_size, false);
+	}
+	ret = lite_rpc_mcall(NULL, dsts, nr_nodes, port,
+			     lite_kvec_iter(&src, &ks, addr, size, true), size,
+			     max_ret_size, priority);
+	for (i = 0; ret >= 0 && i < nr_nodes; i++) {
+		status[i] = dsts[i].status;
+		ret_len[i] = dsts[i].len;
+	}
+	kfree(dsts);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(liteapi_send_reply_imm_multicast);
+
+/**
  * liteapi_send_message() - one-way RPC message
  * @node: the receiver
  * @port: its port

@@ -235,6 +235,18 @@ int lite_rpc_send(u32 node, u32 port, struct iov_iter *src, u32 len, int prio);
 int lite_rpc_call(struct lite_user *user, u32 node, u32 port,
 		  struct iov_iter *src, u32 len, struct iov_iter *dst, u32 max,
 		  int prio);
+/* One destination of lite_rpc_mcall(). */
+struct lite_rpc_mdst {
+	u32		node;
+	int		status;		/* out: 0 or a negative errno */
+	u32		len;		/* out: the reply's length */
+	struct iov_iter	dst;		/* where the reply goes */
+	struct kvec	kv;		/* for a kernel buffer at dst */
+};
+
+int lite_rpc_mcall(struct lite_user *user, struct lite_rpc_mdst *dsts,
+		   unsigned int nr, u32 port, struct iov_iter *src, u32 len,
+		   u32 max, int prio);
 int lite_rpc_recv(struct lite_ctx *ctx, u32 port, struct iov_iter *dst,
 		  u32 size, bool nonblock, u64 *desc, u32 *src_node);
 int lite_rpc_reply(struct lite_ctx *ctx, u64 desc, struct iov_iter *src,

@@ -844,6 +844,120 @@ int lite_rpc_send(u32 node, u32 port, struct iov_iter *src, u32 len, int prio)
 	return lite_rpc_send_msg(node, port, src, len, NULL, 0, prio);
 }
 
+/*
+ * A call to @node with a reply buffer of @max bytes, registered under
+ * *@id so that its reply finds it. Charged to @user (LITE_RES_CALLS).
+ */
+static struct lite_rpc_call *lite_rpc_call_new(struct lite_user *user,
+					       u16 node, u32 max, u32 *id)
+{
+	struct lite_rpc_call *call;
+	int ret;
+
+	ret = lite_user_charge(user, LITE_RES_CALLS, 1);
+	if (ret)
+		return ERR_PTR(ret);
+	call = kzalloc(sizeof(*call), GFP_KERNEL);
+	if (!call) {
+		lite_user_uncharge(user, LITE_RES_CALLS, 1);
+		return ERR_PTR(-ENOMEM);
+	}
+	if (user)
+		lite_user_hold(user);
+	call->user = user;	/* lite_rpc_call_free() uncharges */
+	init_completion(&call->done);
+	call->node = node;
+	call->max = max;
+	/* Held until the call is freed, maybe after the device went away. */
+	call->dev = lite_peer_dev_hold(node);
+	ret = -ENOTCONN;
+	if (!call->dev)
+		goto err;
+	ret = lite_pool_alloc(max_t(u64, PAGE_SIZE, roundup_pow_of_two(max ?: 1)),
+			      false, &call->mem);
+	if (ret)
+		goto err;
+	call->buf = lite_piece_kaddr(&call->mem, 0);
+	call->dma = lite_piece_dma(&call->mem, 0);
+	ret = xa_alloc_cyclic_irq(&lite_rpc_calls, id, call,
+				  XA_LIMIT(1, LITE_CALL_ID_MAX),
+				  &lite_rpc_next_call, GFP_KERNEL);
+	if (ret < 0)
+		goto err;
+	return call;
+err:
+	lite_rpc_call_free(call);
+	return ERR_PTR(ret);
+}
+
+/*
+ * Wait for @call's reply until @deadline (jiffies), polling first if
+ * @spin. 0: it completed (call->status says how). -ETIMEDOUT or -EINTR:
+ * the call is abandoned, the reply (or the node leaving) frees it, and
+ * the caller must not touch it again.
+ */
+static int lite_rpc_call_wait(struct lite_rpc_call *call,
+			      unsigned long deadline, bool spin)
+{
+	unsigned long flags;
+	long left;
+
+	if (spin && lite_rpc_spin(lite_rpc_call_done, &call->done))
+		return 0;
+	left = (long)(deadline - jiffies);
+	if (left > 0)
+		left = wait_for_completion_interruptible_timeout(&call->done,
+								 left);
+	else
+		left = completion_done(&call->done);
+	if (left > 0)
+		return 0;
+	xa_lock_irqsave(&lite_rpc_calls, flags);
+	if (completion_done(&call->done)) {
+		xa_unlock_irqrestore(&lite_rpc_calls, flags);
+		return 0;
+	}
+	call->abandoned = true;
+	xa_unlock_irqrestore(&lite_rpc_calls, flags);
+	return left < 0 ? -EINTR : -ETIMEDOUT;
+}
+
+/*
+ * @call (registered under @id) completed: copy its reply to @dst and free
+ * it. Return: the reply's length or a negative errno.
+ */
+static int lite_rpc_call_end(struct lite_rpc_call *call, u32 id,
+			     struct iov_iter *dst)
+{
+	unsigned long flags;
+	int ret;
+
+	if (call->status == -EIO) {
+		/*
+		 * Our send failed, yet the request may have arrived: the reply
+		 * buffer stays out of the pool until the node leaves.
+		 */
+		xa_lock_irqsave(&lite_rpc_calls, flags);
+		call->abandoned = true;
+		xa_unlock_irqrestore(&lite_rpc_calls, flags);
+		return -EIO;
+	}
+	xa_erase_irq(&lite_rpc_calls, id);
+	ret = call->status;
+	if (!ret)
+		ret = copy_to_iter(call->buf, call->len, dst) == call->len ?
+		      call->len : -EFAULT;
+	lite_rpc_call_free(call);
+	return ret;
+}
+
+/* A call that never reached the wire: nothing can write to its buffer. */
+static void lite_rpc_call_drop(struct lite_rpc_call *call, u32 id)
+{
+	xa_erase_irq(&lite_rpc_calls, id);
+	lite_rpc_call_free(call);
+}
+
 /**
  * lite_rpc_call() - send a request to (@node, @port) and wait for the reply
  * @user: the caller's account (user_calls), or NULL
@@ -867,10 +981,7 @@ int lite_rpc_call(struct lite_user *user, u32 node, u32 port,
 		  int prio)
 {
 	struct lite_rpc_call *call;
-	struct lite_dev *dev;
-	unsigned long flags;
 	u32 id;
-	long left;
 	int ret;
 
 	if (!node || node >= LITE_MAX_NODES || port >= LITE_MAX_PORT ||
@@ -878,81 +989,136 @@ int lite_rpc_call(struct lite_user *user, u32 node, u32 port,
 		return -EINVAL;
 	if (len > LITE_RPC_MAX_MSG)
 		return -EMSGSIZE;
-	ret = lite_user_charge(user, LITE_RES_CALLS, 1);
-	if (ret)
-		return ret;
-	call = kzalloc(sizeof(*call), GFP_KERNEL);
-	if (!call) {
-		lite_user_uncharge(user, LITE_RES_CALLS, 1);
-		return -ENOMEM;
-	}
-	if (user)
-		lite_user_hold(user);
-	call->user = user;	/* lite_rpc_call_free() uncharges */
-	init_completion(&call->done);
-	call->node = node;
-	call->max = max;
-	/* Held until the call is freed, maybe after the device went away. */
-	dev = call->dev = lite_peer_dev_hold(node);
-	ret = -ENOTCONN;
-	if (!dev)
-		goto out_free;
-	ret = lite_pool_alloc(max_t(u64, PAGE_SIZE, roundup_pow_of_two(max ?: 1)),
-			      false, &call->mem);
-	if (ret)
-		goto out_free;
-	call->buf = lite_piece_kaddr(&call->mem, 0);
-	call->dma = lite_piece_dma(&call->mem, 0);
-	ret = xa_alloc_cyclic_irq(&lite_rpc_calls, &id, call,
-				  XA_LIMIT(1, LITE_CALL_ID_MAX),
-				  &lite_rpc_next_call, GFP_KERNEL);
-	if (ret < 0)
-		goto out_free;
+	call = lite_rpc_call_new(user, node, max, &id);
+	if (IS_ERR(call))
+		return PTR_ERR(call);
 
 	lite_prio_begin(prio);
 	ret = lite_rpc_send_msg(node, port, src, len, call, id,
 				LITE_PRIO_NORMAL);
+	if (ret) {
+		lite_prio_end(prio);
+		lite_rpc_call_drop(call, id);
+		return ret;
+	}
+	ret = lite_rpc_call_wait(call, jiffies +
+				 msecs_to_jiffies(lite_rpc_timeout_ms), true);
+	lite_prio_end(prio);
 	if (ret)
-		goto err_erase;
-	if (!lite_rpc_spin(lite_rpc_call_done, &call->done)) {
-		left = wait_for_completion_interruptible_timeout(&call->done,
-				msecs_to_jiffies(lite_rpc_timeout_ms));
-		if (left <= 0) {
-			xa_lock_irqsave(&lite_rpc_calls, flags);
-			if (!completion_done(&call->done)) {
-				/* The reply (or the node leaving) frees it. */
-				call->abandoned = true;
-				xa_unlock_irqrestore(&lite_rpc_calls, flags);
-				lite_prio_end(prio);
-				return left < 0 ? -EINTR : -ETIMEDOUT;
-			}
-			xa_unlock_irqrestore(&lite_rpc_calls, flags);
-		}
-	}
-	lite_prio_end(prio);
-	if (call->status == -EIO) {
-		/*
-		 * Our send failed, yet the request may have arrived: the reply
-		 * buffer stays out of the pool until the node leaves.
-		 */
-		xa_lock_irqsave(&lite_rpc_calls, flags);
-		call->abandoned = true;
-		xa_unlock_irqrestore(&lite_rpc_calls, flags);
-		return -EIO;
-	}
-	xa_erase_irq(&lite_rpc_calls, id);
-	ret = call->status;
-	if (!ret)
-		ret = copy_to_iter(call->buf, call->len, dst) == call->len ?
-		      call->len : -EFAULT;
-	goto out_free;
+		return ret;
+	return lite_rpc_call_end(call, id, dst);
+}
 
-err_erase:
+/**
+ * lite_rpc_mcall() - send one request to several nodes, gather every reply
+ * @user: the caller's account (user_calls: one call per destination), or
+ *	NULL
+ * @dsts: the destinations: node in, status and len out, reply to dst
+ * @nr: how many, 1 .. LITE_MCAST_MAX, no node twice
+ * @port: the port, the same on every node
+ * @src: the request
+ * @len: its size, 1 .. LITE_RPC_MAX_MSG
+ * @max: room at each destination's dst, 0 .. LITE_RPC_MAX_MSG
+ * @prio: LITE_PRIO_*
+ *
+ * Every request is posted before any reply is waited for, so the calls
+ * overlap. A destination that fails (not a member, this node itself, port
+ * not registered, no reply) gets its own status and does not fail the
+ * others; all replies are waited for until one rpc_timeout_ms after the
+ * last request was posted. Lifetimes are those of lite_rpc_call().
+ *
+ * Return: how many destinations replied (status 0), or a negative errno
+ * for the whole call (-EINVAL, -EMSGSIZE, -EFAULT: @src cannot be read,
+ * -ENOMEM, -EINTR); then no status is meaningful.
+ */
+int lite_rpc_mcall(struct lite_user *user, struct lite_rpc_mdst *dsts,
+		   unsigned int nr, u32 port, struct iov_iter *src, u32 len,
+		   u32 max, int prio)
+{
+	struct lite_rpc_call *calls[LITE_MCAST_MAX] = {};
+	u32 ids[LITE_MCAST_MAX];
+	unsigned long deadline;
+	struct iov_iter req;
+	unsigned int i, j;
+	int ret = 0, ok = 0;
+	struct kvec kv;
+	void *buf;
+
+	if (!nr || nr > LITE_MCAST_MAX || port >= LITE_MAX_PORT || !len ||
+	    prio > LITE_PRIO_LOW || max > LITE_RPC_MAX_MSG)
+		return -EINVAL;
+	for (i = 0; i < nr; i++) {
+		if (!dsts[i].node || dsts[i].node >= LITE_MAX_NODES)
+			return -EINVAL;
+		for (j = 0; j < i; j++)
+			if (dsts[j].node == dsts[i].node)
+				return -EINVAL;
+	}
+	if (len > LITE_RPC_MAX_MSG)
+		return -EMSGSIZE;
+	/* Read once: every node gets the same bytes, a fault fails all. */
+	buf = kvmalloc(len, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	if (copy_from_iter(buf, len, src) != len) {
+		kvfree(buf);
+		return -EFAULT;
+	}
+
+	lite_prio_begin(prio);
+	for (i = 0; i < nr; i++) {
+		struct lite_rpc_call *call;
+
+		dsts[i].len = 0;
+		call = lite_rpc_call_new(user, dsts[i].node, max, &ids[i]);
+		if (IS_ERR(call)) {
+			dsts[i].status = PTR_ERR(call);
+			continue;
+		}
+		kv = (struct kvec) { .iov_base = buf, .iov_len = len };
+		iov_iter_kvec(&req, ITER_SOURCE, &kv, 1, len);
+		dsts[i].status = lite_rpc_send_msg(dsts[i].node, port, &req,
+						   len, call, ids[i],
+						   LITE_PRIO_NORMAL);
+		if (dsts[i].status) {
+			lite_rpc_call_drop(call, ids[i]);
+			continue;
+		}
+		calls[i] = call;
+	}
+	kvfree(buf);	/* each send copied it */
+
+	deadline = jiffies + msecs_to_jiffies(lite_rpc_timeout_ms);
+	for (i = 0; i < nr; i++) {
+		if (!calls[i])
+			continue;
+		/* After a signal: take what is there, abandon the rest. */
+		dsts[i].status = lite_rpc_call_wait(calls[i],
+						    ret ? jiffies : deadline,
+						    !ok && !ret);
+		if (dsts[i].status == -EINTR)
+			ret = -EINTR;
+		if (dsts[i].status) {
+			calls[i] = NULL;	/* abandoned */
+			continue;
+		}
+		ok++;
+	}
 	lite_prio_end(prio);
-	xa_erase_irq(&lite_rpc_calls, id);
-out_free:
-	lite_rpc_call_free(call);
-	return ret;
+
+	ok = 0;
+	for (i = 0; i < nr; i++) {
+		int r;
+
+		if (!calls[i])
+			continue;
+		r = lite_rpc_call_end(calls[i], ids[i], &dsts[i].dst);
+		dsts[i].status = r < 0 ? r : 0;
+		dsts[i].len = r < 0 ? 0 : r;
+		if (r >= 0)
+			ok++;
+	}
+	return ret ? ret : ok;
 }
 
 /* ---- receiving and replying --------------------------------------------- */

@@ -45,6 +45,13 @@ int liteapi_query_port(unsigned int node, unsigned int port);
 int liteapi_send_reply_imm(unsigned int node, unsigned int port,
 			   const void *addr, unsigned int size, void *ret_addr,
 			   unsigned int max_ret_size, int priority);
+int liteapi_send_reply_imm_multicast(unsigned int nr_nodes,
+				     const unsigned int *nodes,
+				     unsigned int port, const void *addr,
+				     unsigned int size, void *ret_addr,
+				     unsigned int max_ret_size,
+				     unsigned int *ret_len, int *status,
+				     int priority);
 int liteapi_send_message(unsigned int node, unsigned int port,
 			 const void *addr, unsigned int size, int priority);
 int liteapi_receive_message(unsigned int port, void *ret_addr,

@@ -356,6 +356,44 @@ LITE_EXPORT int lite_rpc_call(unsigned int node, unsigned int port,
 	return lite_ret(ret ? ret : (int)c.reply_len);
 }
 
+LITE_EXPORT int lite_rpc_mcall(const unsigned int *nodes, unsigned int n,
+			       unsigned int port, const void *req,
+			       unsigned int size, void *replies,
+			       unsigned int reply_max, unsigned int *reply_len,
+			       int *status, int prio)
+{
+	struct lite_ioc_mcall_dst d[LITE_MCAST_MAX] = { 0 };
+	struct lite_ioc_rpc_mcall c = {
+		.dsts = (uintptr_t)d,
+		.nr = n,
+		.port = port,
+		.addr = (uintptr_t)req,
+		.size = size,
+		.priority = prio,
+		.reply_addr = (uintptr_t)replies,
+		.reply_max = reply_max,
+	};
+	unsigned int i;
+	int fd, ret;
+
+	if (!n || n > LITE_MCAST_MAX || !nodes || !status)
+		return lite_ret(-EINVAL);
+	for (i = 0; i < n; i++)
+		d[i].node = nodes[i];
+	fd = lite_dev_fd();
+	if (fd < 0)
+		return lite_ret(fd);
+	ret = ioctl(fd, LITE_IOC_MCALL, &c);
+	if (ret < 0)
+		return lite_ret(-errno);
+	for (i = 0; i < n; i++) {
+		status[i] = d[i].status;
+		if (reply_len)
+			reply_len[i] = d[i].reply_len;
+	}
+	return ret;
+}
+
 LITE_EXPORT int lite_rpc_send(unsigned int node, unsigned int port,
 			      const void *msg, unsigned int size, int prio)
 {

@@ -136,6 +136,27 @@ int lite_rpc_call(unsigned int node, unsigned int port, const void *req,
 		  unsigned int size, void *reply, unsigned int reply_max,
 		  int prio);
 
+/*
+ * Multicast call (the original's send-reply to several nodes): send the
+ * same @size-byte request to (@nodes[i], @port) for each of @n nodes
+ * (1 .. LITE_MCAST_MAX, none twice) and wait for every reply. All
+ * requests leave before any reply is waited for, so the calls overlap.
+ * @replies holds @n slots of @reply_max bytes: the reply of @nodes[i]
+ * goes to (char *)@replies + i * @reply_max, its length to @reply_len[i]
+ * and its status to @status[i]: 0, or a negative errno of that node alone
+ * (-ENOTCONN: not a member, gone, or this node itself; -ECONNREFUSED: the
+ * port is not registered there; -ETIMEDOUT; -EMSGSIZE; ...). One node
+ * failing does not fail or hold up the others (beyond the module's
+ * rpc_timeout_ms). @reply_len may be NULL.
+ * Returns how many nodes replied (status 0), or a negative errno for the
+ * whole call, with @reply_len and @status untouched: -EINVAL for @n 0 or
+ * above LITE_MCAST_MAX, a node id out of range or repeated; -EINTR.
+ */
+int lite_rpc_mcall(const unsigned int *nodes, unsigned int n,
+		   unsigned int port, const void *req, unsigned int size,
+		   void *replies, unsigned int reply_max,
+		   unsigned int *reply_len, int *status, int prio);
+
 /* One-way message: its receiver gets LITE_DESC_NO_REPLY as descriptor. */
 int lite_rpc_send(unsigned int node, unsigned int port, const void *msg,
 		  unsigned int size, int prio);

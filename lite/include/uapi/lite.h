@@ -206,6 +206,47 @@ struct lite_ioc_rpc_call {
 	__u32	reply_len;	/* out */
 };
 
+/*
+ * MCALL: send one request (@size bytes at @addr) to port @port of each of
+ * @nr nodes and wait for every reply (the original's multicast
+ * send-reply). All requests are posted before any reply is waited for.
+ * @dsts points to @nr entries; the reply of dsts[i] goes to @reply_addr +
+ * i * @reply_max. The ioctl returns how many destinations succeeded
+ * (status 0); each entry gets its own status:
+ *   0             replied: reply_len bytes at its slot
+ *   -ENOTCONN     not a member, left during the call, or this node itself
+ *   -ECONNREFUSED the port is not registered there
+ *   -ETIMEDOUT    no reply within rpc_timeout_ms (from the last post)
+ *   -EMSGSIZE     the request exceeds the port's max_size there, or the
+ *                 reply exceeds @reply_max
+ *   -EDQUOT, -ENOMEM, -EIO, -EFAULT (the reply slot cannot be written)
+ * Whole-call errors (entries untouched): EINVAL (@nr 0 or above
+ * LITE_MCAST_MAX, a node id out of range or given twice, a reserved field
+ * set, size 0, bad priority), EMSGSIZE (size above LITE_RPC_MAX_MSG),
+ * EFAULT (the entries, the request or the reply slots), EINTR (a signal:
+ * replies received are dropped). The request is read once: every node
+ * gets the same bytes.
+ */
+#define LITE_MCAST_MAX		16	/* destinations of one MCALL */
+struct lite_ioc_mcall_dst {
+	__u32	node;
+	__s32	status;		/* out: 0 or a negative errno */
+	__u32	reply_len;	/* out */
+	__u32	reserved;
+};
+
+struct lite_ioc_rpc_mcall {
+	__u64	dsts;		/* user pointer: struct lite_ioc_mcall_dst[nr] */
+	__u32	nr;		/* 1 .. LITE_MCAST_MAX */
+	__u32	port;
+	__u64	addr;
+	__u32	size;		/* 1 .. LITE_RPC_MAX_MSG */
+	__u32	priority;	/* LITE_PRIO_* */
+	__u64	reply_addr;	/* nr x reply_max bytes */
+	__u32	reply_max;	/* 0 .. LITE_RPC_MAX_MSG */
+	__u32	reserved;
+};
+
 /* Wait for the next request on a port this open file registered. */
 #define LITE_RECV_NONBLOCK	0x1
 #define LITE_DESC_NO_REPLY	(~0ULL)	/* descriptor of a one-way message */
@@ -302,6 +343,7 @@ struct lite_ioc_barrier {
 #define LITE_IOC_UNLOCK		_IOW(LITE_IOC_MAGIC, 25, struct lite_ioc_lock)
 #define LITE_IOC_BARRIER	_IOW(LITE_IOC_MAGIC, 26, struct lite_ioc_barrier)
 #define LITE_IOC_LOCK_DESTROY	_IOW(LITE_IOC_MAGIC, 27, struct lite_ioc_lock)
+#define LITE_IOC_MCALL		_IOW(LITE_IOC_MAGIC, 30, struct lite_ioc_rpc_mcall)
 
 /*
  * mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) gives
