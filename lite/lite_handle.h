@@ -52,5 +52,8 @@ void lite_handle_mark_revoked(struct lite_handle *h);
 struct lite_ubuf;
 int lite_rdma_rw(struct lite_handle *h, u64 off, struct iov_iter *iter,
 		 struct lite_ubuf *ub, u64 uoff, u64 len, bool write);
+struct lite_async;
+int lite_rdma_post(struct lite_async *as, struct lite_handle *h, u64 off,
+		   u64 addr, bool kernel, u32 len, bool write, u64 cookie);
 
 #endif /* LITE_HANDLE_H */
