@@ -83,12 +83,18 @@ struct lite_async {
 	struct list_head	busy;	/* posted, not complete */
 	struct list_head	done;	/* complete, not reaped */
 	unsigned int		nr;	/* busy + done */
+	u64			bytes;	/* their lengths */
 	wait_queue_head_t	wq;
 };
 
-static unsigned int lite_async_max = 64;
+/* Per open file: bounce buffers are kernel memory, held until reaped. */
+static unsigned int lite_async_max = 1024;
 module_param_named(async_max, lite_async_max, uint, 0644);
-MODULE_PARM_DESC(async_max, "operations one open /dev/lite (or the kernel API) may have posted and not yet polled (default: 64)");
+MODULE_PARM_DESC(async_max, "operations one open /dev/lite (or the kernel API) may have posted and not yet reaped (default: 1024)");
+
+static unsigned int lite_async_max_mb = 64;
+module_param_named(async_max_mb, lite_async_max_mb, uint, 0644);
+MODULE_PARM_DESC(async_max_mb, "MiB those operations may move in all (default: 64)");
 
 static void lite_async_release(struct kref *ref)
 {
@@ -507,10 +513,12 @@ static int lite_async_add(struct lite_async *as, struct lite_rdma_op *op,
 
 	op->cookie = cookie;
 	spin_lock_irq(&as->lock);
-	if (as->nr >= READ_ONCE(lite_async_max)) {
+	if (as->nr >= READ_ONCE(lite_async_max) ||
+	    as->bytes + op->alen > (u64)READ_ONCE(lite_async_max_mb) << 20) {
 		ret = -EAGAIN;
 	} else {
 		as->nr++;
+		as->bytes += op->alen;
 		kref_get(&as->ref);
 		op->as = as;
 		list_add_tail(&op->alink, &as->busy);
@@ -545,6 +553,7 @@ int lite_async_post_local(struct lite_async *as, struct lite_lmr *lmr, u64 off,
 	refcount_set(&op->refs, 1);
 	INIT_LIST_HEAD(&op->alink);
 	op->write = true;	/* nothing to copy at reap */
+	op->alen = len;
 	ret = lite_async_add(as, op, cookie);
 	if (ret) {
 		kfree(op);
@@ -672,6 +681,7 @@ unsigned int lite_async_reap(struct lite_async *as,
 		if (op) {
 			list_del_init(&op->alink);
 			as->nr--;
+			as->bytes -= op->alen;
 		}
 		spin_unlock_irq(&as->lock);
 		if (!op)
@@ -770,6 +780,7 @@ void lite_async_destroy(struct lite_async *as)
 	}
 	list_splice_tail_init(&as->done, &drop);
 	as->nr = 0;
+	as->bytes = 0;
 	spin_unlock_irq(&as->lock);
 	list_for_each_entry_safe(op, tmp, &drop, alink) {
 		list_del_init(&op->alink);

@@ -73,8 +73,9 @@ int lite_read(int lh, uint64_t offset, void *buf, uint64_t size,
  * Reads and writes posted without waiting. lite_post_write/lite_post_read
  * start a transfer of 1 .. LITE_ASYNC_MAX_SIZE (1 MiB) bytes and return 0
  * at once; @id is the caller's, given back with the completion. At most
- * the module's async_max (default 64) operations may be posted and not yet
- * reaped by this process: one more gets -EAGAIN (reap some, then retry).
+ * the module's async_max (default 1024) operations, of at most
+ * async_max_mb (default 64) MiB in all, may be posted and not yet reaped
+ * by this process: one more gets -EAGAIN (reap some, then retry).
  * On failure nothing was posted; errors as for lite_read/lite_write.
  *
  * A write's data is copied before lite_post_write returns: @buf may be
