@@ -8,7 +8,7 @@
  *                                 NODE, data verified; poll max/timeout,
  *                                 fence, the outstanding limit, bad
  *                                 arguments
- *   test_async exit-busy NODE     post reads and writes, exit without
+ *   test_async exit-busy NODE     post 64 reads and writes, exit without
  *                                 reaping them
  *   test_async owner ID SECONDS   allocate a local LMR, publish it as ID,
  *                                 print "ready", free it after SECONDS
@@ -292,25 +292,27 @@ static int cmd_data(unsigned int node)
 	return finish();
 }
 
+/*
+ * Small operations: the emulated fabric moves a few MB/s, and the point is
+ * that they are in flight at exit, not how many bytes.
+ */
 static int cmd_exit_busy(unsigned int node)
 {
-	static uint8_t buf[8][LITE_ASYNC_MAX_SIZE];
+	static uint8_t buf[64][SLOT];
 	unsigned int i, posted = 0;
-	int lh = lite_alloc(node, 8ULL << 20, 0, PASSWORD);
+	int lh = lite_alloc(node, LMR_SIZE, 0, PASSWORD);
 
 	if (!step(lh, "alloc"))
 		return finish();
 	for (i = 0; i < 64; i++)
 		posted += !(i % 2 ?
-			lite_post_read(lh, (i % 8) << 20, buf[i % 8],
-				       LITE_ASYNC_MAX_SIZE, PASSWORD, i) :
-			lite_post_write(lh, (i % 8) << 20, buf[i % 8],
-					LITE_ASYNC_MAX_SIZE, PASSWORD, i));
+			lite_post_read(lh, i * SLOT, buf[i], SLOT, PASSWORD, i) :
+			lite_post_write(lh, i * SLOT, buf[i], SLOT, PASSWORD, i));
 	info("posted %u, exiting without reaping", posted);
-	if (posted)
-		pass("posted %u 1 MiB reads and writes", posted);
+	if (posted == 64)
+		pass("posted %u 16 KiB reads and writes", posted);
 	else
-		fail("nothing posted");
+		fail("posted only %u of 64", posted);
 	return finish();	/* exit closes /dev/lite with them in flight */
 }
 
@@ -349,9 +351,9 @@ static int cmd_revoked(unsigned int node, uint64_t ident)
 	}
 	if (!step(lh, "ask for the owner's LMR"))
 		return finish();
-	/* Keep posting until a post says the LMR is gone. */
+	/* Keep up to 64 posted until a post says the LMR is gone. */
 	while (now_ms() < end) {
-		ret = i % 2 ? lite_post_read(lh, (i % 256) * SLOT, buf[i % 16],
+		ret = i - done >= 64 ? -EAGAIN : i % 2 ? lite_post_read(lh, (i % 256) * SLOT, buf[i % 16],
 					     SLOT, PASSWORD, i) :
 			      lite_post_write(lh, (i % 256) * SLOT, buf[i % 16],
 					      SLOT, PASSWORD, i);
