@@ -353,9 +353,13 @@ static int cmd_revoked(unsigned int node, uint64_t ident)
 		return finish();
 	/* Keep up to 64 posted until a post says the LMR is gone. */
 	while (now_ms() < end) {
-		ret = i - done >= 64 ? -EAGAIN : i % 2 ? lite_post_read(lh, (i % 256) * SLOT, buf[i % 16],
-					     SLOT, PASSWORD, i) :
-			      lite_post_write(lh, (i % 256) * SLOT, buf[i % 16],
+		if (i - done >= 64)
+			ret = -EAGAIN;
+		else if (i % 2)
+			ret = lite_post_read(lh, (i % 256) * SLOT, buf[i % 16],
+					     SLOT, PASSWORD, i);
+		else
+			ret = lite_post_write(lh, (i % 256) * SLOT, buf[i % 16],
 					      SLOT, PASSWORD, i);
 		if (ret == 0) {
 			i++;
