@@ -149,7 +149,10 @@ static void lite_async_finish(struct lite_rdma_op *op)
 	if (!op->detached)
 		list_move_tail(&op->alink, &as->done);
 	spin_unlock_irqrestore(&as->lock, flags);
-	/* @as lives as long as @op, whose reference our caller holds. */
+	/*
+	 * @op may be reaped and gone now, @as not: a work request's reference
+	 * on @op holds it, or else the context our caller posts for.
+	 */
 	wake_up(&as->wq);
 }
 
@@ -158,9 +161,14 @@ static void lite_op_finish(struct lite_rdma_op *op)
 {
 	if (op->begun)
 		lite_handle_end(op->h);
+	complete(&op->done);
+	/*
+	 * Last: once on the done list, a reaper may free @op unless our
+	 * caller holds a reference of a work request's (lite_op_posted's
+	 * caller holds only the queue's).
+	 */
 	if (op->as)
 		lite_async_finish(op);
-	complete(&op->done);
 }
 
 static void lite_op_done(struct ib_cq *cq, struct ib_wc *wc)
