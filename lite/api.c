@@ -25,6 +25,7 @@ struct lite_ctx {
 	u64			owner;		/* names it to lock homes */
 	u32			uid;		/* of the opener; 0: the kernel */
 	struct lite_user	*user;		/* its limits, or NULL */
+	struct lite_async	*async;		/* posted reads and writes */
 };
 
 struct lite_ctx *lite_kernel_ctx;
@@ -46,9 +47,15 @@ struct lite_ctx *lite_ctx_create(bool limited)
 	xa_init(&ctx->replies);
 	ctx->owner = atomic64_inc_return(&lite_next_owner);
 	ctx->uid = from_kuid_munged(&init_user_ns, current_fsuid());
+	ctx->async = lite_async_create();
+	if (!ctx->async) {
+		kfree(ctx);
+		return NULL;
+	}
 	if (limited) {
 		ctx->user = lite_user_get(0, ctx->uid);
 		if (!ctx->user) {
+			lite_async_destroy(ctx->async);
 			kfree(ctx);
 			return NULL;
 		}
@@ -91,6 +98,8 @@ void lite_ctx_destroy(struct lite_ctx *ctx)
 	unsigned long id;
 	void *entry;
 
+	/* First: freeing its LMRs below would wait for these anyway. */
+	lite_async_destroy(ctx->async);
 	lite_rpc_ctx_release(ctx);
 	xa_for_each(&ctx->replies, id, entry)
 		lite_rpc_drop_token(id);
@@ -324,6 +333,108 @@ int lite_api_rw(struct lite_ctx *ctx, u32 id, s32 password, u64 off,
 	}
 	lite_handle_put(h);
 	return ret;
+}
+
+/**
+ * lite_api_post() - post a read or write of an LMR without waiting
+ * @ctx: the caller's context, whose queue gets the completion
+ * @id: the handle
+ * @password: the handle's password
+ * @off: offset in the LMR
+ * @addr: the caller's memory (a user address, or kernel memory if @kernel)
+ * @kernel: @addr is a kernel pointer
+ * @len: 1..LITE_ASYNC_MAX_SIZE bytes
+ * @write: to the LMR, else from it
+ * @cookie: the caller's id for the completion
+ *
+ * On an LMR of this node the copy is done at once and only its completion
+ * is queued.
+ *
+ * Return: 0 (queued) or a negative errno (nothing queued).
+ */
+int lite_api_post(struct lite_ctx *ctx, u32 id, s32 password, u64 off,
+		  u64 addr, bool kernel, u64 len, bool write, u64 cookie)
+{
+	struct lite_handle *h;
+	struct iov_iter iter;
+	struct kvec kv;
+	int ret;
+
+	if (!len || len > LITE_ASYNC_MAX_SIZE)
+		return -EINVAL;
+	h = lite_use(ctx, id, write ? LITE_PERM_WRITE : LITE_PERM_READ, off,
+		     len, &ret);
+	if (!h)
+		return ret;
+	if (h->password != password) {
+		ret = -EACCES;
+	} else if (h->lmr) {
+		if (kernel) {
+			kv = (struct kvec) {
+				.iov_base = (void *)(uintptr_t)addr,
+				.iov_len = len,
+			};
+			iov_iter_kvec(&iter, write ? ITER_SOURCE : ITER_DEST,
+				      &kv, 1, len);
+		} else {
+			iov_iter_ubuf(&iter, write ? ITER_SOURCE : ITER_DEST,
+				      u64_to_user_ptr(addr), len);
+		}
+		ret = lite_async_post_local(ctx->async, h->lmr, off, &iter, len,
+					    write, cookie);
+	} else {
+		ret = lite_rdma_post(ctx->async, h, off, addr, kernel, len,
+				     write, cookie);
+	}
+	lite_handle_put(h);
+	return ret;
+}
+
+/**
+ * lite_api_poll() - reap completions of posted operations
+ * @ctx: the context
+ * @out: room for @max completions
+ * @max: at most this many
+ * @timeout_ms: wait at most this long for one (0: not at all; negative:
+ *	until a signal)
+ *
+ * Return: how many were reaped (0 when none came in time), or -EINTR.
+ */
+int lite_api_poll(struct lite_ctx *ctx, struct lite_completion *out,
+		  unsigned int max, int timeout_ms)
+{
+	int ret = lite_async_wait(ctx->async, false, timeout_ms);
+
+	if (ret == -ETIMEDOUT)
+		return 0;
+	if (ret)
+		return ret;
+	return lite_async_reap(ctx->async, out, max, NULL);
+}
+
+/**
+ * lite_api_fence() - wait until nothing the context posted is in flight,
+ * then reap every completion
+ * @ctx: the context
+ * @timeout_ms: as for lite_api_poll()
+ *
+ * Return: 0, the first failed operation's status, -ETIMEDOUT (nothing
+ * reaped) or -EINTR.
+ */
+int lite_api_fence(struct lite_ctx *ctx, int timeout_ms)
+{
+	int ret = lite_async_wait(ctx->async, true, timeout_ms);
+	int first = 0;
+
+	if (ret)
+		return ret;
+	lite_async_reap(ctx->async, NULL, UINT_MAX, &first);
+	return first;
+}
+
+unsigned int lite_api_outstanding(struct lite_ctx *ctx)
+{
+	return lite_async_outstanding(ctx->async);
 }
 
 int lite_api_memset(struct lite_ctx *ctx, u32 id, u64 off, u32 value,

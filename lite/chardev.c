@@ -98,6 +98,71 @@ static long lite_ioctl_rw(struct lite_ctx *ctx, void __user *uarg, bool write)
 			   arg.size, write, arg.priority);
 }
 
+static long lite_ioctl_post(struct lite_ctx *ctx, void __user *uarg)
+{
+	struct lite_ioc_post arg;
+
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	if (arg.reserved ||
+	    (arg.op != LITE_POST_READ && arg.op != LITE_POST_WRITE))
+		return -EINVAL;
+	if (!arg.size || arg.size > LITE_ASYNC_MAX_SIZE)
+		return -EINVAL;
+	if (!access_ok(u64_to_user_ptr(arg.addr), arg.size))
+		return -EFAULT;
+	return lite_api_post(ctx, arg.handle, arg.password, arg.offset,
+			     arg.addr, false, arg.size,
+			     arg.op == LITE_POST_WRITE, arg.id);
+}
+
+#define LITE_POLL_MAX		4096
+#define LITE_POLL_BATCH		16	/* completions reaped per copy out */
+
+static long lite_ioctl_poll(struct lite_ctx *ctx, void __user *uarg)
+{
+	struct lite_completion c[LITE_POLL_BATCH];
+	struct lite_ioc_poll arg;
+	struct lite_completion __user *out;
+	unsigned int nr = 0;
+	int ret, n;
+
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	if (arg.reserved || arg.flags & ~LITE_POLL_FENCE ||
+	    arg.max > LITE_POLL_MAX || (arg.flags & LITE_POLL_FENCE && arg.max))
+		return -EINVAL;
+	out = u64_to_user_ptr(arg.addr);
+	if (!access_ok(out, (size_t)arg.max * sizeof(*out)))
+		return -EFAULT;
+	if (arg.flags & LITE_POLL_FENCE) {
+		ret = lite_api_fence(ctx, arg.timeout_ms);
+	} else {
+		/* Wait once; then take what is there, a batch at a time. */
+		ret = n = lite_api_poll(ctx, c,
+					min_t(u32, arg.max, LITE_POLL_BATCH),
+					arg.timeout_ms);
+		while (n > 0) {
+			/* Lost on a fault: the caller gave a bad array. */
+			if (copy_to_user(out + nr, c, n * sizeof(*c)))
+				return -EFAULT;
+			nr += n;
+			n = 0;
+			if (nr < arg.max)
+				n = lite_api_poll(ctx, c,
+						  min_t(u32, arg.max - nr,
+							LITE_POLL_BATCH), 0);
+		}
+		if (ret > 0)
+			ret = 0;
+	}
+	arg.nr = nr;
+	arg.outstanding = lite_api_outstanding(ctx);
+	if (copy_to_user(uarg, &arg, sizeof(arg)))
+		return -EFAULT;
+	return ret;
+}
+
 static long lite_ioctl_memset(struct lite_ctx *ctx, void __user *uarg)
 {
 	struct lite_ioc_memset arg;
@@ -487,6 +552,10 @@ static long lite_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return lite_ioctl_barrier(ctx, uarg);
 	case LITE_IOC_MCALL:
 		return lite_ioctl_mcall(ctx, uarg);
+	case LITE_IOC_POST:
+		return lite_ioctl_post(ctx, uarg);
+	case LITE_IOC_POLL:
+		return lite_ioctl_poll(ctx, uarg);
 	default:
 		return -ENOTTY;
 	}

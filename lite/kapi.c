@@ -150,6 +150,91 @@ int liteapi_rdma_read_offset(unsigned int lite_handler, void *local_addr,
 EXPORT_SYMBOL_GPL(liteapi_rdma_read_offset);
 
 /**
+ * liteapi_rdma_write_async() - post a write into an LMR without waiting
+ * (the original's liteapi_rdma_asywrite_offset)
+ * @lite_handler: the handle (needs WRITE)
+ * @local_addr: the data, copied before this returns
+ * @size: 1..LITE_ASYNC_MAX_SIZE bytes
+ * @offset: where in the LMR
+ * @password: the handle's password
+ * @id: the caller's cookie, reported with the completion
+ *
+ * The kernel API has one queue for every module using it (like its
+ * handles): liteapi_poll() may return another module's completions, which
+ * the cookies tell apart. At most the module's async_max operations may be
+ * posted and not yet reaped.
+ *
+ * Return: 0 (the completion will be queued) or a negative errno (nothing
+ * queued; -EAGAIN when the queue is full).
+ */
+int liteapi_rdma_write_async(unsigned int lite_handler, const void *local_addr,
+			     u64 size, u64 offset, int password, u64 id)
+{
+	if (!local_addr)
+		return -EINVAL;
+	return lite_api_post(lite_kernel_ctx, lite_handler, password, offset,
+			     (uintptr_t)local_addr, true, size, true, id);
+}
+EXPORT_SYMBOL_GPL(liteapi_rdma_write_async);
+
+/**
+ * liteapi_rdma_read_async() - post a read from an LMR without waiting
+ * (the original's liteapi_rdma_asyread_offset)
+ * @lite_handler: the handle (needs READ)
+ * @local_addr: where the data goes, when the completion is reaped by
+ *	liteapi_poll() or liteapi_fence(): it must stay valid until then
+ * @size: 1..LITE_ASYNC_MAX_SIZE bytes
+ * @offset: where in the LMR
+ * @password: the handle's password
+ * @id: the caller's cookie, reported with the completion
+ *
+ * Return: 0 (the completion will be queued) or a negative errno (nothing
+ * queued; -EAGAIN when the queue is full).
+ */
+int liteapi_rdma_read_async(unsigned int lite_handler, void *local_addr,
+			    u64 size, u64 offset, int password, u64 id)
+{
+	if (!local_addr)
+		return -EINVAL;
+	return lite_api_post(lite_kernel_ctx, lite_handler, password, offset,
+			     (uintptr_t)local_addr, true, size, false, id);
+}
+EXPORT_SYMBOL_GPL(liteapi_rdma_read_async);
+
+/**
+ * liteapi_poll() - reap completions of posted reads and writes
+ * @out: room for @max completions (id, status: 0 or a negative errno)
+ * @max: at most this many
+ * @timeout_ms: wait at most this long for the first (0: not at all;
+ *	negative: until a signal)
+ *
+ * A read's data is copied to its destination here.
+ *
+ * Return: how many were reaped (0 when none came in time), or -EINTR.
+ */
+int liteapi_poll(struct lite_completion *out, unsigned int max, int timeout_ms)
+{
+	if (!out && max)
+		return -EINVAL;
+	return lite_api_poll(lite_kernel_ctx, out, max, timeout_ms);
+}
+EXPORT_SYMBOL_GPL(liteapi_poll);
+
+/**
+ * liteapi_fence() - wait until no posted read or write is in flight, and
+ * reap them all (the original's liteapi_rdma_asyfence)
+ * @timeout_ms: as for liteapi_poll()
+ *
+ * Return: 0, the first failed operation's status, -ETIMEDOUT (nothing
+ * reaped) or -EINTR.
+ */
+int liteapi_fence(int timeout_ms)
+{
+	return lite_api_fence(lite_kernel_ctx, timeout_ms);
+}
+EXPORT_SYMBOL_GPL(liteapi_fence);
+
+/**
  * liteapi_remote_memset() - set a range of an LMR to a byte value
  * @lite_handler: the handle (needs WRITE)
  * @offset: first byte

@@ -10,6 +10,7 @@
 
 struct lite_ctx;
 struct vm_area_struct;
+struct lite_completion;
 
 int lite_api_alloc(struct lite_ctx *ctx, u32 node, u64 size, u32 flags,
 		   s32 password, u32 *id);
@@ -30,5 +31,11 @@ int lite_api_lmr_info(struct lite_ctx *ctx, u32 id, u32 *node, u64 *size,
 		      u32 *perm);
 int lite_api_atomic(struct lite_ctx *ctx, u32 id, s32 password, u32 op,
 		    u64 off, u64 value, u64 compare, u64 *old);
+int lite_api_post(struct lite_ctx *ctx, u32 id, s32 password, u64 off,
+		  u64 addr, bool kernel, u64 len, bool write, u64 cookie);
+int lite_api_poll(struct lite_ctx *ctx, struct lite_completion *out,
+		  unsigned int max, int timeout_ms);
+int lite_api_fence(struct lite_ctx *ctx, int timeout_ms);
+unsigned int lite_api_outstanding(struct lite_ctx *ctx);
 
 #endif /* LITE_API_H */

@@ -55,5 +55,8 @@ int lite_rdma_rw(struct lite_handle *h, u64 off, struct iov_iter *iter,
 		 struct lite_ubuf *ub, u64 uoff, u64 len, bool write);
 int lite_rdma_atomic(struct lite_handle *h, u64 off, enum ib_wr_opcode opcode,
 		     u64 compare_add, u64 swap, u64 *old);
+struct lite_async;
+int lite_rdma_post(struct lite_async *as, struct lite_handle *h, u64 off,
+		   u64 addr, bool kernel, u32 len, bool write, u64 cookie);
 
 #endif /* LITE_HANDLE_H */

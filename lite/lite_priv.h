@@ -220,6 +220,20 @@ u64 lite_ctx_owner(struct lite_ctx *ctx);
 u32 lite_ctx_uid(struct lite_ctx *ctx);
 struct lite_user *lite_ctx_user(struct lite_ctx *ctx);
 
+/* rdma.c: a context's queue of operations posted without waiting */
+struct lite_async;
+struct lite_completion;
+struct lite_async *lite_async_create(void);
+void lite_async_destroy(struct lite_async *as);
+int lite_async_post_local(struct lite_async *as, struct lite_lmr *lmr, u64 off,
+			  struct iov_iter *iter, u64 len, bool write,
+			  u64 cookie);
+unsigned int lite_async_reap(struct lite_async *as,
+			     struct lite_completion *out, unsigned int max,
+			     int *first_err);
+int lite_async_wait(struct lite_async *as, bool all, int timeout_ms);
+unsigned int lite_async_outstanding(struct lite_async *as);
+
 /* rpc.c: RPC over write-with-immediate (docs/rpc.md) */
 struct lite_ctrl_rpc_open;
 struct lite_ctrl_rpc_ring;

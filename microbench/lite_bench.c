@@ -14,11 +14,15 @@
  *                                                  --duration, throughput
  *
  * Data operations use a zero-copy buffer (lite_alloc_buffer), like the
- * registered buffer of a verbs program.
+ * registered buffer of a verbs program. tput with --depth N posts instead
+ * (lite_post_write/lite_post_read, reaped with lite_poll): N operations in
+ * flight per thread, like verbs_bench --depth (those go through LITE's
+ * bounce buffers, not the zero-copy path).
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,8 +43,10 @@ static const char *const prio_names[] = { "normal", "high", "low" };
 
 enum {
 	KEY_MODE = 'm', KEY_OP = 'o', KEY_MR_TOTAL = BENCH_KEY_PROG, KEY_MR_COUNT,
-	KEY_PRIO, KEY_LITE_PORT, KEY_PARAM_NAME,
+	KEY_PRIO, KEY_LITE_PORT, KEY_PARAM_NAME, KEY_DEPTH,
 };
+
+#define MAX_DEPTH	64	/* per thread */
 
 struct lite_cfg {
 	int mode;
@@ -50,6 +56,7 @@ struct lite_cfg {
 	int prio;
 	unsigned int lite_port;
 	const char *param_name;
+	unsigned int depth;	/* tput: posted per thread; 0: synchronous */
 };
 
 static const struct bench_opt lite_opts[] = {
@@ -64,6 +71,8 @@ static const struct bench_opt lite_opts[] = {
 	{ "lite-port", KEY_LITE_PORT, "N", "rpc: LITE port 0..63 (default 1)" },
 	{ "param-name", KEY_PARAM_NAME, "NAME", "tput: which value the param "
 	  "column holds: mr-total, mr-count or threads (default mr-total)" },
+	{ "depth", KEY_DEPTH, "N", "tput: operations each thread keeps in "
+	  "flight, posted without waiting (1..64; default 0: synchronous)" },
 	{ NULL, 0, NULL, NULL },
 };
 
@@ -99,6 +108,11 @@ static int lite_set(void *ctx, int key, const char *arg)
 	case KEY_PARAM_NAME:
 		lc->param_name = arg;
 		return 0;
+	case KEY_DEPTH:
+		if (bench_parse_u64("depth", arg, 0, MAX_DEPTH, &v))
+			return -1;
+		lc->depth = v;
+		return 0;
 	}
 	return -1;
 }
@@ -113,6 +127,7 @@ static void lite_params(void *ctx)
 	bench_meta("mr_count", "%u", lc->mr_count);
 	bench_meta("prio", "%s", prio_names[lc->prio]);
 	bench_meta("lite_port", "%u", lc->lite_port);
+	bench_meta("depth", "%u", lc->depth);
 }
 
 static struct lite_cfg lc = {
@@ -230,12 +245,80 @@ static uint64_t xorshift(uint64_t *s)
 	return *s;
 }
 
+static int post_op(int lh, uint64_t off, void *buf, uint64_t size,
+		   uint64_t id)
+{
+	return lc.op == OP_WRITE ?
+	       lite_post_write(lh, off, buf, size, LMR_PASSWORD, id) :
+	       lite_post_read(lh, off, buf, size, LMR_PASSWORD, id);
+}
+
+/*
+ * Posted operations go to one queue per process, so a thread reaps the
+ * others' completions too: the process keeps depth x threads in flight
+ * (like --threads verbs threads with --depth each), and an operation
+ * counts for whichever thread reaps it inside the window.
+ */
+static atomic_uint tput_in_flight;
+
+static int tput_reap(struct tput_thread *t, int timeout_ms)
+{
+	struct lite_completion c[MAX_DEPTH];
+	uint64_t now;
+	int n, i;
+
+	n = lite_poll(c, MAX_DEPTH, timeout_ms);
+	if (n <= 0)
+		return n;
+	atomic_fetch_sub(&tput_in_flight, n);
+	for (i = 0; i < n; i++)
+		if (c[i].status)
+			return c[i].status;
+	now = bench_now_ns();
+	if (now >= t->warm_end && now < t->end)
+		t->ops += n;
+	return 0;
+}
+
+static void tput_worker_posted(struct tput_thread *t)
+{
+	uint64_t slots = (t->per_lmr - t->size) / ALIGN_OFF + 1, r;
+	unsigned int limit = lc.depth * cfg.threads;
+	int ret = 0;
+
+	while (!ret && bench_now_ns() < t->end) {
+		if (atomic_fetch_add(&tput_in_flight, 1) >= limit) {
+			atomic_fetch_sub(&tput_in_flight, 1);
+			ret = tput_reap(t, 100);
+			continue;
+		}
+		r = xorshift(&t->seed);
+		ret = post_op(t->lhs[r % lc.mr_count],
+			      (r >> 16) % slots * ALIGN_OFF, t->buf, t->size, r);
+		if (ret) {
+			atomic_fetch_sub(&tput_in_flight, 1);
+			ret = ret == -EAGAIN ? tput_reap(t, 100) : ret;
+		}
+	}
+	if (ret)
+		t->err = -ret;
+	/* Drain: completions after the window count for nobody. */
+	ret = lite_fence(30000);
+	if (ret && !t->err)
+		t->err = -ret;
+	atomic_store(&tput_in_flight, 0);
+}
+
 static void *tput_worker(void *arg)
 {
 	struct tput_thread *t = arg;
 	uint64_t slots = (t->per_lmr - t->size) / ALIGN_OFF + 1, r, now;
 	int ret;
 
+	if (lc.depth) {
+		tput_worker_posted(t);
+		return NULL;
+	}
 	while ((now = bench_now_ns()) < t->end) {
 		r = xorshift(&t->seed);
 		ret = do_op(t->lhs[r % lc.mr_count],

@@ -29,7 +29,7 @@ do for [fmt in "png svg"] {
 		set terminal svg size 960,640 enhanced font "DejaVu Sans,11" dynamic
 	}
 	set output sprintf("%s.%s", outbase, fmt)
-	plot sel("verbs_tput") using 4:6:7:8 with yerrorlines lw 2 pt 9 lc rgb "#d62728" title "verbs, one MR each (ibv\\_reg\\_mr)", \
-	     sel("lite_tput")  using 4:6:7:8 with yerrorlines lw 2 pt 7 lc rgb "#1f77b4" title "LITE, one LMR each (global key)"
+	plot sel("verbs_tput") using 4:6:7:8 with yerrorlines lw 2 pt 9 lc rgb "#d62728" title "verbs, one MR each (ibv\\_reg\\_mr), 16 in flight", \
+	     sel("lite_tput")  using 4:6:7:8 with yerrorlines lw 2 pt 7 lc rgb "#1f77b4" title "LITE, one LMR each (global key), 16 in flight"
 	unset output
 }

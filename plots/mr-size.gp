@@ -31,9 +31,9 @@ do for [fmt in "png svg"] {
 		set terminal svg size 960,640 enhanced font "DejaVu Sans,11" dynamic
 	}
 	set output sprintf("%s.%s", outbase, fmt)
-	plot sel("verbs_tput", 64)   using 4:6:7:8 with yerrorlines lw 2 pt 9 lc rgb "#d62728" title "verbs, 64 B writes", \
-	     sel("verbs_tput", 1024) using 4:6:7:8 with yerrorlines lw 2 pt 11 lc rgb "#ff9896" title "verbs, 1 KiB writes", \
-	     sel("lite_tput", 64)    using 4:6:7:8 with yerrorlines lw 2 pt 7 lc rgb "#1f77b4" title "LITE, 64 B writes", \
-	     sel("lite_tput", 1024)  using 4:6:7:8 with yerrorlines lw 2 pt 5 lc rgb "#6baed6" title "LITE, 1 KiB writes"
+	plot sel("verbs_tput", 64)   using 4:6:7:8 with yerrorlines lw 2 pt 9 lc rgb "#d62728" title "verbs, 64 B writes, 16 in flight", \
+	     sel("verbs_tput", 1024) using 4:6:7:8 with yerrorlines lw 2 pt 11 lc rgb "#ff9896" title "verbs, 1 KiB writes, 16 in flight", \
+	     sel("lite_tput", 64)    using 4:6:7:8 with yerrorlines lw 2 pt 7 lc rgb "#1f77b4" title "LITE, 64 B writes, 16 in flight", \
+	     sel("lite_tput", 1024)  using 4:6:7:8 with yerrorlines lw 2 pt 5 lc rgb "#6baed6" title "LITE, 1 KiB writes, 16 in flight"
 	unset output
 }

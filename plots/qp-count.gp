@@ -29,7 +29,7 @@ do for [fmt in "png svg"] {
 		set terminal svg size 960,640 enhanced font "DejaVu Sans,11" dynamic
 	}
 	set output sprintf("%s.%s", outbase, fmt)
-	plot sel("verbs_tput") using 4:6:7:8 with yerrorlines lw 2 pt 9 lc rgb "#d62728" title "verbs, one RC QP per connection", \
-	     sel("lite_tput")  using 4:6:7:8 with yerrorlines lw 2 pt 7 lc rgb "#1f77b4" title "LITE, threads over K shared QPs"
+	plot sel("verbs_tput") using 4:6:7:8 with yerrorlines lw 2 pt 9 lc rgb "#d62728" title "verbs, one RC QP per connection, 16 in flight each", \
+	     sel("lite_tput")  using 4:6:7:8 with yerrorlines lw 2 pt 7 lc rgb "#1f77b4" title "LITE, threads over K shared QPs, 16 in flight each"
 	unset output
 }

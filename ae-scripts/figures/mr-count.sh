@@ -3,9 +3,11 @@
 # memory regions written to (1..4096, x4 steps, 64 KiB each), node1 to
 # node2: native verbs with that many MRs (ibv_reg_mr each, 16 writes in
 # flight on one QP) against LITE with that many LMRs (one global key, no
-# NIC registration; 2 threads of synchronous writes).
+# NIC registration; 16 writes in flight too: one thread posting with
+# lite_post_write, --depth 16).
 # Knobs: QUICK=1 (1 s windows, 1 repetition, up to 256), FULL=1 (10 s);
-# default 2 s windows, 3 repetitions. THREADS=N LITE client threads (2).
+# default 2 s windows, 3 repetitions. THREADS=N LITE client threads (1),
+# DEPTH=N posted writes in flight per LITE thread (16; 0: synchronous).
 
 figure_run() {
 	local out=$1 srv cli node ip dur=2 reps=3 counts n common
@@ -22,7 +24,7 @@ figure_run() {
 			"$(mb_bin "$cli" verbs_bench) -m tput -o write --mr-total $((n * 64))K --param-name mr-count $common $n -p $MB_PORT $ip" "$MB_LISTENING" ||
 			ae_die "mr-count: verbs with $n MRs failed"
 		mb_pair "$out" "lite-$n" "" "" "$cli" \
-			"$(mb_bin "$cli" lite_bench) -m tput -o write --mr-total $((n * 64))K --param-name mr-count -t ${THREADS:-2} $common $n $node" - ||
+			"$(mb_bin "$cli" lite_bench) -m tput -o write --mr-total $((n * 64))K --param-name mr-count -t ${THREADS:-1} --depth ${DEPTH:-16} $common $n $node" - ||
 			ae_die "mr-count: LITE with $n LMRs failed"
 	done
 	mb_summarize "$out"

@@ -3,9 +3,11 @@
 # total memory written to (1 MiB..1 GiB, x4 steps), for 64 B and 1 KiB
 # writes, from the first node to the second: native verbs with one MR of
 # that size (verbs_bench, 16 writes in flight on one QP) against LITE with
-# one LMR of that size (lite_bench, synchronous writes from --threads).
+# one LMR of that size (lite_bench, 16 writes in flight too: one thread
+# posting with lite_post_write, --depth 16).
 # Knobs: QUICK=1 (1 s windows, 1 repetition, up to 64 MiB), FULL=1 (10 s);
-# default 2 s windows, 3 repetitions. THREADS=N LITE client threads (2).
+# default 2 s windows, 3 repetitions. THREADS=N LITE client threads (1),
+# DEPTH=N posted writes in flight per LITE thread (16; 0: synchronous).
 
 figure_run() {
 	local out=$1 srv cli node ip dur=2 reps=3 totals total common
@@ -22,7 +24,7 @@ figure_run() {
 			"$(mb_bin "$cli" verbs_bench) -m tput -o write --mr-total $total --mr-count 1 --param-name mr-total $common -p $MB_PORT $ip" "$MB_LISTENING" ||
 			ae_die "mr-size: verbs at $total failed"
 		mb_pair "$out" "lite-$total" "" "" "$cli" \
-			"$(mb_bin "$cli" lite_bench) -m tput -o write --mr-total $total --mr-count 1 -t ${THREADS:-2} $common $node" - ||
+			"$(mb_bin "$cli" lite_bench) -m tput -o write --mr-total $total --mr-count 1 -t ${THREADS:-1} --depth ${DEPTH:-16} $common $node" - ||
 			ae_die "mr-size: LITE at $total failed"
 	done
 	mb_summarize "$out"

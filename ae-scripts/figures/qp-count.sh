@@ -1,8 +1,11 @@
 # shellcheck shell=bash
 # Figure qp-count: 64 B write throughput (random offsets in 16 MiB) vs
 # connections, node1 to node2: native verbs with one RC QP per connection
-# (1..256 QPs, driven by up to 8 threads) against LITE with 1..64 client
-# threads sharing the node pair's K pooled QPs.
+# (1..256 QPs, driven by up to 8 threads, 16 writes in flight per QP)
+# against LITE with 1..64 client threads sharing the node pair's K pooled
+# QPs, each thread keeping 16 posted writes in flight (lite_post_write,
+# --depth 16): at N connections both have 16 x N writes in flight.
+# DEPTH=N changes LITE's (0: synchronous writes).
 # Knobs: QUICK=1 (1 s windows, 1 repetition, fewer points), FULL=1 (10 s);
 # default 2 s windows, 3 repetitions.
 
@@ -24,7 +27,7 @@ figure_run() {
 	done
 	for t in ${THREADS:-$threads}; do
 		mb_pair "$out" "lite-$t" "" "" "$cli" \
-			"$(mb_bin "$cli" lite_bench) -m tput -o write -t $t --param-name threads $common $node" - ||
+			"$(mb_bin "$cli" lite_bench) -m tput -o write -t $t --depth ${DEPTH:-16} --param-name threads $common $node" - ||
 			ae_die "qp-count: LITE with $t threads failed"
 	done
 	mb_summarize "$out"

@@ -25,6 +25,12 @@ int liteapi_rdma_write_offset(unsigned int lite_handler, const void *local_addr,
 			      u64 size, int priority, u64 offset, int password);
 int liteapi_rdma_read_offset(unsigned int lite_handler, void *local_addr,
 			     u64 size, int priority, u64 offset, int password);
+int liteapi_rdma_write_async(unsigned int lite_handler, const void *local_addr,
+			     u64 size, u64 offset, int password, u64 id);
+int liteapi_rdma_read_async(unsigned int lite_handler, void *local_addr,
+			    u64 size, u64 offset, int password, u64 id);
+int liteapi_poll(struct lite_completion *out, unsigned int max, int timeout_ms);
+int liteapi_fence(int timeout_ms);
 int liteapi_remote_memset(unsigned int lite_handler, u64 offset, int value,
 			  u64 size);
 int liteapi_rdma_mr_memcpy(unsigned int dst, u64 dst_offset, unsigned int src,

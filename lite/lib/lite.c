@@ -189,6 +189,57 @@ LITE_EXPORT int lite_read(int lh, uint64_t offset, void *buf, uint64_t size,
 	return lite_rw(LITE_IOC_READ, lh, offset, buf, size, password, prio);
 }
 
+static int lite_post(uint32_t op, int lh, uint64_t offset, const void *buf,
+		     uint64_t size, int password, uint64_t id)
+{
+	struct lite_ioc_post p = {
+		.handle = lh,
+		.password = password,
+		.offset = offset,
+		.size = size,
+		.addr = (uintptr_t)buf,
+		.id = id,
+		.op = op,
+	};
+
+	return lite_ret(lite_ioctl(LITE_IOC_POST, &p));
+}
+
+LITE_EXPORT int lite_post_write(int lh, uint64_t offset, const void *buf,
+				uint64_t size, int password, uint64_t id)
+{
+	return lite_post(LITE_POST_WRITE, lh, offset, buf, size, password, id);
+}
+
+LITE_EXPORT int lite_post_read(int lh, uint64_t offset, void *buf,
+			       uint64_t size, int password, uint64_t id)
+{
+	return lite_post(LITE_POST_READ, lh, offset, buf, size, password, id);
+}
+
+LITE_EXPORT int lite_poll(struct lite_completion *out, unsigned int max,
+			  int timeout_ms)
+{
+	struct lite_ioc_poll p = {
+		.addr = (uintptr_t)out,
+		.max = max,
+		.timeout_ms = timeout_ms,
+	};
+	int ret = lite_ioctl(LITE_IOC_POLL, &p);
+
+	return lite_ret(ret ? ret : (int)p.nr);
+}
+
+LITE_EXPORT int lite_fence(int timeout_ms)
+{
+	struct lite_ioc_poll p = {
+		.timeout_ms = timeout_ms,
+		.flags = LITE_POLL_FENCE,
+	};
+
+	return lite_ret(lite_ioctl(LITE_IOC_POLL, &p));
+}
+
 LITE_EXPORT int lite_memset(int lh, uint64_t offset, int byte, uint64_t size)
 {
 	/* As memset(3): -1 means 0xff, not an error. */

@@ -69,6 +69,43 @@ int lite_write(int lh, uint64_t offset, const void *buf, uint64_t size,
 int lite_read(int lh, uint64_t offset, void *buf, uint64_t size,
 	      int password, int prio);
 
+/*
+ * Reads and writes posted without waiting. lite_post_write/lite_post_read
+ * start a transfer of 1 .. LITE_ASYNC_MAX_SIZE (1 MiB) bytes and return 0
+ * at once; @id is the caller's, given back with the completion. At most
+ * the module's async_max (default 1024) operations, of at most
+ * async_max_mb (default 64) MiB in all, may be posted and not yet reaped
+ * by this process: one more gets -EAGAIN (reap some, then retry).
+ * On failure nothing was posted; errors as for lite_read/lite_write.
+ *
+ * A write's data is copied before lite_post_write returns: @buf may be
+ * reused at once. A read's data is copied to @buf when its completion is
+ * reaped (lite_poll or lite_fence), so @buf must stay valid and unused
+ * until then; it is not touched before.
+ *
+ * lite_poll waits up to @timeout_ms (0: not at all; negative: until a
+ * signal, -EINTR) for a completion, then reaps up to @max into @out and
+ * returns how many (0: none in time, or nothing posted). Each has the id
+ * and a status: 0, or a negative errno: -EKEYREVOKED (the LMR was freed
+ * before it was sent), -EIO (the transfer failed, e.g. the owner node
+ * left), -ENOTCONN, -EFAULT (a read's @buf was not writable at reap).
+ * Freeing an LMR waits until the operations already sent on it completed.
+ *
+ * lite_fence waits until nothing this process posted is in flight (at
+ * most @timeout_ms, as above; -ETIMEDOUT then, with nothing reaped), then
+ * reaps every completion without reporting their ids: it returns 0 or the
+ * first failed operation's status.
+ *
+ * Exiting (or closing) with operations in flight is safe: the kernel
+ * waits for them and drops their completions.
+ */
+int lite_post_write(int lh, uint64_t offset, const void *buf, uint64_t size,
+		    int password, uint64_t id);
+int lite_post_read(int lh, uint64_t offset, void *buf, uint64_t size,
+		   int password, uint64_t id);
+int lite_poll(struct lite_completion *out, unsigned int max, int timeout_ms);
+int lite_fence(int timeout_ms);
+
 /* Set @size bytes at @offset to @byte, converted to unsigned char. */
 int lite_memset(int lh, uint64_t offset, int byte, uint64_t size);
 

@@ -316,6 +316,69 @@ struct lite_ioc_barrier {
 	__u32	reserved;
 };
 
+/*
+ * Reads and writes posted without waiting (POST), reaped later (POLL). An
+ * open file may have LITE_IOC_POST'ed at most the module's async_max
+ * (default 1024) operations, moving at most async_max_mb (default 64) MiB,
+ * not yet reaped; one more gets EAGAIN (reap, then retry). POST
+ * checks the handle, password, permission and range like READ/WRITE (same
+ * errnos), and fails with EINVAL for size 0 or above LITE_ASYNC_MAX_SIZE
+ * or an unknown op; on failure nothing is queued.
+ *
+ * Memory: a write's data is copied when it is posted (the buffer is free
+ * at once). A read's data lands in a kernel buffer and is copied to @addr
+ * when its completion is reaped, by POLL or the fence, in the memory of
+ * the process that reaps: @addr must still be writable then (else that
+ * completion's status is EFAULT). Until then @addr is not touched.
+ *
+ * Completion status: 0, or EKEYREVOKED (revoked before it was sent),
+ * ENOTCONN, EIO (the transfer failed, e.g. the owner left meanwhile),
+ * EFAULT (a read's destination was not writable at reap), ENOMEM. An
+ * owner that frees the LMR waits until the operations already sent
+ * completed; later POSTs get EKEYREVOKED. Closing the file waits (bounded
+ * by op_timeout_ms) for what is in flight and drops unreaped completions.
+ */
+#define LITE_ASYNC_MAX_SIZE	(1U << 20)
+#define LITE_POST_READ		1
+#define LITE_POST_WRITE		2
+struct lite_ioc_post {
+	__u32	handle;
+	__s32	password;
+	__u64	offset;
+	__u64	size;		/* 1 .. LITE_ASYNC_MAX_SIZE */
+	__u64	addr;		/* user pointer */
+	__u64	id;		/* the caller's cookie, given back by POLL */
+	__u32	op;		/* LITE_POST_* */
+	__u32	reserved;
+};
+
+struct lite_completion {
+	__u64	id;		/* as posted */
+	__s32	status;		/* 0 or a negative errno */
+	__u32	reserved;
+};
+
+/*
+ * POLL: wait until a completion can be reaped (or nothing is in flight),
+ * at most @timeout_ms (0: do not wait, negative: until a signal, EINTR),
+ * then reap up to @max into the array at @addr; @nr says how many (0 when
+ * the time ran out). With LITE_POLL_FENCE (and @max 0): wait until
+ * nothing this file posted is in flight, then reap every completion; the
+ * ioctl then fails with the first failed operation's errno, if any, or
+ * ETIMEDOUT when the time ran out first (nothing reaped). @outstanding:
+ * posted and not yet reaped, after the call.
+ */
+#define LITE_POLL_FENCE		0x1
+struct lite_ioc_poll {
+	__u64	addr;		/* struct lite_completion[@max] */
+	__u32	max;		/* 0 .. 4096 */
+	__s32	timeout_ms;
+	__u32	flags;		/* LITE_POLL_* */
+	__u32	nr;		/* out */
+	__u32	outstanding;	/* out */
+	__u32	reserved;
+};
+
 #define LITE_IOC_JOIN		_IOWR(LITE_IOC_MAGIC, 1, struct lite_ioc_join)
 #define LITE_IOC_CLUSTER	_IOWR(LITE_IOC_MAGIC, 2, struct lite_ioc_cluster)
 #define LITE_IOC_ALLOC		_IOWR(LITE_IOC_MAGIC, 3, struct lite_ioc_alloc)
@@ -344,6 +407,8 @@ struct lite_ioc_barrier {
 #define LITE_IOC_BARRIER	_IOW(LITE_IOC_MAGIC, 26, struct lite_ioc_barrier)
 #define LITE_IOC_LOCK_DESTROY	_IOW(LITE_IOC_MAGIC, 27, struct lite_ioc_lock)
 #define LITE_IOC_MCALL		_IOW(LITE_IOC_MAGIC, 30, struct lite_ioc_rpc_mcall)
+#define LITE_IOC_POST		_IOW(LITE_IOC_MAGIC, 28, struct lite_ioc_post)
+#define LITE_IOC_POLL		_IOWR(LITE_IOC_MAGIC, 29, struct lite_ioc_poll)
 
 /*
  * mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) gives
