@@ -24,10 +24,11 @@ atomic_path() {
 }
 
 # atomic_sampler_start: cpu-sample on the owner during the client's run
-# (MB_BEFORE_CLIENT of atomic_case; reads its locals).
+# (MB_BEFORE_CLIENT of atomic_case; reads the locals of figure_run and
+# atomic_case, named apart from mb_pair's).
 atomic_sampler_start() {
-	timeout --kill-after=5 "$AE_TIMEOUT" ssh -F "$AE_SSH_CONFIG" "$srv" -- \
-		"$(lite_rdir "$srv")/ae-scripts/cpu-sample $sdelay $window" \
+	timeout --kill-after=5 "$AE_TIMEOUT" ssh -F "$AE_SSH_CONFIG" "$owner" -- \
+		"$(lite_rdir "$owner")/ae-scripts/cpu-sample $sdelay $window" \
 		>"$out/raw/$tag.cpu-owner" 2>&1 &
 	spid=$!
 }
@@ -46,7 +47,7 @@ atomic_case() {
 		awk -F, 'NR == 2 { print $8 }') || med=""
 	[ -n "$med" ] || ae_die "atomic: calibration run of $tag failed"
 	n=$(awk -v m="$med" -v w="$window" 'BEGIN {
-		n = int((w + 3) * 1e6 / (m > 1 ? m : 1)); print n < 500 ? 500 : n > 500000 ? 500000 : n }')
+		n = int((w + 3) * 1e6 / (m > 1 ? m : 1)); print (n < 500 ? 500 : (n > 500000 ? 500000 : n)) }')
 	MB_BEFORE_CLIENT=atomic_sampler_start MB_SERIES="lite-$path" \
 		mb_pair "$out" "$tag" "" "" "$cli" "$bench -n $n -r 1 -w 0.5 $node" "" || rc=1
 	[ -z "$spid" ] || wait "$spid" || rc=1
@@ -91,12 +92,12 @@ atomic_summarize() {
 }
 
 figure_run() {
-	local out=$1 srv cli node reps=3 window=2 sdelay rep path op order
+	local out=$1 owner cli node reps=3 window=2 sdelay rep path op order
 	[ "${QUICK:-0}" = 1 ] && reps=1 window=1
 	[ "${FULL:-0}" = 1 ] && reps=5
 	[ "${#INV_NODES[@]}" -ge 2 ] || ae_die "atomic needs two nodes; $INV_FILE has ${#INV_NODES[@]}"
-	srv=${INV_NODES[1]} cli=${INV_NODES[0]}
-	node=$(mb_node_id "$srv")
+	owner=${INV_NODES[1]} cli=${INV_NODES[0]}
+	node=$(mb_node_id "$owner")
 	# The window starts 1.5 s after the client's ssh (setup and the 0.5 s
 	# warm-up take less) and the run lasts >= window + 3 s.
 	sdelay=1.5
@@ -107,12 +108,12 @@ figure_run() {
 		order=$(printf 'nic\ncpu\n' | shuf | tr '\n' ' ')
 		echo "rep $rep: $order" >>"$out/raw/order.txt"
 		for path in $order; do
-			atomic_path "$srv" "$path"
+			atomic_path "$owner" "$path"
 			for op in fadd cas; do
 				atomic_case "$out" "$path" "$op" "$rep"
 			done
 		done
 	done
-	atomic_path "$srv" nic
+	atomic_path "$owner" nic
 	atomic_summarize "$out"
 }
