@@ -6,7 +6,8 @@
 # ATOMIC control message, node1 reaches its own LMR through its loopback QP
 # and its CPU runs none. Then node1 creates its LMR with nic_atomics=0:
 # the same exact results, every remote atomic now an ATOMIC control
-# message served on node1's CPU.
+# message served on node1's CPU. Per node and round: iter fetch_adds,
+# one compare_swap, iter swaps (on the NIC each a compare_swap loop).
 
 ae exec all -- "install -m 755 $R/lite/tests/test_sync $GUEST_BIN/ &&
 	{ mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug; }"
@@ -59,10 +60,10 @@ done
 assert_eq "node1's CPU ran no atomic" 0 "$(delta atomic_cpu "${before[1]}" "${after[1]}")"
 assert_eq "node1 served no ATOMIC message" 0 "$(delta ctrl_served_atomic "${before[1]}" "${after[1]}")"
 lb=$(delta atomic_wr_loopback "${before[1]}" "${after[1]}")
-[ "$lb" -ge $((3 * iter)) ] || fail "node1: $lb loopback atomic work requests, want >= $((3 * iter))"
+[ "$lb" -ge $((2 * iter)) ] || fail "node1: $lb loopback atomic work requests, want >= $((2 * iter))"
 for n in 2 3; do
 	wr=$(delta atomic_wr_remote "${before[$n]}" "${after[$n]}")
-	[ "$wr" -ge $((3 * iter)) ] || fail "node$n: $wr atomic work requests, want >= $((3 * iter))"
+	[ "$wr" -ge $((2 * iter)) ] || fail "node$n: $wr atomic work requests, want >= $((2 * iter))"
 	assert_eq "node$n sent no ATOMIC message" 0 "$(delta ctrl_sent_atomic "${before[$n]}" "${after[$n]}")"
 	echo "ok: node$n: $wr RDMA atomic work requests, 0 ATOMIC messages"
 done
@@ -85,6 +86,6 @@ cpu=$(delta atomic_cpu "${before[1]}" "${after[1]}")
 for n in 2 3; do
 	assert_eq "node$n posted no atomic work request" 0 "$(delta atomic_wr_remote "${before[$n]}" "${after[$n]}")"
 	msgs=$(delta ctrl_sent_atomic "${before[$n]}" "${after[$n]}")
-	[ "$msgs" -ge $((3 * iter)) ] || fail "node$n: $msgs ATOMIC messages, want >= $((3 * iter))"
+	[ "$msgs" -ge $((2 * iter)) ] || fail "node$n: $msgs ATOMIC messages, want >= $((2 * iter))"
 done
 echo "ok: nic_atomics=0: $cpu atomics on node1's CPU, remote ones as ATOMIC messages"
