@@ -9,7 +9,8 @@
  *
  * A server registers @port and runs a kthread that receives requests
  * (struct kt_req) and acts on them: echo, ask and write, atomics, locks,
- * the barrier, calls back to the client. rmmod stops it.
+ * the barrier, calls back to the client. rmmod stops it. The client's
+ * multicast calls reach both servers' kthreads at once.
  *
  * The client runs every check of kt_checks[] at load time. Each logs
  * "lite_kapi_test: ok: <name>" or "lite_kapi_test: FAIL: <name>: <why>";
@@ -85,7 +86,7 @@ MODULE_PARM_DESC(inject_fail, "client: fail every check that runs (tests the tes
 
 enum kt_op {
 	KT_OP_STATUS = 1,	/* reply: struct kt_resp with the counters */
-	KT_OP_ECHO,		/* reply: @arg bytes, payload ^ KT_XOR */
+	KT_OP_ECHO,		/* reply: @arg bytes (node @node: @arg2), payload ^ KT_XOR */
 	KT_OP_NOTE,		/* one-way: count it, sum its bytes */
 	KT_OP_ASK_WRITE,	/* ask (@node, @ident, @arg perm), write 64 x @arg2 */
 	KT_OP_ASK_KEEP,		/* ask (@node, @ident, READ), keep the handle */
@@ -94,6 +95,8 @@ enum kt_op {
 	KT_OP_BARRIER,		/* reply, fetch_and_add(1), dist_barrier(@arg) */
 	KT_OP_LOCK_HOLD,	/* lock (@node, @arg), reply, sleep @arg2 ms, unlock */
 	KT_OP_CALL_BACK,	/* reply, then to (@node, @arg): two messages, one call */
+	KT_OP_SWAP,		/* one-way: @arg swaps of (id << 32 | k) on the publication */
+	KT_OP_SWAPPED,		/* reply: the last SWAP's sum of old values, count */
 };
 
 struct kt_req {
@@ -407,6 +410,225 @@ static void kt_rdma_read_offset(struct kt *t)
 		kt_rw_errors(t, lh, KT_BUF, false);
 		kt_put(&lh);
 	}
+}
+
+#define KT_AS_N		8		/* operations in flight */
+#define KT_AS_LEN	8192		/* bytes each */
+#define KT_AS_SIZE	(KT_AS_N * KT_AS_LEN)
+
+/*
+ * Reap the completions of ids @base .. @base + @n - 1 (@n <= KT_AS_N) with
+ * liteapi_poll(), @max (1 .. KT_AS_N) per call at most: each must come
+ * once, with status 0.
+ */
+static void kt_reap(struct kt *t, u64 base, unsigned int n, unsigned int max)
+{
+	struct lite_completion c[KT_AS_N];
+	unsigned long seen = 0;
+	unsigned int got = 0;
+	int ret, i;
+
+	while (got < n) {
+		ret = liteapi_poll(c, max, KT_TIMEOUT_MS);
+		if (!KT_TRUE(ret >= 1 && ret <= max))
+			return;
+		for (i = 0; i < ret; i++) {
+			KT_EQ(c[i].status, 0);
+			if (KT_TRUE(c[i].id >= base && c[i].id < base + n &&
+				    !(seen & BIT(c[i].id - base))))
+				seen |= BIT(c[i].id - base);
+		}
+		got += ret;
+	}
+	KT_EQ(seen, BIT(n) - 1);
+}
+
+static int kt_write_async(unsigned int lh, void *p, u64 size, u64 off, int pw,
+			  u64 id)
+{
+	return liteapi_rdma_write_async(lh, p, size, off, pw, id);
+}
+
+/* Errors shared by posted reads and writes: nothing gets queued. */
+static void kt_async_errors(struct kt *t, int lh, u64 size, bool write)
+{
+	int (*post)(unsigned int lh, void *p, u64 size, u64 off, int pw, u64 id);
+	struct lite_completion c;
+
+	post = write ? kt_write_async : liteapi_rdma_read_async;
+	KT_EQ(post(KT_BAD_HANDLE, t->buf, 8, 0, KT_PW, 1), -ENOENT);
+	KT_EQ(post(lh, t->buf, 8, 0, KT_PW + 1, 1), -EACCES);
+	KT_EQ(post(lh, t->buf, 0, 0, KT_PW, 1), -EINVAL);
+	KT_EQ(post(lh, t->buf, LITE_ASYNC_MAX_SIZE + 1, 0, KT_PW, 1), -EINVAL);
+	KT_EQ(post(lh, t->buf, 16, size - 8, KT_PW, 1), -ERANGE);
+	KT_EQ(post(lh, t->buf, 8, U64_MAX - 3, KT_PW, 1), -ERANGE);
+	KT_EQ(post(lh, NULL, 8, 0, KT_PW, 1), -EINVAL);
+	KT_EQ(liteapi_poll(&c, 1, 0), 0);
+}
+
+static void kt_rdma_write_async(struct kt *t)
+{
+	unsigned int node[2] = { t->me, t->s1 };
+	u64 base = t->ident + 800;
+	int i, j, lh, ro;
+
+	for (i = 0; i < 2; i++) {
+		lh = kt_alloc(t, node[i], KT_AS_SIZE, false);
+		if (lh <= 0)
+			continue;
+		kt_pattern(t->ref, KT_AS_SIZE, 50 + i);
+		/* All in flight at once; each source is copied when posted. */
+		for (j = 0; j < KT_AS_N; j++) {
+			memcpy(t->buf, t->ref + j * KT_AS_LEN, KT_AS_LEN);
+			KT_EQ(liteapi_rdma_write_async(lh, t->buf, KT_AS_LEN,
+						       j * KT_AS_LEN, KT_PW,
+						       base + j), 0);
+			memset(t->buf, 0, KT_AS_LEN);
+		}
+		kt_reap(t, base, KT_AS_N, KT_AS_N);
+		KT_TRUE(kt_same(t, lh, 0, t->ref, KT_AS_SIZE));
+		/* One byte, the very last. */
+		KT_EQ(liteapi_rdma_write_async(lh, "z", 1, KT_AS_SIZE - 1, KT_PW,
+					       base), 0);
+		kt_reap(t, base, 1, 1);
+		t->ref[KT_AS_SIZE - 1] = 'z';
+		KT_TRUE(kt_same(t, lh, 0, t->ref, KT_AS_SIZE));
+		kt_async_errors(t, lh, KT_AS_SIZE, true);
+		/* A read-only mapping takes no write. */
+		ro = kt_publish_ask(t, lh, node[i], base + i, LITE_PERM_READ);
+		if (KT_TRUE(ro > 0))
+			KT_EQ(liteapi_rdma_write_async(ro, t->buf, 8, 0, KT_PW,
+						       base), -EPERM);
+		KT_TRUE(kt_same(t, lh, 0, t->ref, KT_AS_SIZE));
+		kt_put(&ro);
+		kt_put(&lh);
+	}
+}
+
+static void kt_rdma_read_async(struct kt *t)
+{
+	unsigned int node[2] = { t->me, t->s2 };
+	u64 base = t->ident + 820;
+	int i, j, lh;
+	u8 *dst;
+
+	for (i = 0; i < 2; i++) {
+		lh = kt_alloc(t, node[i], KT_AS_SIZE, false);
+		if (lh <= 0)
+			continue;
+		kt_pattern(t->ref, KT_AS_SIZE, 55 + i);
+		KT_EQ(liteapi_rdma_write_offset(lh, t->ref, KT_AS_SIZE, 0, 0,
+						KT_PW), 0);
+		/* Piece j lands at its own address: the slots in reverse. */
+		memset(t->rbuf, 0, KT_AS_SIZE);
+		for (j = 0; j < KT_AS_N; j++) {
+			dst = t->rbuf + (KT_AS_N - 1 - j) * KT_AS_LEN;
+			KT_EQ(liteapi_rdma_read_async(lh, dst, KT_AS_LEN,
+						      j * KT_AS_LEN, KT_PW,
+						      base + j), 0);
+		}
+		kt_reap(t, base, KT_AS_N, KT_AS_N);
+		for (j = 0; j < KT_AS_N; j++)
+			if (memcmp(t->rbuf + (KT_AS_N - 1 - j) * KT_AS_LEN,
+				   t->ref + j * KT_AS_LEN, KT_AS_LEN))
+				KT_EQ(j, -1);	/* piece j differs */
+		/* Unaligned, odd length. */
+		memset(t->buf, 0, 1000);
+		KT_EQ(liteapi_rdma_read_async(lh, t->buf, 999, 12345, KT_PW,
+					      base), 0);
+		kt_reap(t, base, 1, 1);
+		KT_TRUE(!memcmp(t->buf, t->ref + 12345, 999));
+		KT_EQ(t->buf[999], 0);
+		kt_async_errors(t, lh, KT_AS_SIZE, false);
+		kt_put(&lh);
+	}
+}
+
+static void kt_poll(struct kt *t)
+{
+	struct lite_completion c[KT_AS_N];
+	u64 base = t->ident + 840;
+	unsigned long t0;
+	int j, lh;
+
+	/* Nothing in flight: nothing to wait for, whatever the timeout. */
+	KT_EQ(liteapi_poll(c, KT_AS_N, 0), 0);
+	t0 = jiffies;
+	KT_EQ(liteapi_poll(c, KT_AS_N, 5000), 0);
+	KT_TRUE(jiffies_to_msecs(jiffies - t0) < 2500);
+	KT_EQ(liteapi_poll(NULL, 0, 0), 0);
+	KT_EQ(liteapi_poll(NULL, 1, 0), -EINVAL);
+	lh = kt_alloc(t, t->s1, KT_AS_SIZE, false);
+	if (lh <= 0)
+		return;
+	kt_pattern(t->ref, KT_AS_SIZE, 58);
+	KT_EQ(liteapi_rdma_write_offset(lh, t->ref, KT_AS_SIZE, 0, 0, KT_PW), 0);
+	/* @max 0 waits for a completion and reaps none: it stays queued. */
+	memset(t->buf, 0, KT_AS_SIZE);
+	KT_EQ(liteapi_rdma_read_async(lh, t->buf, 64, 0, KT_PW, base), 0);
+	KT_EQ(liteapi_poll(c, 0, KT_TIMEOUT_MS), 0);
+	KT_EQ(liteapi_poll(c, KT_AS_N, KT_TIMEOUT_MS), 1);
+	KT_EQ(c[0].id, base);
+	KT_EQ(c[0].status, 0);
+	KT_TRUE(!memcmp(t->buf, t->ref, 64));
+	/* At most @max per call: six in flight, reaped two at a time. */
+	memset(t->buf, 0, KT_AS_SIZE);
+	for (j = 0; j < 6; j++)
+		KT_EQ(liteapi_rdma_read_async(lh, t->buf + j * KT_AS_LEN,
+					      KT_AS_LEN, j * KT_AS_LEN, KT_PW,
+					      base + j), 0);
+	kt_reap(t, base, 6, 2);
+	KT_TRUE(!memcmp(t->buf, t->ref, 6 * KT_AS_LEN));
+	KT_EQ(liteapi_poll(c, KT_AS_N, 0), 0);
+	kt_put(&lh);
+}
+
+static void kt_fence(struct kt *t)
+{
+	struct lite_completion c;
+	u64 base = t->ident + 860;
+	int l, lh, j, n, ret = 0;
+
+	KT_EQ(liteapi_fence(0), 0);
+	KT_EQ(liteapi_fence(KT_TIMEOUT_MS), 0);
+	lh = kt_alloc(t, t->s2, KT_AS_SIZE, false);
+	l = kt_alloc(t, t->me, 4096, false);
+	if (lh <= 0 || l <= 0)
+		goto out;
+	/* Writes, the fence; reads of what they wrote, the fence. */
+	kt_pattern(t->ref, KT_AS_SIZE, 59);
+	for (j = 0; j < KT_AS_N; j++)
+		KT_EQ(liteapi_rdma_write_async(lh, t->ref + j * KT_AS_LEN,
+					       KT_AS_LEN, j * KT_AS_LEN, KT_PW,
+					       base + j), 0);
+	KT_EQ(liteapi_fence(KT_TIMEOUT_MS), 0);
+	KT_EQ(liteapi_poll(&c, 1, 0), 0);	/* it reaped them */
+	memset(t->rbuf, 0, KT_AS_SIZE);
+	for (j = 0; j < KT_AS_N; j++)
+		KT_EQ(liteapi_rdma_read_async(lh, t->rbuf + j * KT_AS_LEN,
+					      KT_AS_LEN, j * KT_AS_LEN, KT_PW,
+					      base + KT_AS_N + j), 0);
+	KT_EQ(liteapi_fence(KT_TIMEOUT_MS), 0);
+	KT_TRUE(!memcmp(t->rbuf, t->ref, KT_AS_SIZE));
+	KT_EQ(liteapi_poll(&c, 1, 0), 0);
+	/* A full queue refuses with -EAGAIN; the fence empties it. */
+	for (n = 0; n < 65536; n++) {
+		ret = liteapi_rdma_write_async(l, t->ref, 1, n % 4096, KT_PW,
+					       base + n);
+		if (ret)
+			break;
+	}
+	KT_EQ(ret, -EAGAIN);
+	KT_TRUE(n > 0);
+	KT_EQ(liteapi_fence(KT_TIMEOUT_MS), 0);
+	KT_EQ(liteapi_poll(&c, 1, 0), 0);
+	/* Local copies complete when posted: no wait needed. */
+	KT_EQ(liteapi_rdma_write_async(l, t->ref, 8, 0, KT_PW, base), 0);
+	KT_EQ(liteapi_fence(0), 0);
+	KT_TRUE(kt_same(t, l, 0, t->ref, 8));
+out:
+	kt_put(&lh);
+	kt_put(&l);
 }
 
 static void kt_remote_memset(struct kt *t)
@@ -810,6 +1032,124 @@ static void kt_send_reply_imm(struct kt *t)
 	}
 }
 
+/* The reply in slot @i of a multicast: ECHO's, @len bytes after kt_resp. */
+static void kt_mc_echo_is(struct kt *t, unsigned int i, u32 room,
+			  unsigned int node, u32 plen, u32 len)
+{
+	const u8 *p = (const u8 *)(t->req + 1);
+	u8 *q = t->rbuf + i * room;
+	u32 k;
+
+	KT_EQ(((struct kt_resp *)q)->node, node);
+	q += sizeof(struct kt_resp);
+	for (k = 0; k < len; k++)
+		if ((q[k] ^ KT_XOR) != (k < plen ? p[k] : (u8)k))
+			break;
+	KT_EQ(k, len);	/* the first byte that differs */
+}
+
+static void kt_send_reply_imm_multicast(struct kt *t)
+{
+	unsigned int dst[LITE_MCAST_MAX + 1], len[LITE_MCAST_MAX + 1], i;
+	int st[LITE_MCAST_MAX + 1];
+	const u32 plen = 300, rlen = 500;
+	const u32 room = sizeof(struct kt_resp) + rlen;
+	struct kt_req r = {
+		.op = KT_OP_ECHO, .node = t->s2, .arg = rlen, .arg2 = 200,
+	};
+	u32 size = sizeof(r) + plen;
+	struct kt_resp s;
+
+	if (!KT_TRUE(t->s1 != t->s2))	/* needs two servers */
+		return;
+	kt_pattern((u8 *)(t->req + 1), plen, 77);
+	*t->req = r;
+	/* Both reply, each into its slot: s1 rlen bytes, s2 200. */
+	dst[0] = t->s1;
+	dst[1] = t->s2;
+	memset(t->rbuf, 0, 2 * room);
+	memset(st, 1, sizeof(st));
+	KT_EQ(liteapi_send_reply_imm_multicast(2, dst, port, t->req, size,
+					       t->rbuf, room, len, st, 0), 2);
+	KT_EQ(st[0], 0);
+	KT_EQ(st[1], 0);
+	KT_EQ(len[0], room);
+	KT_EQ(len[1], sizeof(struct kt_resp) + 200);
+	kt_mc_echo_is(t, 0, room, t->s1, plen, rlen);
+	kt_mc_echo_is(t, 1, room, t->s2, plen, 200);
+	/* One node's reply above the room: its own -EMSGSIZE only. */
+	t->req->arg2 = rlen + 1;
+	dst[0] = t->s2;
+	dst[1] = t->s1;
+	memset(t->rbuf, 0, 2 * room);
+	KT_EQ(liteapi_send_reply_imm_multicast(2, dst, port, t->req, size,
+					       t->rbuf, room, len, st,
+					       LITE_PRIO_HIGH), 1);
+	KT_EQ(st[0], -EMSGSIZE);
+	KT_EQ(len[0], 0);
+	KT_EQ(st[1], 0);
+	KT_EQ(len[1], room);
+	kt_mc_echo_is(t, 1, room, t->s1, plen, rlen);
+	if (kt_status(t, t->s2, &s))
+		KT_EQ(s.ret[1], -EMSGSIZE);	/* the server was told */
+	/* Non-members (this node too) get -ENOTCONN; s2 still replies. */
+	*t->req = r;
+	dst[0] = KT_NO_NODE;
+	dst[1] = t->s2;
+	dst[2] = t->me;
+	KT_EQ(liteapi_send_reply_imm_multicast(3, dst, port, t->req, size,
+					       t->rbuf, room, len, st,
+					       LITE_PRIO_LOW), 1);
+	KT_EQ(st[0], -ENOTCONN);
+	KT_EQ(st[1], 0);
+	KT_EQ(st[2], -ENOTCONN);
+	KT_EQ(len[0] + len[2], 0);
+	KT_EQ(len[1], sizeof(struct kt_resp) + 200);
+	kt_mc_echo_is(t, 1, room, t->s2, plen, 200);
+	/* A port registered on neither server: -ECONNREFUSED for each. */
+	dst[0] = t->s1;
+	KT_EQ(liteapi_send_reply_imm_multicast(2, dst, t->free_port, t->req,
+					       size, t->rbuf, room, len, st, 0),
+	      0);
+	KT_EQ(st[0], -ECONNREFUSED);
+	KT_EQ(st[1], -ECONNREFUSED);
+	/* Whole-call errors: nothing sent, @len and @status untouched. */
+	for (i = 0; i <= LITE_MCAST_MAX; i++)
+		dst[i] = i + 1;
+	memset(st, 1, sizeof(st));
+	memset(len, 1, sizeof(len));
+	KT_EQ(liteapi_send_reply_imm_multicast(0, dst, port, t->req, size,
+					       t->rbuf, room, len, st, 0), -EINVAL);
+	KT_EQ(liteapi_send_reply_imm_multicast(LITE_MCAST_MAX + 1, dst, port,
+					       t->req, size, t->rbuf, room,
+					       len, st, 0), -EINVAL);
+	dst[0] = t->s1;
+	dst[1] = t->s1;
+	KT_EQ(liteapi_send_reply_imm_multicast(2, dst, port, t->req, size,
+					       t->rbuf, room, len, st, 0), -EINVAL);
+	dst[1] = 0;
+	KT_EQ(liteapi_send_reply_imm_multicast(2, dst, port, t->req, size,
+					       t->rbuf, room, len, st, 0), -EINVAL);
+	dst[1] = LITE_MAX_NODES;
+	KT_EQ(liteapi_send_reply_imm_multicast(2, dst, port, t->req, size,
+					       t->rbuf, room, len, st, 0), -EINVAL);
+	dst[1] = t->s2;
+	KT_EQ(liteapi_send_reply_imm_multicast(2, dst, port, t->req, 0,
+					       t->rbuf, room, len, st, 0), -EINVAL);
+	KT_EQ(liteapi_send_reply_imm_multicast(2, dst, port, t->req, size,
+					       t->rbuf, room, len, st, 3), -EINVAL);
+	KT_EQ(liteapi_send_reply_imm_multicast(2, dst, LITE_MAX_PORT, t->req,
+					       size, t->rbuf, room, len, st, 0),
+	      -EINVAL);
+	KT_EQ(liteapi_send_reply_imm_multicast(2, dst, port, t->ref,
+					       LITE_RPC_MAX_MSG + 1, t->rbuf,
+					       room, len, st, 0), -EMSGSIZE);
+	KT_EQ(st[0], 0x01010101);
+	KT_EQ(len[0], 0x01010101);
+	kt_server_clean(t, t->s1);
+	kt_server_clean(t, t->s2);
+}
+
 static void kt_send_message(struct kt *t)
 {
 	static const u32 len[] = { 1, 100, 4096, 20000, 3 };
@@ -1051,6 +1391,107 @@ static void kt_rdma_compare_and_swp(struct kt *t)
 	}
 }
 
+static int kt_swp(int lh, u64 v, u64 *old, int pw)
+{
+	return liteapi_rdma_swp(lh, v, old, pw);
+}
+
+#define KT_SWAPS	100
+
+/* What swapping in (@node << 32 | k), k = 1 .. KT_SWAPS, puts in. */
+static u64 kt_swap_in(unsigned int node)
+{
+	return KT_SWAPS * ((u64)node << 32) + KT_SWAPS * (KT_SWAPS + 1) / 2;
+}
+
+/*
+ * Every node swaps distinct values into one word on s1 at once: every
+ * value put in comes out exactly once (as somebody's old value, or as the
+ * last one), so the sums match.
+ */
+static void kt_swp_race(struct kt *t, int a)
+{
+	struct kt_req r = {
+		.op = KT_OP_SWAP, .node = t->s1, .ident = t->ident + 700,
+		.arg = KT_SWAPS, .password = KT_PW,
+	};
+	u64 in = kt_swap_in(t->me), out = 0, old;
+	bool sent[2] = { false, false };
+	int j;
+	u32 k;
+
+	if (!KT_EQ(liteapi_rdma_swp(a, 0, &old, KT_PW), 0) ||
+	    !KT_EQ(liteapi_add_askmr_table(r.ident, a, KT_RWA, KT_PW), 0))
+		return;
+	for (j = 0; j < nr_servers && j < 2; j++) {
+		*t->req = r;
+		sent[j] = KT_EQ(liteapi_send_message(servers[j], port, t->req,
+						     sizeof(r), 0), 0);
+	}
+	for (k = 1; k <= KT_SWAPS; k++) {
+		if (!KT_EQ(liteapi_rdma_swp(a, (u64)t->me << 32 | k, &old,
+					    KT_PW), 0))
+			return;
+		out += old;
+	}
+	/* SWAPPED queues behind SWAP: the server has finished. */
+	for (j = 0; j < nr_servers && j < 2; j++) {
+		struct kt_req q = { .op = KT_OP_SWAPPED };
+
+		if (!sent[j] ||
+		    !KT_EQ(kt_call(t, servers[j], &q, 0, sizeof(struct kt_resp)),
+			   sizeof(struct kt_resp)))
+			continue;
+		KT_EQ(kt_resp(t)->val[1], KT_SWAPS);
+		out += kt_resp(t)->val[0];
+		in += kt_swap_in(servers[j]);
+		kt_server_clean(t, servers[j]);
+	}
+	KT_EQ(liteapi_rdma_read_offset(a, &old, 8, 0, 0, KT_PW), 0);
+	KT_EQ(out + old, in);
+}
+
+static void kt_rdma_swp(struct kt *t)
+{
+	unsigned int node[2] = { t->me, t->s1 };
+	int i, a, plain, ro;
+	u64 old, v;
+
+	for (i = 0; i < 2; i++) {
+		a = kt_alloc(t, node[i], 64, true);
+		plain = kt_alloc(t, node[i], 64, false);
+		if (a > 0 && plain > 0) {
+			KT_EQ(liteapi_rdma_swp(a, 42, &old, KT_PW), 0);
+			KT_EQ(old, 0);
+			KT_EQ(liteapi_rdma_swp(a, U64_MAX, &old, KT_PW), 0);
+			KT_EQ(old, 42);
+			KT_EQ(liteapi_rdma_read_offset(a, &v, 8, 0, 0, KT_PW), 0);
+			KT_EQ(v, U64_MAX);
+			/* The same value: still a swap. */
+			KT_EQ(liteapi_rdma_swp(a, U64_MAX, &old, KT_PW), 0);
+			KT_EQ(old, U64_MAX);
+			KT_EQ(liteapi_rdma_swp(a, 7, &old, KT_PW), 0);
+			KT_EQ(old, U64_MAX);
+			/* Only the first 8 bytes. */
+			memset(t->ref, 0, 56);
+			KT_TRUE(kt_same(t, a, 8, t->ref, 56));
+			KT_EQ(liteapi_rdma_swp(a, 1, &old, KT_PW + 1), -EACCES);
+			ro = kt_publish_ask(t, a, node[i], t->ident + 710 + i,
+					    LITE_PERM_READ);
+			if (KT_TRUE(ro > 0))
+				KT_EQ(liteapi_rdma_swp(ro, 1, &old, KT_PW), -EPERM);
+			kt_put(&ro);
+			KT_EQ(liteapi_rdma_read_offset(a, &v, 8, 0, 0, KT_PW), 0);
+			KT_EQ(v, 7);
+			kt_atomic_errors(t, plain, kt_swp);
+			if (i == 1)
+				kt_swp_race(t, a);
+		}
+		kt_put(&a);
+		kt_put(&plain);
+	}
+}
+
 static void kt_create_lock(struct kt *t)
 {
 	int l1 = liteapi_create_lock(t->me), l2 = liteapi_create_lock(t->me);
@@ -1189,6 +1630,10 @@ static const struct kt_check kt_checks[] = {
 	KT_CHECK(alloc_remote_mem),
 	KT_CHECK(rdma_write_offset),
 	KT_CHECK(rdma_read_offset),
+	KT_CHECK(rdma_write_async),
+	KT_CHECK(rdma_read_async),
+	KT_CHECK(poll),
+	KT_CHECK(fence),
 	KT_CHECK(remote_memset),
 	KT_CHECK(rdma_mr_memcpy),
 	KT_CHECK(rdma_mr_memmov),
@@ -1199,11 +1644,13 @@ static const struct kt_check kt_checks[] = {
 	KT_CHECK(register_application),
 	KT_CHECK(query_port),
 	KT_CHECK(send_reply_imm),
+	KT_CHECK(send_reply_imm_multicast),
 	KT_CHECK(send_message),
 	KT_CHECK(receive_message),
 	KT_CHECK(reply_message),
 	KT_CHECK(rdma_fetch_and_add),
 	KT_CHECK(rdma_compare_and_swp),
+	KT_CHECK(rdma_swp),
 	KT_CHECK(create_lock),
 	KT_CHECK(ask_lock),
 	KT_CHECK(lock),
@@ -1282,6 +1729,7 @@ static struct kt_srv {
 	int			last_reply;	/* liteapi_reply_message() */
 	int			cb;		/* the last call-back: 0 or errno */
 	u64			notes, note_sum;
+	u64			swap_sum, swaps;	/* KT_OP_SWAP's */
 } kt_srv;
 
 #define KT_SRV_OUT	(LITE_RPC_MAX_MSG)
@@ -1321,6 +1769,35 @@ static void kt_srv_add(const struct kt_req *r, u32 n)
 			kt_srv_fail("fetch_and_add", ret, 0);
 			break;
 		}
+	}
+	liteapi_umap_lmr(lh);
+}
+
+/*
+ * Ask for (@r->node, @r->ident) and swap in (our id << 32 | k) for k = 1
+ * .. @n, summing the old values: see kt_rdma_swp().
+ */
+static void kt_srv_swap(const struct kt_req *r, u32 n)
+{
+	int lh = liteapi_ask_mr(r->node, r->ident, KT_RWA, r->password);
+	u64 me = liteapi_get_node_id(), old;
+	int ret;
+	u32 k;
+
+	kt_srv.swap_sum = 0;
+	kt_srv.swaps = 0;
+	if (lh <= 0) {
+		kt_srv_fail("ask of the swap word", lh, 1);
+		return;
+	}
+	for (k = 1; k <= n; k++) {
+		ret = liteapi_rdma_swp(lh, me << 32 | k, &old, r->password);
+		if (ret) {
+			kt_srv_fail("swp", ret, 0);
+			break;
+		}
+		kt_srv.swap_sum += old;
+		kt_srv.swaps++;
 	}
 	liteapi_umap_lmr(lh);
 }
@@ -1372,7 +1849,8 @@ static void kt_srv_handle(u32 len, u64 desc)
 		kt_srv_reply(desc, sizeof(*resp));
 		break;
 	case KT_OP_ECHO:
-		n = min_t(u32, r->arg, KT_SRV_OUT - sizeof(*resp));
+		n = r->node && r->node == liteapi_get_node_id() ? r->arg2 : r->arg;
+		n = min_t(u32, n, KT_SRV_OUT - sizeof(*resp));
 		for (i = 0; i < n; i++)
 			q[i] = (i < plen ? p[i] : (u8)i) ^ KT_XOR;
 		kt_srv_reply(desc, sizeof(*resp) + n);
@@ -1438,6 +1916,14 @@ static void kt_srv_handle(u32 len, u64 desc)
 	case KT_OP_CALL_BACK:
 		kt_srv_reply(desc, sizeof(*resp));
 		kt_srv_call_back(r);
+		break;
+	case KT_OP_SWAP:
+		kt_srv_swap(r, min_t(u32, r->arg, 100000));
+		break;
+	case KT_OP_SWAPPED:
+		resp->val[0] = kt_srv.swap_sum;
+		resp->val[1] = kt_srv.swaps;
+		kt_srv_reply(desc, sizeof(*resp));
 		break;
 	default:
 		resp->ret[0] = -EOPNOTSUPP;
