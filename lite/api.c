@@ -47,18 +47,19 @@ struct lite_ctx *lite_ctx_create(bool limited)
 	xa_init(&ctx->replies);
 	ctx->owner = atomic64_inc_return(&lite_next_owner);
 	ctx->uid = from_kuid_munged(&init_user_ns, current_fsuid());
-	ctx->async = lite_async_create();
-	if (!ctx->async) {
-		kfree(ctx);
-		return NULL;
-	}
 	if (limited) {
 		ctx->user = lite_user_get(0, ctx->uid);
 		if (!ctx->user) {
-			lite_async_destroy(ctx->async);
 			kfree(ctx);
 			return NULL;
 		}
+	}
+	/* Charged to ctx->user, which outlives it (lite_ctx_destroy). */
+	ctx->async = lite_async_create(ctx->user);
+	if (!ctx->async) {
+		lite_user_put(ctx->user);
+		kfree(ctx);
+		return NULL;
 	}
 	return ctx;
 }

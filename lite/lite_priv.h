@@ -196,6 +196,7 @@ enum lite_res {
 	LITE_RES_CALLS,		/* RPC calls waiting for a reply */
 	LITE_RES_LOCKS,		/* locks a (node, uid) created here */
 	LITE_RES_PUBS,		/* publications a (node, uid) made here */
+	LITE_RES_ASYNC_BYTES,	/* bytes of its posted operations, unreaped */
 	LITE_RES_NR,
 };
 struct lite_user;
@@ -223,7 +224,7 @@ struct lite_user *lite_ctx_user(struct lite_ctx *ctx);
 /* rdma.c: a context's queue of operations posted without waiting */
 struct lite_async;
 struct lite_completion;
-struct lite_async *lite_async_create(void);
+struct lite_async *lite_async_create(struct lite_user *user);
 void lite_async_destroy(struct lite_async *as);
 int lite_async_post_local(struct lite_async *as, struct lite_lmr *lmr, u64 off,
 			  struct iov_iter *iter, u64 len, bool write,

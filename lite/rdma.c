@@ -85,6 +85,7 @@ struct lite_async {
 	struct list_head	done;	/* complete, not reaped */
 	unsigned int		nr;	/* busy + done */
 	u64			bytes;	/* their lengths */
+	struct lite_user	*user;	/* charged for @bytes, or NULL */
 	wait_queue_head_t	wq;
 };
 
@@ -95,7 +96,7 @@ MODULE_PARM_DESC(async_max, "operations one open /dev/lite (or the kernel API) m
 
 static unsigned int lite_async_max_mb = 64;
 module_param_named(async_max_mb, lite_async_max_mb, uint, 0644);
-MODULE_PARM_DESC(async_max_mb, "MiB those operations may move in all (default: 64)");
+MODULE_PARM_DESC(async_max_mb, "MiB those operations may move in all (default: 64; and per user, user_async_mb)");
 
 static void lite_async_release(struct kref *ref)
 {
@@ -578,16 +579,19 @@ int lite_rdma_atomic(struct lite_handle *h, u64 off, enum ib_wr_opcode opcode,
 
 /**
  * lite_async_create() - an empty queue of posted operations
+ * @user: the account the bytes in flight are charged to (user_async_mb),
+ *	or NULL (the kernel API); it must outlive the queue's destroy
  *
  * Return: the queue, or NULL when out of memory.
  */
-struct lite_async *lite_async_create(void)
+struct lite_async *lite_async_create(struct lite_user *user)
 {
 	struct lite_async *as = kzalloc(sizeof(*as), GFP_KERNEL);
 
 	if (!as)
 		return NULL;
 	kref_init(&as->ref);
+	as->user = user;
 	spin_lock_init(&as->lock);
 	INIT_LIST_HEAD(&as->busy);
 	INIT_LIST_HEAD(&as->done);
@@ -599,12 +603,17 @@ struct lite_async *lite_async_create(void)
 static int lite_async_add(struct lite_async *as, struct lite_rdma_op *op,
 			  u64 cookie)
 {
-	int ret = 0;
+	int ret;
 
+	/* Per user too: a user may open /dev/lite many times. */
+	ret = lite_user_charge(as->user, LITE_RES_ASYNC_BYTES, op->alen);
+	if (ret)
+		return ret;
 	op->cookie = cookie;
 	spin_lock_irq(&as->lock);
 	if (as->nr >= READ_ONCE(lite_async_max) ||
 	    as->bytes + op->alen > (u64)READ_ONCE(lite_async_max_mb) << 20) {
+		lite_user_uncharge(as->user, LITE_RES_ASYNC_BYTES, op->alen);
 		ret = -EAGAIN;
 	} else {
 		as->nr++;
@@ -772,6 +781,8 @@ unsigned int lite_async_reap(struct lite_async *as,
 			list_del_init(&op->alink);
 			as->nr--;
 			as->bytes -= op->alen;
+			lite_user_uncharge(as->user, LITE_RES_ASYNC_BYTES,
+					   op->alen);
 		}
 		spin_unlock_irq(&as->lock);
 		if (!op)
@@ -870,6 +881,7 @@ void lite_async_destroy(struct lite_async *as)
 	}
 	list_splice_tail_init(&as->done, &drop);
 	as->nr = 0;
+	lite_user_uncharge(as->user, LITE_RES_ASYNC_BYTES, as->bytes);
 	as->bytes = 0;
 	spin_unlock_irq(&as->lock);
 	list_for_each_entry_safe(op, tmp, &drop, alink) {

@@ -34,6 +34,10 @@ static unsigned int lite_user_locks = 1024;
 module_param_named(user_locks, lite_user_locks, uint, 0644);
 MODULE_PARM_DESC(user_locks, "locks one user of one node may have created on this node (default: 1024)");
 
+static unsigned int lite_user_async_mb = 256;
+module_param_named(user_async_mb, lite_user_async_mb, uint, 0644);
+MODULE_PARM_DESC(user_async_mb, "MiB one user's posted, unreaped reads and writes may move, over all its open files (default: 256)");
+
 static unsigned int lite_user_pubs = 1024;
 module_param_named(user_pubs, lite_user_pubs, uint, 0644);
 MODULE_PARM_DESC(user_pubs, "publications one user of one node may have on this node's LMRs (default: 1024)");
@@ -131,6 +135,8 @@ static u64 lite_user_limit(enum lite_res res)
 		return READ_ONCE(lite_user_locks);
 	case LITE_RES_PUBS:
 		return READ_ONCE(lite_user_pubs);
+	case LITE_RES_ASYNC_BYTES:
+		return (u64)READ_ONCE(lite_user_async_mb) << 20;
 	default:
 		return 0;
 	}

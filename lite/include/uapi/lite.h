@@ -320,7 +320,9 @@ struct lite_ioc_barrier {
  * Reads and writes posted without waiting (POST), reaped later (POLL). An
  * open file may have LITE_IOC_POST'ed at most the module's async_max
  * (default 1024) operations, moving at most async_max_mb (default 64) MiB,
- * not yet reaped; one more gets EAGAIN (reap, then retry). POST
+ * not yet reaped; one more gets EAGAIN (reap, then retry). Over all its
+ * open files a user may have user_async_mb (default 256) MiB posted and
+ * unreaped; past that POST fails with EDQUOT. POST
  * checks the handle, password, permission and range like READ/WRITE (same
  * errnos), and fails with EINVAL for size 0 or above LITE_ASYNC_MAX_SIZE
  * or an unknown op; on failure nothing is queued.
