@@ -14,6 +14,11 @@
  *                                 print "ready", free it after SECONDS
  *   test_async revoked NODE ID    keep ops in flight on NODE's LMR ID
  *                                 until its owner frees it
+ *   test_async hold NODE KIB SECONDS
+ *                                 post up to KIB KiB of 16 KiB writes to
+ *                                 NODE, unreaped, printing "info posted N
+ *                                 KiB: RESULT" (the first error, or ok);
+ *                                 hold them SECONDS, then reap and exit
  *
  * Every check prints "ok   WHAT" or "FAIL WHAT: WHY"; the last line is
  * "PASS: 0 failure(s)" or "FAIL: N failure(s)". Exit status: 1 if a check
@@ -316,6 +321,28 @@ static int cmd_exit_busy(unsigned int node)
 	return finish();	/* exit closes /dev/lite with them in flight */
 }
 
+/* The per-user limit (user_async_mb): holds what it posted unreaped. */
+static int cmd_hold(unsigned int node, unsigned int kib, unsigned int seconds)
+{
+	static uint8_t buf[SLOT];
+	unsigned int done = 0;
+	int lh = lite_alloc(node, LMR_SIZE, 0, PASSWORD);
+	int ret = 0;
+
+	if (!step(lh, "alloc"))
+		return finish();
+	while (done + SLOT / 1024 <= kib && !ret) {
+		ret = lite_post_write(lh, (done * 1024ULL) % LMR_SIZE, buf, SLOT,
+				      PASSWORD, done);
+		if (!ret)
+			done += SLOT / 1024;
+	}
+	info("posted %u KiB: %s", done, ret ? errname(-ret) : "ok");
+	sleep(seconds);
+	expect(lite_fence(-1), 0, "fence after holding %u KiB", done);
+	return finish();
+}
+
 static int cmd_owner(uint64_t ident, unsigned int seconds)
 {
 	int lh = lite_alloc(lite_node_id(), LMR_SIZE, 0, PASSWORD);
@@ -435,6 +462,9 @@ int main(int argc, char *argv[])
 		return cmd_owner(ID(2), parse_num(argv[3], "SECONDS", 1, 600));
 	if (!strcmp(cmd, "revoked") && nargs == 2)
 		return cmd_revoked(NODE(2), ID(3));
+	if (!strcmp(cmd, "hold") && nargs == 3)
+		return cmd_hold(NODE(2), parse_num(argv[3], "KIB", 16, 1 << 20),
+				parse_num(argv[4], "SECONDS", 0, 600));
 	usage(stderr);
 	return 2;
 }

@@ -7,7 +7,8 @@
 # handle, range, size, password, pointer and permission errnos; a process
 # that exits with 64 operations in flight (three times); the owner freeing the LMR
 # while a mapper keeps operations in flight (EKEYREVOKED on later posts,
-# every posted one completes). dmesg must stay clean.
+# every posted one completes); the per-user limit over several open files
+# (EDQUOT). dmesg must stay clean.
 
 ae exec all -- "install -m 755 $R/lite/tests/test_async $GUEST_BIN/"
 TA() { as_user "$GUEST_USER" "$GUEST_BIN/test_async $1"; }
@@ -36,4 +37,23 @@ while IFS= read -r line; do echo "async revoked: $line"; done <<<"$out"
 assert_match "async: revoked run passed" '^PASS: 0 failure' "$out"
 assert_match "async: owner freed it" '^ok   owner frees' "$(cat "$TEST_TMP/async-owner.out")"
 ae dmesg-check
+
+# The per-user limit over several open files: with user_async_mb=1, one
+# process holds 768 KiB unreaped; another of the same user gets EDQUOT
+# after 256 KiB, and 768 KiB again once the first reaped and exited.
+ae exec node1 -- "echo 1 >/sys/module/lite/parameters/user_async_mb"
+timeout 120 ssh -F "$ssh_cfg" node1 "$(TA "hold 2 768 8")" >"$TEST_TMP/async-hold.out" 2>&1 &
+hold_pid=$!
+for _ in $(seq 300); do
+	grep -q '^info posted' "$TEST_TMP/async-hold.out" && break
+	sleep 0.2
+done
+assert_match "async: the first file holds 768 KiB" '^info posted 768 KiB: ok' "$(cat "$TEST_TMP/async-hold.out")"
+out=$(ae -t 120 exec node1 -- "$(TA "hold 2 768 0")") || true
+assert_match "async: the user's second file stops at the user's MiB" '^info posted 256 KiB: EDQUOT' "$out"
+wait "$hold_pid" || { cat "$TEST_TMP/async-hold.out"; fail "async: the holder failed"; }
+out=$(ae -t 120 exec node1 -- "$(TA "hold 2 768 0")") || true
+assert_match "async: charged bytes came back when reaped" '^info posted 768 KiB: ok' "$out"
+ae exec node1 -- "echo 256 >/sys/module/lite/parameters/user_async_mb"
+echo "ok: async: user_async_mb holds over several open files"
 echo "ok: async"
