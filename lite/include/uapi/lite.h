@@ -408,9 +408,9 @@ struct lite_ioc_poll {
 #define LITE_IOC_UNLOCK		_IOW(LITE_IOC_MAGIC, 25, struct lite_ioc_lock)
 #define LITE_IOC_BARRIER	_IOW(LITE_IOC_MAGIC, 26, struct lite_ioc_barrier)
 #define LITE_IOC_LOCK_DESTROY	_IOW(LITE_IOC_MAGIC, 27, struct lite_ioc_lock)
-#define LITE_IOC_MCALL		_IOW(LITE_IOC_MAGIC, 30, struct lite_ioc_rpc_mcall)
 #define LITE_IOC_POST		_IOW(LITE_IOC_MAGIC, 28, struct lite_ioc_post)
 #define LITE_IOC_POLL		_IOWR(LITE_IOC_MAGIC, 29, struct lite_ioc_poll)
+#define LITE_IOC_MCALL		_IOW(LITE_IOC_MAGIC, 30, struct lite_ioc_rpc_mcall)
 
 /*
  * mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) gives
