@@ -88,7 +88,7 @@ mb_pair() {
 # runs of one program under different conditions).
 mb_collect() {
 	local out=$1 f=$1/raw/$2.csv header
-	header=$(grep -v '^#' "$f" | head -n 1)
+	header=$(awk '!/^#/ { print; exit }' "$f")
 	[ -n "$header" ] || ae_die "$2: no CSV output in $f"
 	if [ ! -s "$out/raw.csv" ]; then
 		echo "$header" >"$out/raw.csv"

@@ -52,7 +52,7 @@ chk_probe() {
 		"$(chk_probe_cmd "$(inv_var "$1" rdma_dev)" "$(inv_var "$1" ib_port)" "$(inv_var "$1" gid_index)" "$1")"
 }
 
-chk_fact() { sed -n "s/^$2=//p" "$CHK_DIR/$1.facts" | head -n 1; }
+chk_fact() { sed -n "s/^$2=//p;T;q" "$CHK_DIR/$1.facts"; }
 
 chk_judge_host() {
 	local h=$1 rc=$2 is_node=$3 dev port gid kernel v missing ok=1
