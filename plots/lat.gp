@@ -1,43 +1,55 @@
-# Write and read latency vs message size: LITE (user and kernel space),
-# native verbs (verbs_bench and perftest), TCP. Points are medians of the
-# repetitions' medians; whiskers run from the smallest minimum to the median
-# p99 (perftest: one run, its median, minimum and p99).
-# Variables (gnuplot -e): datafile (data.csv of a lat run), outbase, testbed.
+# Write and read latency vs message size, one panel over the other: LITE (user and
+# kernel space), native verbs (verbs_bench and perftest), TCP. Points are
+# medians of the repetitions' medians; whiskers run from the smallest
+# minimum to the median p99 (perftest: one run, its median, minimum and
+# p99). What a sample is (microbench/README.md): LITE and verbs_bench time
+# one signalled write or read from its post to its completion, a full round
+# trip (a write completes when its ACK is back); perftest's ib_write_lat
+# reports half a ping-pong (RTT/2), ib_read_lat a round trip; TCP a request
+# and a response of the size. Both panels share the y range.
+# Variables: see common.gp; datafile is the data.csv of a lat run.
 # CSV columns: bench,op,size,param,reps,median_us,lo_us,hi_us,min_us,p99_us
 
-if (!exists("datafile") || !exists("outbase")) {
-	print "usage: gnuplot -e \"datafile='data.csv'; outbase='out/lat'\" lat.gp"
-	exit status 2
-}
-if (!exists("testbed")) testbed = "unknown testbed"
+call system("dirname '" . ARG0 . "'") . "/common.gp" ARG0
 
-set datafile separator ","
+width = 1100
+height = 1000
 set logscale xy 2
-set format x "%.0s%cB"
-set xrange [4:131072]
-set xlabel "message size (bytes)"
+eval fitlog("x", 3, 3)
+eval bytetics(3)
+eval fitlog("y", 9, 10)
+eval logtics("y", ylo, yhi)
+set xlabel "message size"
+# Outside: the small sizes' whiskers reach the top left corner.
+set key outside right top Left reverse
+# The same x axis in both panels, whatever the keys' widths.
+set lmargin at screen 0.09
+set rmargin at screen 0.66
 set ylabel "latency (µs), median with min..p99 whiskers"
-set title sprintf("One-sided latency: LITE vs native verbs vs TCP\n{/*0.8 %s}", testbed)
-set key top left box opaque
-set grid xtics ytics mxtics mytics lc rgb "#dddddd"
 
-sel(b, o) = sprintf("< awk -F, '$1 == \"%s\" && $2 == \"%s\"' '%s'", b, o, datafile)
+# lc, pt and dt of each program, the same in both panels.
+lite = 'lw 2 pt 7 lc rgb "#1f77b4"'
+kern = 'lw 2 pt 6 dt 2 lc rgb "#1f77b4"'
+verbs = 'lw 2 pt 9 lc rgb "#d62728"'
+perf = 'lw 1 pt 8 dt 3 lc rgb "#d62728"'
+tcp = 'lw 2 pt 13 lc rgb "#2ca02c"'
 
-do for [fmt in "png svg"] {
-	if (fmt eq "png") {
-		set terminal pngcairo size 960,640 enhanced font "DejaVu Sans,11"
-	} else {
-		set terminal svg size 960,640 enhanced font "DejaVu Sans,11" dynamic
-	}
-	set output sprintf("%s.%s", outbase, fmt)
-	plot sel("lite_lat", "write")  using 3:6:9:10 with yerrorlines lw 2 pt 7 lc rgb "#1f77b4" title "LITE write (user space)", \
-	     sel("lite_lat", "read")   using 3:6:9:10 with yerrorlines lw 2 pt 5 lc rgb "#6baed6" title "LITE read (user space)", \
-	     sel("verbs_lat", "write") using 3:6:9:10 with yerrorlines lw 2 pt 9 lc rgb "#d62728" title "verbs RDMA write", \
-	     sel("lite_kernel", "write") using 3:6:9:10 with yerrorlines lw 2 pt 6 dt 2 lc rgb "#1f77b4" title "LITE write (kernel space)", \
-	     sel("lite_kernel", "read")  using 3:6:9:10 with yerrorlines lw 2 pt 4 dt 2 lc rgb "#6baed6" title "LITE read (kernel space)", \
-	     sel("verbs_lat", "read")  using 3:6:9:10 with yerrorlines lw 2 pt 11 lc rgb "#ff9896" title "verbs RDMA read", \
-	     sel("perftest", "write")  using 3:6:9:10 with yerrorlines lw 1 pt 8 dt 3 lc rgb "#d62728" title "perftest ib\\_write\\_lat (RTT/2)", \
-	     sel("perftest", "read")   using 3:6:9:10 with yerrorlines lw 1 pt 10 dt 3 lc rgb "#ff9896" title "perftest ib\\_read\\_lat", \
-	     sel("tcp_lat", "tcp")     using 3:6:9:10 with yerrorlines lw 2 pt 13 lc rgb "#2ca02c" title "TCP request/response"
+do for [fmt in formats] {
+	eval out(fmt)
+	set multiplot layout 2,1 title title("One-sided latency: LITE vs native verbs vs TCP") . \
+		note("RTT: one round trip, post to completion (a write completes when its ACK is back); RTT/2: half a ping-pong, as perftest reports writes")
+	set title "RDMA write"
+	plot sel2("lite_lat", "write")    using 3:6:9:10 with yerrorlines @lite title "LITE write, user space (RTT)", \
+	     sel2("lite_kernel", "write") using 3:6:9:10 with yerrorlines @kern title "LITE write, kernel space (RTT)", \
+	     sel2("verbs_lat", "write")   using 3:6:9:10 with yerrorlines @verbs title "verbs RDMA write (RTT)", \
+	     sel2("perftest", "write")    using 3:6:9:10 with yerrorlines @perf title "perftest ib\\_write\\_lat (RTT/2)", \
+	     sel2("tcp_lat", "tcp")       using 3:6:9:10 with yerrorlines @tcp title "TCP request/response (RTT)"
+	set title "RDMA read"
+	plot sel2("lite_lat", "read")     using 3:6:9:10 with yerrorlines @lite title "LITE read, user space (RTT)", \
+	     sel2("lite_kernel", "read")  using 3:6:9:10 with yerrorlines @kern title "LITE read, kernel space (RTT)", \
+	     sel2("verbs_lat", "read")    using 3:6:9:10 with yerrorlines @verbs title "verbs RDMA read (RTT)", \
+	     sel2("perftest", "read")     using 3:6:9:10 with yerrorlines @perf title "perftest ib\\_read\\_lat (RTT)", \
+	     sel2("tcp_lat", "tcp")       using 3:6:9:10 with yerrorlines @tcp title "TCP request/response (RTT)"
+	unset multiplot
 	unset output
 }

@@ -1,35 +1,28 @@
 # 64 B random write throughput vs number of memory regions: native verbs
 # (that many MRs) against LITE (that many LMRs). Points are medians of the
-# repetitions; whiskers the lowest and highest.
-# Variables (gnuplot -e): datafile (data.csv of an mr-count run), outbase, testbed.
+# repetitions; whiskers the lowest and highest. The legends give the writes
+# in flight that the clients recorded in raw/*.csv, when the run left those.
+# Variables: see common.gp; datafile is the data.csv of an mr-count run.
 # CSV columns: bench,op,size,param,reps,ops_per_sec,lo,hi,bytes_per_sec
 
-if (!exists("datafile") || !exists("outbase")) {
-	print "usage: gnuplot -e \"datafile='data.csv'; outbase='out/mr-count'\" mr-count.gp"
-	exit status 2
-}
-if (!exists("testbed")) testbed = "unknown testbed"
+call system("dirname '" . ARG0 . "'") . "/common.gp" ARG0
 
-set datafile separator ","
 set logscale x 4
-set xrange [0.5:8192]
-set yrange [0:*]
+eval fitlog("x", 4, 4)
+eval fitzero("y", 8)
 set xlabel "memory regions written at random (64 KiB each)"
 set ylabel "64 B writes per second (median, lowest..highest)"
-set title sprintf("MR-count scalability: native verbs vs LITE\n{/*0.8 %s}", testbed)
-set key bottom left box opaque
-set grid xtics ytics lc rgb "#dddddd"
+verbs = inflight("verbs_bench", "all")
+lite = inflight("lite_bench", "all")
+# rxe keeps no MR state on a NIC: nothing to miss as MRs multiply.
+set title title("MR-count scalability: native verbs vs LITE") . \
+	note(softroce ? "Soft-RoCE has no NIC MR cache: a flat verbs curve is expected on this test bed" : "") . \
+	note(inflight_note(verbs . lite))
+set key bottom left
 
-sel(b) = sprintf("< awk -F, '$1 == \"%s\"' '%s'", b, datafile)
-
-do for [fmt in "png svg"] {
-	if (fmt eq "png") {
-		set terminal pngcairo size 960,640 enhanced font "DejaVu Sans,11"
-	} else {
-		set terminal svg size 960,640 enhanced font "DejaVu Sans,11" dynamic
-	}
-	set output sprintf("%s.%s", outbase, fmt)
-	plot sel("verbs_tput") using 4:6:7:8 with yerrorlines lw 2 pt 9 lc rgb "#d62728" title "verbs, one MR each (ibv\\_reg\\_mr), 16 in flight", \
-	     sel("lite_tput")  using 4:6:7:8 with yerrorlines lw 2 pt 7 lc rgb "#1f77b4" title "LITE, one LMR each (global key), 16 in flight"
+do for [fmt in formats] {
+	eval out(fmt)
+	plot sel("verbs_tput") using 4:6:7:8 with yerrorlines lw 2 pt 9 lc rgb "#d62728" title "verbs, one MR each (ibv\\_reg\\_mr)" . with(verbs), \
+	     sel("lite_tput")  using 4:6:7:8 with yerrorlines lw 2 pt 7 lc rgb "#1f77b4" title "LITE, one LMR each (global key)" . with(lite)
 	unset output
 }

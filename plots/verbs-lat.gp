@@ -1,40 +1,23 @@
 # Native verbs latency vs message size (perftest), one curve per operation.
 # Points are medians; whiskers run from the minimum to the 99th percentile.
-# Variables (gnuplot -e): datafile (data.csv of a verbs-lat run), outbase
-# (output path without extension), testbed (legend text).
+# Variables: see common.gp; datafile is the data.csv of a verbs-lat run.
 # CSV columns: op,bytes,iters,min_us,median_us,avg_us,stdev_us,p99_us,p999_us,max_us
 
-if (!exists("datafile") || !exists("outbase")) {
-	print "usage: gnuplot -e \"datafile='data.csv'; outbase='out/verbs-lat'\" verbs-lat.gp"
-	exit status 2
-}
-if (!exists("testbed")) testbed = "unknown testbed"
+call system("dirname '" . ARG0 . "'") . "/common.gp" ARG0
 
-set datafile separator ","
 set logscale xy 2
-set format x "%.0s%cB"
-set xrange [4:131072]
-set xlabel "message size (bytes)"
+eval fitlog("x", 2, 2)
+eval bytetics(2)
+eval fitlog("y", 4, 8)
+eval logtics("y", ylo, yhi)
+set xlabel "message size"
 set ylabel "latency (µs), median with min..p99 whiskers"
-set title sprintf("Native RDMA verbs latency (perftest)\n{/*0.8 %s; write/send = RTT/2, read = RTT}", testbed)
-set key top left box opaque
-set grid xtics ytics mxtics mytics lc rgb "#dddddd"
-set style line 1 lc rgb "#1f77b4" lw 2 pt 7 ps 0.8
-set style line 2 lc rgb "#d62728" lw 2 pt 5 ps 0.8
-set style line 3 lc rgb "#2ca02c" lw 2 pt 9 ps 0.9
+set title title("Native RDMA verbs latency (perftest)") . note("as perftest reports them: write and send/recv = RTT/2 (half a ping-pong), read = RTT")
 
-# The rows of one operation (the header row matches none).
-op(name) = sprintf("< awk -F, '$1 == \"%s\"' '%s'", name, datafile)
-
-do for [fmt in "png svg"] {
-	if (fmt eq "png") {
-		set terminal pngcairo size 960,640 enhanced font "DejaVu Sans,11"
-	} else {
-		set terminal svg size 960,640 enhanced font "DejaVu Sans,11" dynamic
-	}
-	set output sprintf("%s.%s", outbase, fmt)
-	plot op("write") using 2:5:4:8 with yerrorlines ls 1 title "RDMA write (ib\\_write\\_lat)", \
-	     op("read")  using 2:5:4:8 with yerrorlines ls 2 title "RDMA read (ib\\_read\\_lat)", \
-	     op("send")  using 2:5:4:8 with yerrorlines ls 3 title "send/recv (ib\\_send\\_lat)"
+do for [fmt in formats] {
+	eval out(fmt)
+	plot sel("write") using 2:5:4:8 with yerrorlines lw 2 pt 7 ps 0.8 lc rgb "#1f77b4" title "RDMA write (ib\\_write\\_lat, RTT/2)", \
+	     sel("read")  using 2:5:4:8 with yerrorlines lw 2 pt 5 ps 0.8 lc rgb "#d62728" title "RDMA read (ib\\_read\\_lat, RTT)", \
+	     sel("send")  using 2:5:4:8 with yerrorlines lw 2 pt 9 ps 0.9 lc rgb "#2ca02c" title "send/recv (ib\\_send\\_lat, RTT/2)"
 	unset output
 }
