@@ -13,7 +13,7 @@ LITE_AE := ae-scripts/lite-ae
 FIGURES := $(sort $(basename $(notdir $(wildcard ae-scripts/figures/*.sh))))
 
 .PHONY: help all deps up down status kick-the-tires lite-install lite-uninstall \
-	figures plots test soak clean \
+	figures plots reference test soak clean \
 	$(addprefix fig-,$(FIGURES))
 
 help:
@@ -28,6 +28,7 @@ help:
 	@echo "make fig-NAME        run one experiment: $(FIGURES)"
 	@echo "make figures         run every experiment"
 	@echo "make plots           redraw every figure from the latest raw data (no host needed)"
+	@echo "make reference       every figure at the current clean commit into plots/reference/, exp.md's targets table"
 	@echo "make clean           stop the local cluster, drop boot caches and runtime state (results/ stay)"
 	@echo "Knobs: INVENTORY=FILE, NODES=N, QUICK=1 (short runs), FULL=1 (long runs)"
 
@@ -62,6 +63,13 @@ figures: $(addprefix fig-,$(FIGURES))
 
 plots:
 	$(LITE_AE) plot all
+
+# A dirty tree is refused before anything is installed or booted; then the
+# cluster comes up and 'lite-ae reference' runs every figure ($(FIGURES)).
+reference:
+	$(LITE_AE) reference --check
+	$(MAKE) --no-print-directory deps up
+	$(LITE_AE) reference
 
 test: deps
 	tests/run

@@ -67,9 +67,10 @@ printf 'kernel=%s device=%s port=%s link_layer=%s gid_index=%s gid=%s fw=%s perf
 EOF
 }
 
-# fig_run NAME: run a figure's experiment into a fresh directory, then plot.
+# fig_run NAME [DIR]: run a figure's experiment into DIR (default: a fresh
+# results/<time>-NAME/), then plot.
 fig_run() {
-	local name=$1 dir
+	local name=$1 dir=${2:-}
 	fig_known "$name"
 	if [ "$AE_DRY_RUN" = 1 ]; then
 		dir=$(mktemp -d)
@@ -81,7 +82,7 @@ fig_run() {
 		rm -rf "$dir"
 		return 0
 	fi
-	dir=$(fig_new_dir "$name")
+	[ -n "$dir" ] || dir=$(fig_new_dir "$name")
 	ae_log "$name: results go to $dir"
 	fig_provenance "$dir" "$name"
 	(
