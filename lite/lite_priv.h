@@ -132,6 +132,7 @@ struct lite_peer {
 	spinlock_t		lock;		/* closing vs. posting */
 	bool			closing;
 	atomic_t		next_qp;
+	atomic64_t		prio_low_bytes;	/* low priority in flight (prio.c) */
 	struct lite_dev		*dev;
 	unsigned int		nr_qps;
 	struct lite_qp		qps[];
@@ -321,6 +322,8 @@ void lite_sync_exit(void);
 /* prio.c: high priority first, low priority throttled (docs/rpc.md) */
 void lite_prio_begin(int prio);
 void lite_prio_end(int prio);
+u64 lite_prio_low_step(struct lite_peer *peer, int prio, u64 want);
+void lite_prio_low_done(struct lite_peer *peer, int prio, u64 step);
 
 /* stats.c: counters, in /sys/kernel/debug/lite/counters */
 enum lite_stat {

@@ -389,17 +389,22 @@ static int lite_op_wait(struct lite_rdma_op *op)
 
 /* Through the bounce buffer, a step of up to LITE_BOUNCE_MAX at a time. */
 static int lite_rdma_rw_copy(struct lite_handle *h, struct lite_peer *peer,
-			     u64 off, struct iov_iter *iter, u64 len, bool write)
+			     u64 off, struct iov_iter *iter, u64 len, bool write,
+			     int prio)
 {
 	struct lite_rdma_op *op;
+	u64 step;
 	int ret = 0;
 	u32 n;
 
 	while (len && !ret) {
-		op = lite_op_alloc(h, peer, len);
-		if (IS_ERR(op))
+		step = lite_prio_low_step(peer, prio, len);
+		op = lite_op_alloc(h, peer, step);
+		if (IS_ERR(op)) {
+			lite_prio_low_done(peer, prio, step);
 			return PTR_ERR(op);
-		n = min_t(u64, len, op->len);
+		}
+		n = min_t(u64, step, op->len);
 		if (write && copy_from_iter(op->buf, n, iter) != n)
 			ret = -EFAULT;
 		if (!ret) {
@@ -410,6 +415,7 @@ static int lite_rdma_rw_copy(struct lite_handle *h, struct lite_peer *peer,
 			lite_op_posted(op);
 		}
 		ret = lite_op_wait(op) ?: ret;
+		lite_prio_low_done(peer, prio, step);
 		if (!ret && !write) {
 			ib_dma_sync_single_for_cpu(peer->dev->ibdev, op->dma,
 						   n, DMA_BIDIRECTIONAL);
@@ -425,21 +431,25 @@ static int lite_rdma_rw_copy(struct lite_handle *h, struct lite_peer *peer,
 
 static int lite_rdma_rw_zc(struct lite_handle *h, struct lite_peer *peer,
 			   u64 off, struct lite_ubuf *ub, u64 uoff, u64 len,
-			   bool write)
+			   bool write, int prio)
 {
 	struct lite_rdma_op *op;
+	u64 n, step;
 	int ret = 0;
-	u64 n;
 
 	while (len && !ret) {
+		step = lite_prio_low_step(peer, prio, len);
 		op = lite_op_new(h, peer);
-		if (IS_ERR(op))
+		if (IS_ERR(op)) {
+			lite_prio_low_done(peer, prio, step);
 			return PTR_ERR(op);
+		}
 		kref_get(&ub->ref);
 		op->ub = ub;
-		n = len;
+		n = step;
 		ret = lite_op_post_zc(op, write, off, uoff, &n);
 		ret = lite_op_wait(op) ?: ret;
+		lite_prio_low_done(peer, prio, step);
 		lite_op_put(op);
 		off += n;
 		uoff += n;
@@ -457,13 +467,14 @@ static int lite_rdma_rw_zc(struct lite_handle *h, struct lite_peer *peer,
  * @uoff: the memory's offset in @ub
  * @len: bytes
  * @write: from the caller's memory to the LMR, else the other way
+ * @prio: LITE_PRIO_*: low priority goes in bounded steps (prio.c)
  *
  * Context: process context.
  * Return: 0, -EKEYREVOKED, -ENOTCONN (the owner left), -EFAULT, -ENOMEM,
  * -EIO or -ETIMEDOUT.
  */
 int lite_rdma_rw(struct lite_handle *h, u64 off, struct iov_iter *iter,
-		 struct lite_ubuf *ub, u64 uoff, u64 len, bool write)
+		 struct lite_ubuf *ub, u64 uoff, u64 len, bool write, int prio)
 {
 	struct lite_peer *peer;
 	int ret;
@@ -472,9 +483,9 @@ int lite_rdma_rw(struct lite_handle *h, u64 off, struct iov_iter *iter,
 	if (!peer)
 		return -ENOTCONN;
 	if (ub)
-		ret = lite_rdma_rw_zc(h, peer, off, ub, uoff, len, write);
+		ret = lite_rdma_rw_zc(h, peer, off, ub, uoff, len, write, prio);
 	else
-		ret = lite_rdma_rw_copy(h, peer, off, iter, len, write);
+		ret = lite_rdma_rw_copy(h, peer, off, iter, len, write, prio);
 	lite_peer_put(peer);
 	return ret;
 }
