@@ -327,7 +327,7 @@ int lite_api_rw(struct lite_ctx *ctx, u32 id, s32 password, u64 off,
 		if (iter_is_ubuf(iter))
 			ub = lite_ubuf_find((unsigned long)iter->ubuf, len, &uoff);
 		lite_prio_begin(prio);
-		ret = lite_rdma_rw(h, off, iter, ub, uoff, len, write);
+		ret = lite_rdma_rw(h, off, iter, ub, uoff, len, write, prio);
 		lite_prio_end(prio);
 		if (ub)
 			lite_ubuf_put(ub);
@@ -489,14 +489,16 @@ static int lite_relay(struct lite_handle *dst, u64 doff,
 		if (src->lmr)
 			ret = lite_lmr_copy(src->lmr, soff, &iter, n, false);
 		else
-			ret = lite_rdma_rw(src, soff, &iter, NULL, 0, n, false);
+			ret = lite_rdma_rw(src, soff, &iter, NULL, 0, n, false,
+					   LITE_PRIO_NORMAL);
 		if (ret)
 			break;
 		iov_iter_kvec(&iter, ITER_SOURCE, &kv, 1, n);
 		if (dst->lmr)
 			ret = lite_lmr_copy(dst->lmr, doff, &iter, n, true);
 		else
-			ret = lite_rdma_rw(dst, doff, &iter, NULL, 0, n, true);
+			ret = lite_rdma_rw(dst, doff, &iter, NULL, 0, n, true,
+					   LITE_PRIO_NORMAL);
 		soff += n;
 		doff += n;
 		len -= n;

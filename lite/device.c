@@ -2,10 +2,7 @@
 /*
  * The RDMA device LITE runs on: found through ib_register_client, one per
  * node. Its PD reaches only LITE's memory pool (pool.c), unless loaded with
- * unsafe_global_rkey=1; one CQ serves every QP of the pool. It is
- * polled in softirq context, where the completion interrupt (for rxe: its
- * packet processing) already is, so a waiter is woken without a hop through
- * a kworker; every completion handler therefore stays atomic.
+ * unsafe_global_rkey=1; one CQ serves every QP of the pool (cq.c).
  */
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
@@ -29,8 +26,7 @@ static void lite_dev_free(struct lite_dev *dev)
 {
 	if (!dev)
 		return;
-	if (dev->cq)
-		ib_free_cq(dev->cq);
+	lite_cq_destroy(dev);
 	if (dev->pd)
 		ib_dealloc_pd(dev->pd);
 	kfree(dev);
@@ -74,11 +70,9 @@ static int lite_add_one(struct ib_device *ibdev)
 		goto err_free;
 	}
 	cqe = min(LITE_CQ_DEPTH, ibdev->attrs.max_cqe);
-	dev->cq = ib_alloc_cq(ibdev, dev, cqe, 0, IB_POLL_SOFTIRQ);
-	if (IS_ERR(dev->cq)) {
-		ret = PTR_ERR(dev->cq);
-		dev->cq = NULL;
-		lite_err("%s: ib_alloc_cq(%d) failed: %d\n", dev_name(&ibdev->dev), cqe, ret);
+	ret = lite_cq_create(dev, cqe);
+	if (ret) {
+		lite_err("%s: ib_create_cq(%d) failed: %d\n", dev_name(&ibdev->dev), cqe, ret);
 		goto err_free;
 	}
 	lite_dev = dev;
@@ -107,7 +101,10 @@ static void lite_remove_one(struct ib_device *ibdev, void *client_data)
 		return;
 	}
 	lite_dev_dying = true;
+	dev = lite_dev;
 	mutex_unlock(&lite_dev_lock);
+	/* Waiters sleep from now on: the CQ goes with the device. */
+	lite_cq_stop_spinners(dev);
 
 	/* Everything built on the device goes first: peers, QPs, socket. */
 	lite_membership_exit();

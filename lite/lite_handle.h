@@ -52,7 +52,7 @@ void lite_handle_mark_revoked(struct lite_handle *h);
 /* rdma.c: one-sided operations on a remote LMR */
 struct lite_ubuf;
 int lite_rdma_rw(struct lite_handle *h, u64 off, struct iov_iter *iter,
-		 struct lite_ubuf *ub, u64 uoff, u64 len, bool write);
+		 struct lite_ubuf *ub, u64 uoff, u64 len, bool write, int prio);
 int lite_rdma_atomic(struct lite_handle *h, u64 off, enum ib_wr_opcode opcode,
 		     u64 compare_add, u64 swap, u64 *old);
 struct lite_async;

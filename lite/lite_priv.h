@@ -5,6 +5,8 @@
 #ifndef LITE_PRIV_H
 #define LITE_PRIV_H
 
+#include <linux/list.h>
+#include <linux/irq_poll.h>	/* after list.h: it does not include it */
 #include <linux/mutex.h>
 #include <linux/refcount.h>
 #include <linux/semaphore.h>
@@ -26,6 +28,8 @@ extern unsigned int lite_param_qps_per_peer;
 extern bool lite_param_unsafe_global_rkey;
 
 /* device.c: the RDMA device LITE runs on (one per node) */
+#define LITE_CQ_BATCH	16	/* completions polled at once */
+
 struct lite_dev {
 	struct ib_device	*ibdev;
 	u32			port;
@@ -35,7 +39,10 @@ struct lite_dev {
 	u16			lid;
 	enum ib_mtu		mtu;
 	struct ib_pd		*pd;
-	struct ib_cq		*cq;	/* shared by every QP of the pool */
+	struct ib_cq		*cq;	/* shared by every QP (cq.c) */
+	spinlock_t		cq_lock;	/* one poller at a time; @cq_wc */
+	struct irq_poll		cq_iop;
+	struct ib_wc		cq_wc[LITE_CQ_BATCH];
 	atomic_t		users;	/* its own + lite_dev_hold()'s */
 };
 
@@ -45,6 +52,20 @@ struct lite_dev *lite_device_get(void);
 void lite_dev_port_addr(struct lite_dev *dev, struct lite_port_addr *addr);
 void lite_dev_hold(struct lite_dev *dev);
 void lite_dev_put(struct lite_dev *dev);
+
+/* cq.c: the device's CQ, polled from softirq and by spinning waiters */
+int lite_cq_create(struct lite_dev *dev, int cqe);
+void lite_cq_stop_spinners(struct lite_dev *dev);
+void lite_cq_destroy(struct lite_dev *dev);
+void lite_cq_poll(void);
+
+/* wait.c: one wait policy (spin, then sleep) for every kind of wait */
+struct lite_wait_hist {
+	u64	avg_ns;		/* recent waits of this kind */
+};
+bool lite_spin(struct lite_wait_hist *h, bool (*cond)(void *), void *arg,
+	       u64 start, u64 deadline);
+void lite_wait_learn(struct lite_wait_hist *h, u64 ns);
 
 /* pool.c: the memory peers can reach, in pieces */
 struct lite_region;
@@ -111,6 +132,7 @@ struct lite_peer {
 	spinlock_t		lock;		/* closing vs. posting */
 	bool			closing;
 	atomic_t		next_qp;
+	atomic64_t		prio_low_bytes;	/* low priority in flight (prio.c) */
 	struct lite_dev		*dev;
 	unsigned int		nr_qps;
 	struct lite_qp		qps[];
@@ -300,6 +322,8 @@ void lite_sync_exit(void);
 /* prio.c: high priority first, low priority throttled (docs/rpc.md) */
 void lite_prio_begin(int prio);
 void lite_prio_end(int prio);
+u64 lite_prio_low_step(struct lite_peer *peer, int prio, u64 want);
+void lite_prio_low_done(struct lite_peer *peer, int prio, u64 step);
 
 /* stats.c: counters, in /sys/kernel/debug/lite/counters */
 enum lite_stat {

@@ -5,11 +5,16 @@
  * less than prio_high_grace_us ago (the gap between the calls of one
  * stream), a low-priority operation waits before it starts, up to
  * prio_low_max_wait_us in all, so the shared QPs, the link and the peer's
- * receive path carry the high stream first. Normal priority is never held
- * back. Nothing is reordered on the wire.
+ * receive path carry the high stream first. What is already posted cannot
+ * be preempted, so while high-priority traffic is active, low-priority
+ * reads and writes to one peer together keep at most prio_low_inflight_kb
+ * in flight: they go in steps of that size, each waiting for room (again
+ * at most prio_low_max_wait_us). Normal priority is never held back.
+ * Nothing is reordered on the wire.
  */
 #include <linux/ktime.h>
 #include <linux/module.h>
+#include <linux/sizes.h>
 #include <linux/wait.h>
 
 #include "lite_priv.h"
@@ -22,6 +27,10 @@ MODULE_PARM_DESC(prio_low_max_wait_us, "longest a low-priority operation waits f
 static unsigned int lite_prio_high_grace_us = 1000;
 module_param_named(prio_high_grace_us, lite_prio_high_grace_us, uint, 0644);
 MODULE_PARM_DESC(prio_high_grace_us, "how long after a high-priority operation low-priority ones still wait (default: 1000)");
+
+static unsigned int lite_prio_low_inflight_kb = 16;
+module_param_named(prio_low_inflight_kb, lite_prio_low_inflight_kb, uint, 0644);
+MODULE_PARM_DESC(prio_low_inflight_kb, "while high-priority traffic is active: the most low-priority reads and writes to one peer have in flight (default: 16; 0: no limit)");
 
 static atomic_t lite_prio_high = ATOMIC_INIT(0);
 static atomic64_t lite_prio_high_end = ATOMIC64_INIT(0);	/* ktime, ns */
@@ -84,5 +93,64 @@ void lite_prio_end(int prio)
 	/* Switching priorities off with operations in flight must not skew. */
 	if (atomic_add_unless(&lite_prio_high, -1, 0) &&
 	    !atomic_read(&lite_prio_high))
+		wake_up_all(&lite_prio_wq);
+}
+
+static bool lite_prio_low_fits(struct lite_peer *peer, u64 step, u64 limit)
+{
+	return atomic64_read(&peer->prio_low_bytes) + step <= limit ||
+	       !lite_prio_hold_ns(ktime_get_ns());
+}
+
+/**
+ * lite_prio_low_step() - how much of a transfer to @peer may go now
+ * @peer: the transfer's destination
+ * @prio: its priority, LITE_PRIO_*
+ * @want: bytes left to transfer
+ *
+ * A low-priority step is cut to prio_low_inflight_kb and, while
+ * high-priority traffic is active, waits until it fits beside the other
+ * low-priority steps in flight to @peer (at most prio_low_max_wait_us).
+ * Other priorities, or with priorities off, all of @want goes.
+ *
+ * Context: process context; may sleep.
+ * Return: bytes to post now; lite_prio_low_done() when they completed.
+ */
+u64 lite_prio_low_step(struct lite_peer *peer, int prio, u64 want)
+{
+	u64 limit = (u64)READ_ONCE(lite_prio_low_inflight_kb) * SZ_1K;
+	unsigned int wait_us = READ_ONCE(lite_prio_low_max_wait_us);
+	u64 step = want, now, deadline;
+
+	if (prio != LITE_PRIO_LOW)
+		return want;
+	if (wait_us && limit) {
+		step = min(want, limit);
+		now = ktime_get_ns();
+		deadline = now + (u64)wait_us * NSEC_PER_USEC;
+		while (!lite_prio_low_fits(peer, step, limit) && now < deadline) {
+			wait_event_hrtimeout(lite_prio_wq,
+					     lite_prio_low_fits(peer, step, limit),
+					     ns_to_ktime(deadline - now));
+			now = ktime_get_ns();
+		}
+	}
+	/* Counted with priorities off too: switching them on finds it right. */
+	atomic64_add(step, &peer->prio_low_bytes);
+	return step;
+}
+
+/**
+ * lite_prio_low_done() - a step of lite_prio_low_step() completed
+ * @peer: its destination
+ * @prio: its priority
+ * @step: what lite_prio_low_step() returned
+ */
+void lite_prio_low_done(struct lite_peer *peer, int prio, u64 step)
+{
+	if (prio != LITE_PRIO_LOW)
+		return;
+	atomic64_sub(step, &peer->prio_low_bytes);
+	if (wq_has_sleeper(&lite_prio_wq))
 		wake_up_all(&lite_prio_wq);
 }

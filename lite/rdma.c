@@ -16,7 +16,6 @@
  * stalled page fault of the caller's.
  */
 #include <linux/module.h>
-#include <linux/sched/stat.h>
 #include <linux/slab.h>
 
 #include "lite_priv.h"
@@ -31,14 +30,8 @@ static unsigned int lite_op_timeout_ms = 10000;
 module_param_named(op_timeout_ms, lite_op_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(op_timeout_ms, "how long an RDMA read or write may take (default: 10000)");
 
-static unsigned int lite_op_spin_max_us = 1000;
-module_param_named(op_spin_max_us, lite_op_spin_max_us, uint, 0644);
-MODULE_PARM_DESC(op_spin_max_us, "longest a read or write polls for its completion before it sleeps (default: 1000; 0: sleep at once)");
-
-/* Recent operations' time to completion, ns: an EWMA with weight 1/8. */
-static u64 lite_op_avg_ns;
-/* Threads waiting for a read or write to complete (lite_op_wait). */
-static atomic_t lite_op_waiters = ATOMIC_INIT(0);
+/* Recent operations' time to completion (wait.c). */
+static struct lite_wait_hist lite_op_hist;
 
 struct lite_rdma_op {
 	struct ib_cqe		cqe;
@@ -368,61 +361,50 @@ static int lite_op_post_zc(struct lite_rdma_op *op, bool write, u64 off,
 	return ret;
 }
 
-/*
- * Adaptive wait: poll for up to twice the recent time to completion
- * (bounded by op_spin_max_us), then sleep. An operation that completes as
- * usual is seen without a sleep and a wake-up, which cost more than the
- * whole operation on fast hardware; a slow one soon stops burning the CPU.
- * Only while no more operations are waiting than there are CPUs: with many
- * in flight, completions keep the CPU busy anyway and a poller only takes
- * it from the threads that post (16 writer threads on one CPU: 2x fewer
- * writes per second). A poller yields to anything else runnable: rxe
- * transmits from ksoftirqd.
- */
+static bool lite_op_done_cond(void *arg)
+{
+	return completion_done(arg);
+}
+
+/* Wait for @op as the wait policy says (wait.c), at most op_timeout_ms. */
 static int lite_op_wait(struct lite_rdma_op *op)
 {
-	u64 start = ktime_get_ns(), avg = READ_ONCE(lite_op_avg_ns);
-	u64 spin = min_t(u64, 2 * avg,
-			 (u64)READ_ONCE(lite_op_spin_max_us) * NSEC_PER_USEC);
-	bool done = false;
-	long left = 1;
+	u64 start = ktime_get_ns();
+	u64 deadline = start + (u64)lite_op_timeout_ms * NSEC_PER_MSEC;
+	u64 now;
 
-	if (atomic_inc_return(&lite_op_waiters) > num_online_cpus())
-		spin = 0;
-	while (!(done = completion_done(&op->done)) &&
-	       ktime_get_ns() - start < spin) {
-		if (need_resched() || !single_task_running())
-			yield();
-		else
-			cpu_relax();
+	if (!lite_spin(&lite_op_hist, lite_op_done_cond, &op->done, start,
+		       deadline)) {
+		now = ktime_get_ns();
+		if (!wait_for_completion_timeout(&op->done, now < deadline ?
+						 nsecs_to_jiffies(deadline - now) : 0)) {
+			lite_warn("node %u: RDMA operation timed out after %u ms\n",
+				  op->peer->id, lite_op_timeout_ms);
+			return -ETIMEDOUT;
+		}
 	}
-	if (!done)
-		left = wait_for_completion_timeout(&op->done,
-					msecs_to_jiffies(lite_op_timeout_ms));
-	atomic_dec(&lite_op_waiters);
-	if (!left) {
-		lite_warn("node %u: RDMA operation timed out after %u ms\n",
-			  op->peer->id, lite_op_timeout_ms);
-		return -ETIMEDOUT;
-	}
-	/* Racy on purpose: a lost update only skews a heuristic. */
-	WRITE_ONCE(lite_op_avg_ns, avg - avg / 8 + (ktime_get_ns() - start) / 8);
+	lite_wait_learn(&lite_op_hist, ktime_get_ns() - start);
 	return READ_ONCE(op->status);
 }
 
 /* Through the bounce buffer, a step of up to LITE_BOUNCE_MAX at a time. */
 static int lite_rdma_rw_copy(struct lite_handle *h, struct lite_peer *peer,
-			     u64 off, struct iov_iter *iter, u64 len, bool write)
+			     u64 off, struct iov_iter *iter, u64 len, bool write,
+			     int prio)
 {
 	struct lite_rdma_op *op;
+	u64 step;
 	int ret = 0;
 	u32 n;
 
 	while (len && !ret) {
-		op = lite_op_alloc(h, peer, len);
-		if (IS_ERR(op))
+		step = lite_prio_low_step(peer, prio, len);
+		op = lite_op_alloc(h, peer, step);
+		if (IS_ERR(op)) {
+			lite_prio_low_done(peer, prio, step);
 			return PTR_ERR(op);
-		n = min_t(u64, len, op->len);
+		}
+		n = min_t(u64, step, op->len);
 		if (write && copy_from_iter(op->buf, n, iter) != n)
 			ret = -EFAULT;
 		if (!ret) {
@@ -433,6 +415,7 @@ static int lite_rdma_rw_copy(struct lite_handle *h, struct lite_peer *peer,
 			lite_op_posted(op);
 		}
 		ret = lite_op_wait(op) ?: ret;
+		lite_prio_low_done(peer, prio, step);
 		if (!ret && !write) {
 			ib_dma_sync_single_for_cpu(peer->dev->ibdev, op->dma,
 						   n, DMA_BIDIRECTIONAL);
@@ -448,21 +431,25 @@ static int lite_rdma_rw_copy(struct lite_handle *h, struct lite_peer *peer,
 
 static int lite_rdma_rw_zc(struct lite_handle *h, struct lite_peer *peer,
 			   u64 off, struct lite_ubuf *ub, u64 uoff, u64 len,
-			   bool write)
+			   bool write, int prio)
 {
 	struct lite_rdma_op *op;
+	u64 n, step;
 	int ret = 0;
-	u64 n;
 
 	while (len && !ret) {
+		step = lite_prio_low_step(peer, prio, len);
 		op = lite_op_new(h, peer);
-		if (IS_ERR(op))
+		if (IS_ERR(op)) {
+			lite_prio_low_done(peer, prio, step);
 			return PTR_ERR(op);
+		}
 		kref_get(&ub->ref);
 		op->ub = ub;
-		n = len;
+		n = step;
 		ret = lite_op_post_zc(op, write, off, uoff, &n);
 		ret = lite_op_wait(op) ?: ret;
+		lite_prio_low_done(peer, prio, step);
 		lite_op_put(op);
 		off += n;
 		uoff += n;
@@ -480,13 +467,14 @@ static int lite_rdma_rw_zc(struct lite_handle *h, struct lite_peer *peer,
  * @uoff: the memory's offset in @ub
  * @len: bytes
  * @write: from the caller's memory to the LMR, else the other way
+ * @prio: LITE_PRIO_*: low priority goes in bounded steps (prio.c)
  *
  * Context: process context.
  * Return: 0, -EKEYREVOKED, -ENOTCONN (the owner left), -EFAULT, -ENOMEM,
  * -EIO or -ETIMEDOUT.
  */
 int lite_rdma_rw(struct lite_handle *h, u64 off, struct iov_iter *iter,
-		 struct lite_ubuf *ub, u64 uoff, u64 len, bool write)
+		 struct lite_ubuf *ub, u64 uoff, u64 len, bool write, int prio)
 {
 	struct lite_peer *peer;
 	int ret;
@@ -495,9 +483,9 @@ int lite_rdma_rw(struct lite_handle *h, u64 off, struct iov_iter *iter,
 	if (!peer)
 		return -ENOTCONN;
 	if (ub)
-		ret = lite_rdma_rw_zc(h, peer, off, ub, uoff, len, write);
+		ret = lite_rdma_rw_zc(h, peer, off, ub, uoff, len, write, prio);
 	else
-		ret = lite_rdma_rw_copy(h, peer, off, iter, len, write);
+		ret = lite_rdma_rw_copy(h, peer, off, iter, len, write, prio);
 	lite_peer_put(peer);
 	return ret;
 }

@@ -32,9 +32,6 @@ static unsigned int lite_rpc_timeout_ms = 10000;
 module_param_named(rpc_timeout_ms, lite_rpc_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(rpc_timeout_ms, "how long an RPC waits for its reply or for ring space (default: 10000)");
 
-static unsigned int lite_rpc_spin_us = 20;
-module_param_named(rpc_spin_us, lite_rpc_spin_us, uint, 0644);
-MODULE_PARM_DESC(rpc_spin_us, "how long a waiter polls before it sleeps (default: 20)");
 
 /* The immediate: kind in bits 31-30. */
 #define LITE_IMM_KIND(imm)	((imm) >> 30)
@@ -91,6 +88,8 @@ struct lite_rpc_port {
 	struct list_head	queue;
 	unsigned int		receivers;	/* threads in lite_rpc_recv */
 	wait_queue_head_t	wq;
+	struct lite_wait_hist	gaps;		/* between requests (wait.c) */
+	u64			last_arrival;	/* ktime_get_ns() */
 };
 
 /* A reply owed by a receiver: what the descriptor stands for. */
@@ -176,19 +175,10 @@ static void lite_rpc_call_free(struct lite_rpc_call *call)
 	kfree(call);
 }
 
-/* ---- waiting: spin briefly, then sleep --------------------------------- */
+/* ---- waiting (wait.c's policy) ------------------------------------------ */
 
-static bool lite_rpc_spin(bool (*cond)(void *), void *arg)
-{
-	u64 end = ktime_get_ns() + lite_rpc_spin_us * NSEC_PER_USEC;
-
-	do {
-		if (cond(arg))
-			return true;
-		cpu_relax();
-	} while (ktime_get_ns() < end && !need_resched());
-	return false;
-}
+/* Recent calls' time to their reply. */
+static struct lite_wait_hist lite_rpc_reply_hist;
 
 static bool lite_rpc_call_done(void *arg)
 {
@@ -411,6 +401,12 @@ static void lite_rpc_rx_request(struct lite_peer *peer, u32 imm, u32 byte_len)
 	list_add_tail(&msg->ring_link, &ring->msgs);
 	p = &lite_rpc.ports[port];
 	if (p->owner) {
+		u64 now = ktime_get_ns();
+
+		/* Receivers spin about as long as requests come apart. */
+		if (p->last_arrival)
+			lite_wait_learn(&p->gaps, now - p->last_arrival);
+		p->last_arrival = now;
 		list_add_tail(&msg->queue_link, &p->queue);
 		wake_up(&p->wq);
 	} else {
@@ -540,6 +536,8 @@ int lite_rpc_register(struct lite_ctx *ctx, u32 port, u32 max_size,
 		p->owner = ctx;
 		p->max_size = max_size;
 		strscpy(p->name, name, sizeof(p->name));
+		p->gaps = (struct lite_wait_hist) {};
+		p->last_arrival = 0;
 	}
 	spin_unlock_bh(&lite_rpc.lock);
 	if (!ret)
@@ -899,19 +897,29 @@ err:
 static int lite_rpc_call_wait(struct lite_rpc_call *call,
 			      unsigned long deadline, bool spin)
 {
+	u64 start = ktime_get_ns();
 	unsigned long flags;
 	long left;
 
-	if (spin && lite_rpc_spin(lite_rpc_call_done, &call->done))
+	left = (long)(deadline - jiffies);
+	if (spin && left > 0 &&
+	    lite_spin(&lite_rpc_reply_hist, lite_rpc_call_done, &call->done,
+		      start, start + jiffies_to_nsecs(left))) {
+		lite_wait_learn(&lite_rpc_reply_hist, ktime_get_ns() - start);
 		return 0;
+	}
 	left = (long)(deadline - jiffies);
 	if (left > 0)
 		left = wait_for_completion_interruptible_timeout(&call->done,
 								 left);
 	else
 		left = completion_done(&call->done);
-	if (left > 0)
+	if (left > 0) {
+		if (spin)
+			lite_wait_learn(&lite_rpc_reply_hist,
+					ktime_get_ns() - start);
 		return 0;
+	}
 	xa_lock_irqsave(&lite_rpc_calls, flags);
 	if (completion_done(&call->done)) {
 		xa_unlock_irqrestore(&lite_rpc_calls, flags);
@@ -1186,7 +1194,8 @@ int lite_rpc_recv(struct lite_ctx *ctx, u32 port, struct iov_iter *dst,
 			break;
 		if (nonblock)
 			return -EAGAIN;
-		if (lite_rpc_spin(lite_rpc_queue_ready, &arg))
+		if (lite_spin(&p->gaps, lite_rpc_queue_ready, &arg,
+			      ktime_get_ns(), U64_MAX))
 			continue;
 		if (wait_event_interruptible(p->wq, lite_rpc_queue_ready(&arg)))
 			return -EINTR;
