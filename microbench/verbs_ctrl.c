@@ -8,9 +8,11 @@
  * connections, answering each with that memory's address and rkey in the
  * accept's private data.
  *
- * Client steps: args (options, addresses), open (the rdma_cm channel and
- * rdma_get_devices(), which loads the providers and opens the devices;
- * rdma_cm's cm_ids use these contexts, so a PD from them fits its QPs),
+ * Client steps: args (options, addresses), devices (ibv_get_device_list:
+ * the sysfs scan, and libibverbs loads every provider library it knows
+ * of), open (the rdma_cm channel and rdma_get_devices(), which opens the
+ * devices; rdma_cm's cm_ids use these contexts, so a PD from them fits
+ * its QPs),
  * pd, cq (one for every peer), mr (the source buffer); then per peer:
  * resolve (rdma_resolve_addr and rdma_resolve_route), qp
  * (rdma_create_qp), connect (rdma_connect to ESTABLISHED, the server's
@@ -64,6 +66,20 @@ static struct ibv_context *pick_device(const struct bench_cfg *cfg)
 		bench_die(cfg->dev ? "no RDMA device %s" : "no RDMA device%s",
 			  cfg->dev ? cfg->dev : "");
 	return ctx;
+}
+
+/* What rdma_get_devices() would do first, timed apart. */
+static void list_devices(void)
+{
+	struct ibv_device **list;
+	int n;
+
+	list = ibv_get_device_list(&n);
+	if (!list)
+		bench_die("ibv_get_device_list: %s", strerror(errno));
+	ibv_free_device_list(list);
+	if (!n)
+		bench_die("no RDMA device");
 }
 
 static void put_be32(uint8_t *p, uint32_t v)
@@ -152,8 +168,7 @@ static void expect(struct rdma_event_channel *ch, const struct ctrl_peer *p,
 			  status < 0 ? strerror(-status) : "");
 }
 
-static void resolve(const struct bench_cfg *cfg,
-		    struct rdma_event_channel *ch, struct ibv_context *ctx,
+static void resolve(struct rdma_event_channel *ch, struct ibv_context *ctx,
 		    struct ctrl_peer *p)
 {
 	if (rdma_create_id(ch, &p->id, p, RDMA_PS_TCP))
@@ -171,7 +186,6 @@ static void resolve(const struct bench_cfg *cfg,
 		bench_die("rdma_resolve_route(%s): %s", p->name,
 			  strerror(errno));
 	expect(ch, p, RDMA_CM_EVENT_ROUTE_RESOLVED, "resolving the route to");
-	(void)cfg;
 }
 
 static void make_qp(struct ibv_pd *pd, struct ibv_cq *cq, struct ctrl_peer *p)
@@ -298,6 +312,8 @@ int vb_ctrl(const struct bench_cfg *cfg, const struct vb_opts *o)
 		resolve_name(cfg, &peers[i]);
 	bench_steps_mark("args", 0);
 
+	list_devices();
+	bench_steps_mark("devices", 0);
 	ch = vb_channel();
 	ctx = pick_device(cfg);
 	bench_steps_mark("open", 0);
@@ -319,7 +335,7 @@ int vb_ctrl(const struct bench_cfg *cfg, const struct vb_opts *o)
 	bench_steps_mark("mr", 0);
 
 	for (i = 0; i < n; i++) {
-		resolve(cfg, ch, ctx, &peers[i]);
+		resolve(ch, ctx, &peers[i]);
 		bench_steps_mark("resolve", i + 1);
 		make_qp(pd, cq, &peers[i]);
 		bench_steps_mark("qp", i + 1);
@@ -334,9 +350,14 @@ int vb_ctrl(const struct bench_cfg *cfg, const struct vb_opts *o)
 	bench_meta("peers", "%u", n);
 	bench_steps_print("verbs_ctrl", n, o->rep);
 
-	/* Not timed. Destroying an id disconnects it; the server drops it. */
+	/*
+	 * Not timed. A failed disconnect leaves nothing to undo (the peer is
+	 * gone already); destroying the id would disconnect it anyway.
+	 */
 	for (i = 0; i < n; i++) {
-		rdma_disconnect(peers[i].id);
+		if (rdma_disconnect(peers[i].id))
+			fprintf(stderr, "verbs_bench: rdma_disconnect(%s): %s\n",
+				peers[i].name, strerror(errno));
 		rdma_destroy_qp(peers[i].id);
 		if (rdma_destroy_id(peers[i].id))
 			bench_die("rdma_destroy_id: %s", strerror(errno));

@@ -17,9 +17,9 @@ if (!exists("testbed")) testbed = "unknown testbed"
 set datafile separator ","
 
 # Every step of either system, in the order a process runs them.
-steps = "exec args open pd cq mr buffer resolve qp connect ask write"
-labels = "'exec to main' 'options' 'open device, /dev/lite' 'alloc PD' 'create CQ' 'register MR' 'LITE buffer' 'resolve address+route' 'create QP' 'rdma\\_connect' 'lite\\_ask' 'first write'"
-colors = "#7f7f7f #c7c7c7 #1f77b4 #aec7e8 #17becf #9edae5 #98df8a #ff7f0e #ffbb78 #d62728 #2ca02c #9467bd"
+steps = "exec args devices open pd cq mr buffer resolve qp connect ask write"
+labels = "'exec to main' 'options' 'device list, providers' 'open device, /dev/lite' 'alloc PD' 'create CQ' 'register MR' 'LITE buffer' 'resolve address+route' 'create QP' 'rdma\\_connect' 'lite\\_ask' 'first write'"
+colors = "#7f7f7f #c7c7c7 #393b79 #1f77b4 #aec7e8 #17becf #9edae5 #98df8a #ff7f0e #ffbb78 #d62728 #2ca02c #9467bd"
 
 # A step at one peer: one row per system (its name, the median in ms; 0
 # for a step it does not have). Row i of every step makes bar i.

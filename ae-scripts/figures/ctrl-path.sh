@@ -2,11 +2,11 @@
 # Figure ctrl-path: the control path, as KRCore's evaluation measures it:
 # the time from a fresh process's start to its first completed remote
 # write to each of k peers it has never talked to, step by step, for
-# native verbs (verbs_bench -m ctrl: open the device, PD, CQ, MR, then per
-# peer rdma_cm address and route resolution, QP, connect with the peer's
-# region in the accept's private data, one RDMA write) and LITE
-# (lite_bench -m ctrl: open /dev/lite, a zero-copy buffer, then per peer
-# lite_ask for the LMR the peer published, one lite_write). The client is
+# native verbs (verbs_bench -m ctrl: the device list, open the device, PD,
+# CQ, MR, then per peer rdma_cm address and route resolution, QP, connect
+# with the peer's region in the accept's private data, one RDMA write) and
+# LITE (lite_bench -m ctrl: open /dev/lite, a zero-copy buffer, then per
+# peer lite_ask for the LMR the peer published, one lite_write). The client is
 # the first node; k = 1 .. N-1 peers, the next nodes in inventory order.
 # Each peer runs both servers for the whole figure (registered memory
 # ready, like a service that is up): verbs_bench -m ctrl and
