@@ -3,7 +3,8 @@
 # peer, stacked by step (medians of the repetitions, so the stack need not
 # equal the median total). Right: from the process's start to the first
 # write to each of k peers, against k; points are medians, whiskers the
-# lowest and highest repetition.
+# lowest and highest repetition; dashed: the same from main() (without
+# exec and loading, measured in 10 ms clock ticks).
 # Variables (gnuplot -e): datafile (data.csv of a ctrl-path run), outbase,
 # testbed.
 # CSV columns: system,peers,step,reps,median_us,lo_us,hi_us
@@ -24,7 +25,7 @@ colors = "#7f7f7f #c7c7c7 #393b79 #1f77b4 #aec7e8 #17becf #9edae5 #98df8a #ff7f0
 # A step at one peer: one row per system (its name, the median in ms; 0
 # for a step it does not have). Row i of every step makes bar i.
 step(st) = sprintf("< awk -F, -v s=%s '$2 == 1 && $3 == s { v[$1] = $5 } END { print \"native verbs,\" v[\"verbs\"] / 1000; print \"LITE,\" v[\"lite\"] / 1000 }' '%s'", st, datafile)
-sel(sys) = sprintf("< awk -F, '$1 == \"%s\" && $3 == \"start\"' '%s' | sort -t, -k2,2n", sys, datafile)
+sel(sys, st) = sprintf("< awk -F, '$1 == \"%s\" && $3 == \"%s\"' '%s' | sort -t, -k2,2n", sys, st, datafile)
 
 do for [fmt in "png svg"] {
 	if (fmt eq "png") {
@@ -56,10 +57,14 @@ do for [fmt in "png svg"] {
 	set xlabel "peers k (a connection to each, one write each)"
 	set ylabel "time (ms), median of repetitions"
 	set key inside left top noreverse Right font ",10"
-	plot sel("verbs") using 2:($5 / 1000):($6 / 1000):($7 / 1000) \
-		lc rgb "#d62728" pt 7 title "native verbs (rdma\\_cm)", \
-	     sel("lite") using 2:($5 / 1000):($6 / 1000):($7 / 1000) \
-		lc rgb "#1f77b4" pt 5 title "LITE (lite\\_ask)"
+	plot sel("verbs", "start") using 2:($5 / 1000):($6 / 1000):($7 / 1000) \
+		lc rgb "#d62728" pt 7 title "native verbs (rdma\\_cm), from process start", \
+	     sel("lite", "start") using 2:($5 / 1000):($6 / 1000):($7 / 1000) \
+		lc rgb "#1f77b4" pt 5 title "LITE (lite\\_ask), from process start", \
+	     sel("verbs", "total") using 2:($5 / 1000) with linespoints \
+		lc rgb "#d62728" dt 2 pt 6 title "native verbs, from main()", \
+	     sel("lite", "total") using 2:($5 / 1000) with linespoints \
+		lc rgb "#1f77b4" dt 2 pt 4 title "LITE, from main()"
 	unset multiplot
 	unset output
 }
