@@ -12,6 +12,10 @@
  *   lite_bench --mode rpc                          server: echo on --lite-port
  *   lite_bench --mode rpc                   NODE   client: latency, or with
  *                                                  --duration, throughput
+ *   lite_bench --mode ctrl                         holder: a published LMR
+ *   lite_bench --mode ctrl            NODE[,NODE]  control path: a fresh
+ *                                                  process's first write to
+ *                                                  each NODE's LMR, by step
  *
  * Data operations use a zero-copy buffer (lite_alloc_buffer), like the
  * registered buffer of a verbs program. tput with --depth N posts instead
@@ -20,6 +24,7 @@
  * bounce buffers, not the zero-copy path).
  */
 #include <errno.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -29,21 +34,25 @@
 
 #include "common.h"
 #include "lite.h"
+#include "steps.h"
 
 #define LMR_PASSWORD	4711
 #define ALIGN_OFF	64
 #define QUIT_BYTE	'Q'
+/* ctrl: what the holder publishes its LMR under, on its own node. */
+#define CTRL_ID		0x6374726cULL	/* "ctrl" */
+#define CTRL_MAX_PEERS	63
 
-enum { MODE_LAT, MODE_TPUT, MODE_REG, MODE_RPC };
+enum { MODE_LAT, MODE_TPUT, MODE_REG, MODE_RPC, MODE_CTRL };
 enum { OP_WRITE, OP_READ, OP_FADD, OP_CAS };
 
-static const char *const mode_names[] = { "lat", "tput", "reg", "rpc" };
+static const char *const mode_names[] = { "lat", "tput", "reg", "rpc", "ctrl" };
 static const char *const op_names[] = { "write", "read", "fadd", "cas" };
 static const char *const prio_names[] = { "normal", "high", "low" };
 
 enum {
 	KEY_MODE = 'm', KEY_OP = 'o', KEY_MR_TOTAL = BENCH_KEY_PROG, KEY_MR_COUNT,
-	KEY_PRIO, KEY_LITE_PORT, KEY_PARAM_NAME, KEY_DEPTH,
+	KEY_PRIO, KEY_LITE_PORT, KEY_PARAM_NAME, KEY_DEPTH, KEY_REP,
 };
 
 #define MAX_DEPTH	64	/* per thread */
@@ -57,10 +66,12 @@ struct lite_cfg {
 	unsigned int lite_port;
 	const char *param_name;
 	unsigned int depth;	/* tput: posted per thread; 0: synchronous */
+	unsigned int rep;	/* ctrl: the rep column */
 };
 
 static const struct bench_opt lite_opts[] = {
-	{ "mode", KEY_MODE, "MODE", "lat, tput, reg or rpc (default lat)" },
+	{ "mode", KEY_MODE, "MODE", "lat, tput, reg, rpc or ctrl (default "
+	  "lat)" },
 	{ "op", KEY_OP, "OP", "write or read (default write); lat also fadd "
 	  "or cas (fetch-and-add, compare-and-swap of 8 bytes)" },
 	{ "mr-total", KEY_MR_TOTAL, "BYTES", "tput: bytes of LMRs written "
@@ -73,6 +84,8 @@ static const struct bench_opt lite_opts[] = {
 	  "column holds: mr-total, mr-count or threads (default mr-total)" },
 	{ "depth", KEY_DEPTH, "N", "tput: operations each thread keeps in "
 	  "flight, posted without waiting (1..64; default 0: synchronous)" },
+	{ "rep", KEY_REP, "N", "ctrl: the number in the rep column "
+	  "(default 1)" },
 	{ NULL, 0, NULL, NULL },
 };
 
@@ -84,7 +97,7 @@ static int lite_set(void *ctx, int key, const char *arg)
 
 	switch (key) {
 	case KEY_MODE:
-		i = bench_parse_choice("mode", arg, mode_names, 4);
+		i = bench_parse_choice("mode", arg, mode_names, 5);
 		return i < 0 ? -1 : (lc->mode = i, 0);
 	case KEY_OP:
 		i = bench_parse_choice("op", arg, op_names, 4);
@@ -113,6 +126,11 @@ static int lite_set(void *ctx, int key, const char *arg)
 			return -1;
 		lc->depth = v;
 		return 0;
+	case KEY_REP:
+		if (bench_parse_u64("rep", arg, 0, 1000000, &v))
+			return -1;
+		lc->rep = v;
+		return 0;
 	}
 	return -1;
 }
@@ -128,19 +146,26 @@ static void lite_params(void *ctx)
 	bench_meta("prio", "%s", prio_names[lc->prio]);
 	bench_meta("lite_port", "%u", lc->lite_port);
 	bench_meta("depth", "%u", lc->depth);
+	if (lc->mode == MODE_CTRL)
+		bench_meta("rep", "%u", lc->rep);
 }
 
 static struct lite_cfg lc = {
 	.mr_total = 1 << 20, .mr_count = 1, .lite_port = 1,
-	.param_name = "mr-total",
+	.param_name = "mr-total", .rep = 1,
 };
 
 static const struct bench_prog lite_prog = {
 	.name = "lite_bench",
 	.synopsis = "--mode lat|tput|reg [OPTIONS] NODE\n"
-		    "--mode rpc [OPTIONS] [NODE]",
+		    "--mode rpc [OPTIONS] [NODE]\n"
+		    "--mode ctrl [OPTIONS] [NODE[,NODE...]]",
 	.notes = "NODE is a LITE node id of the joined cluster. rpc without\n"
-		 "NODE serves echoes on --lite-port until a client says quit.\n",
+		 "NODE serves echoes on --lite-port until a client says quit.\n"
+		 "ctrl without NODE allocates an LMR of the largest size on\n"
+		 "this node and publishes it until SIGTERM; with NODEs, a\n"
+		 "fresh process asks each NODE for it and writes once, every\n"
+		 "step timed (rows: bench,step,peer,peers,rep,start_us,us).\n",
 	.opts = lite_opts,
 	.set = lite_set,
 	.params = lite_params,
@@ -570,6 +595,121 @@ static void rpc_client(void)
 	free(ns);
 }
 
+/* ---- ctrl: the control path ------------------------------------------------ */
+
+static volatile sig_atomic_t ctrl_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	ctrl_stop = 1;
+}
+
+/*
+ * The holder: an LMR on this node, published under CTRL_ID for any
+ * process that knows the password, until SIGTERM, SIGINT or SIGHUP.
+ */
+static void ctrl_holder(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	uint64_t size = 0;
+	sigset_t block, old;
+	unsigned int s;
+	int lh, ret;
+
+	for (s = 0; s < cfg.nsizes; s++)
+		if (cfg.sizes[s] > size)
+			size = cfg.sizes[s];
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGHUP);
+	/* Blocked until sigsuspend(): a signal cannot slip in between. */
+	if (sigprocmask(SIG_BLOCK, &block, &old) ||
+	    sigaction(SIGTERM, &sa, NULL) || sigaction(SIGINT, &sa, NULL) ||
+	    sigaction(SIGHUP, &sa, NULL))
+		bench_die("signals: %s", strerror(errno));
+	lh = lite_alloc((unsigned int)lite_node_id(), size, 0, LMR_PASSWORD);
+	if (lh < 0)
+		bench_die("lite_alloc(this node, %" PRIu64 "): %s", size,
+			  strerror(-lh));
+	ret = lite_publish(lh, CTRL_ID, LITE_PERM_READ | LITE_PERM_WRITE,
+			   LMR_PASSWORD);
+	if (ret < 0)
+		bench_die("lite_publish(%#llx): %s", CTRL_ID, strerror(-ret));
+	bench_meta("lmr_bytes", "%" PRIu64, size);
+	bench_meta("identifier", "%#llx", CTRL_ID);
+	printf("# ready\n");
+	fflush(stdout);
+	while (!ctrl_stop)
+		sigsuspend(&old);
+	ret = lite_free(lh);
+	if (ret < 0)
+		bench_die("lite_free: %s", strerror(-ret));
+	printf("# stopped\n");
+}
+
+static unsigned int parse_node(const char *s);
+
+static void ctrl_client(void)
+{
+	unsigned int nodes[CTRL_MAX_PEERS], n = 0, i;
+	uint64_t size = cfg.sizes[0];
+	char *list, *save = NULL, *tok;
+	void *buf;
+	int me, lh, ret;
+
+	list = strdup(cfg.peer);
+	if (!list)
+		bench_die("out of memory");
+	for (tok = strtok_r(list, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (n == CTRL_MAX_PEERS)
+			bench_usage_error(&cfg, "at most %d nodes",
+					  CTRL_MAX_PEERS);
+		nodes[n++] = parse_node(tok);
+	}
+	free(list);
+	if (!n)
+		bench_usage_error(&cfg, "NODE: none given");
+	bench_steps_mark("args", 0);
+
+	me = lite_node_id();	/* the library opens /dev/lite */
+	if (me < 0)
+		bench_die("/dev/lite: %s", me == -ENOTCONN ?
+			  "this node has not joined a LITE cluster" :
+			  strerror(-me));
+	bench_steps_mark("open", 0);
+	buf = lite_alloc_buffer(size);
+	if (!buf)
+		bench_die("lite_alloc_buffer(%" PRIu64 "): %s", size,
+			  strerror(errno));
+	memset(buf, 0xa5, size);
+	bench_steps_mark("buffer", 0);
+
+	for (i = 0; i < n; i++) {
+		lh = lite_ask(nodes[i], CTRL_ID, LITE_PERM_WRITE, LMR_PASSWORD);
+		if (lh < 0)
+			bench_die("lite_ask(node %u, %#llx): %s%s", nodes[i],
+				  CTRL_ID, strerror(-lh), lh == -EACCES ?
+				  " (is lite_bench -m ctrl holding it?)" : "");
+		bench_steps_mark("ask", i + 1);
+		ret = lite_write(lh, 0, buf, size, LMR_PASSWORD,
+				 LITE_PRIO_NORMAL);
+		if (ret < 0)
+			bench_die("lite_write to node %u: %s", nodes[i],
+				  strerror(-ret));
+		bench_steps_mark("write", i + 1);
+	}
+
+	bench_begin(&cfg, "client", "lite");
+	bench_meta("lite_node", "%d", me);
+	bench_meta("peers", "%u", n);
+	bench_steps_print("lite_ctrl", n, lc.rep);
+	lite_free_buffer(buf, size);
+}
+
 static unsigned int parse_node(const char *s)
 {
 	uint64_t v;
@@ -581,7 +721,24 @@ static unsigned int parse_node(const char *s)
 
 int main(int argc, char **argv)
 {
+	/* First: -m ctrl times everything from here (steps.h). */
+	bench_steps_start();
 	bench_parse(&cfg, &lite_prog, argc, argv);
+	if (lc.mode == MODE_CTRL) {
+		bench_default_sizes(&cfg, cfg.peer ? "8" : "4096");
+		if (cfg.peer && cfg.nsizes != 1)
+			bench_usage_error(&cfg, "--mode ctrl writes one size");
+		if (cfg.peer) {
+			ctrl_client();
+			return 0;
+		}
+		if (lite_node_id() < 0)
+			bench_die("this node has not joined a LITE cluster");
+		bench_begin(&cfg, "server", "lite");
+		bench_meta("lite_node", "%d", lite_node_id());
+		ctrl_holder();
+		return 0;
+	}
 	bench_default_sizes(&cfg, lc.mode == MODE_REG ?
 			    "4K,64K,1M,16M,256M,1G" : "8,64,512,4K,64K");
 	if (lc.mode != MODE_RPC && !cfg.peer)

@@ -15,6 +15,7 @@
  *   verbs_client.c  active side: connect every QP, disconnect
  *   verbs_server.c  passive side and the RPC server loop
  *   verbs_lat.c, verbs_tput.c, verbs_rpc.c, verbs_reg.c   the modes
+ *   verbs_ctrl.c    the control path (-m ctrl): both sides, own wire
  */
 #ifndef MICROBENCH_VERBS_H
 #define MICROBENCH_VERBS_H
@@ -46,7 +47,9 @@
 #define VB_TABLE_ENTRY		20
 #define VB_REJECT_MAX		100
 
-enum vb_mode { VB_MODE_LAT = 1, VB_MODE_TPUT, VB_MODE_RPC, VB_MODE_REG };
+enum vb_mode {
+	VB_MODE_LAT = 1, VB_MODE_TPUT, VB_MODE_RPC, VB_MODE_REG, VB_MODE_CTRL,
+};
 enum vb_op { VB_OP_WRITE = 1, VB_OP_READ, VB_OP_WRITEIMM, VB_OP_SENDRECV };
 enum vb_param {
 	VB_PARAM_NONE, VB_PARAM_MR_TOTAL, VB_PARAM_MR_COUNT, VB_PARAM_QPS,
@@ -65,6 +68,7 @@ struct vb_opts {
 	unsigned int depth;
 	unsigned int inline_max;
 	int param;
+	unsigned int rep;	/* ctrl: the rep column */
 	bool server;
 };
 
@@ -202,5 +206,7 @@ int vb_tput(const struct bench_cfg *cfg, const struct vb_opts *o);
 int vb_rpc(const struct bench_cfg *cfg, const struct vb_opts *o);
 int vb_reg(const struct bench_cfg *cfg, const struct vb_opts *o);
 int vb_serve(const struct bench_cfg *cfg, const struct vb_opts *o);
+int vb_ctrl(const struct bench_cfg *cfg, const struct vb_opts *o);
+int vb_ctrl_serve(const struct bench_cfg *cfg, const struct vb_opts *o);
 
 #endif /* MICROBENCH_VERBS_H */

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "steps.h"
 #include "verbs.h"
 
 enum {
@@ -11,11 +12,12 @@ enum {
 	KEY_DEPTH,
 	KEY_INLINE,
 	KEY_PARAM,
+	KEY_REP,
 };
 
 const char *const vb_mode_names[] = {
 	[VB_MODE_LAT] = "lat", [VB_MODE_TPUT] = "tput",
-	[VB_MODE_RPC] = "rpc", [VB_MODE_REG] = "reg",
+	[VB_MODE_RPC] = "rpc", [VB_MODE_REG] = "reg", [VB_MODE_CTRL] = "ctrl",
 };
 
 const char *const vb_op_names[] = {
@@ -32,7 +34,7 @@ static const char *const param_names[] = {
 #define NAMES(a)	(sizeof(a) / sizeof((a)[0]))
 
 static const struct bench_opt verbs_opts[] = {
-	{ "mode", 'm', "MODE", "lat, tput, rpc or reg (default lat)" },
+	{ "mode", 'm', "MODE", "lat, tput, rpc, reg or ctrl (default lat)" },
 	{ "op", 'o', "OP", "lat, tput: write (default) or read; "
 	  "rpc: writeimm (default) or sendrecv" },
 	{ "mr-total", KEY_MR_TOTAL, "BYTES", "tput: server memory targeted, "
@@ -47,13 +49,16 @@ static const struct bench_opt verbs_opts[] = {
 	  "BYTES inline (default 0: never)" },
 	{ "param-name", KEY_PARAM, "NAME", "what the param column holds: "
 	  "mr-total, mr-count, qps, threads, depth or none (default: 0)" },
+	{ "rep", KEY_REP, "N", "ctrl: the number in the rep column "
+	  "(default 1)" },
 	{ NULL, 0, NULL, NULL }
 };
 
 static const char synopsis[] =
 	"[OPTIONS]                      server for one session\n"
 	"[OPTIONS] -m lat|tput|rpc PEER client of the server at PEER\n"
-	"[OPTIONS] -m reg               registration cost, no peer";
+	"[OPTIONS] -m reg               registration cost, no peer\n"
+	"[OPTIONS] -m ctrl [PEER,...]   control path: server, or client";
 
 static const char notes[] =
 	"Modes (a client's rows; the server prints only # comments):\n"
@@ -67,6 +72,9 @@ static const char notes[] =
 	"        latency rows, or throughput rows with --threads > 1 or "
 	"--duration\n"
 	"  reg   ibv_reg_mr and ibv_dereg_mr of each size, samples = --reps\n"
+	"  ctrl  a fresh process's steps to its first write to each PEER (one\n"
+	"        size; rows of steps.h); without PEER a server that accepts\n"
+	"        connections until SIGTERM (its region: the largest size)\n"
 	"Default sizes: lat, rpc 8,64,512,4096,65536; tput 4096; reg "
 	"4K,64K,1M,16M.\n"
 	"The server takes every setting from the client; run it with no "
@@ -77,6 +85,7 @@ static struct vb_opts opts = {
 	.mr_total = 64ULL << 20,
 	.mr_count = 1,
 	.depth = 16,
+	.rep = 1,
 };
 
 static int set_uint(const char *name, const char *arg, uint64_t min,
@@ -128,6 +137,8 @@ static int set_opt(void *ctx, int key, const char *arg)
 	case KEY_PARAM:
 		return set_choice("param-name", arg, param_names,
 				  NAMES(param_names), &o->param);
+	case KEY_REP:
+		return set_uint("rep", arg, 0, 1000000, &o->rep);
 	default:
 		return -1;
 	}
@@ -149,6 +160,8 @@ static void print_params(void *ctx)
 	bench_meta("mr_total", "%" PRIu64, o->mr_total);
 	bench_meta("mr_count", "%" PRIu64, o->mr_count);
 	bench_meta("param_name", "%s", param_names[o->param]);
+	if (o->mode == VB_MODE_CTRL)
+		bench_meta("rep", "%u", o->rep);
 }
 
 static const struct bench_prog prog = {
@@ -208,9 +221,25 @@ static void check_mrs(const struct bench_cfg *cfg, const struct vb_opts *o)
 		bench_usage_error(cfg, "each MR must hold the largest size");
 }
 
+static void check_ctrl(struct bench_cfg *cfg, struct vb_opts *o)
+{
+	if (o->op)
+		bench_usage_error(cfg, "--mode ctrl takes no --op");
+	bench_default_sizes(cfg, cfg->peer ? "8" : "4096");
+	if (cfg->peer && cfg->nsizes != 1)
+		bench_usage_error(cfg, "--mode ctrl writes one size");
+	o->server = !cfg->peer;
+	o->op = VB_OP_WRITE;
+	o->qps = 1;
+}
+
 /* Usage errors exit 2 here, before anything is set up. */
 static void check(struct bench_cfg *cfg, struct vb_opts *o)
 {
+	if (o->mode == VB_MODE_CTRL) {
+		check_ctrl(cfg, o);
+		return;
+	}
 	if (o->mode == VB_MODE_REG) {
 		if (cfg->peer)
 			bench_usage_error(cfg, "--mode reg takes no peer");
@@ -243,8 +272,13 @@ int main(int argc, char **argv)
 {
 	struct bench_cfg cfg;
 
+	/* First: -m ctrl times everything from here (steps.h). */
+	bench_steps_start();
 	bench_parse(&cfg, &prog, argc, argv);
 	check(&cfg, &opts);
+	if (opts.mode == VB_MODE_CTRL)
+		return opts.server ? vb_ctrl_serve(&cfg, &opts) :
+		       vb_ctrl(&cfg, &opts);
 	if (opts.server)
 		return vb_serve(&cfg, &opts);
 	switch (opts.mode) {

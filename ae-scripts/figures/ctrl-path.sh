@@ -1,0 +1,213 @@
+# shellcheck shell=bash
+# Figure ctrl-path: the control path, as KRCore's evaluation measures it:
+# the time from a fresh process's start to its first completed remote
+# write to each of k peers it has never talked to, step by step, for
+# native verbs (verbs_bench -m ctrl: the device list, open the device, PD,
+# CQ, MR, then per peer rdma_cm address and route resolution, QP, connect
+# with the peer's region in the accept's private data, one RDMA write) and
+# LITE (lite_bench -m ctrl: open /dev/lite, a zero-copy buffer, then per
+# peer lite_ask for the LMR the peer published, one lite_write). The client is
+# the first node; k = 1 .. N-1 peers, the next nodes in inventory order.
+# Each peer runs both servers for the whole figure (registered memory
+# ready, like a service that is up): verbs_bench -m ctrl and
+# lite_bench -m ctrl, stopped by pid at the end. For each k and
+# repetition the two systems run back to back in a shuffled order
+# (raw/order.txt), each a fresh process, after one untimed run of each.
+# Knobs: QUICK=1 (2 repetitions), FULL=1 (10); default 5. PEERS="1 2"
+# overrides the peer counts.
+
+CTRL_SYSTEMS=(verbs lite)
+# Local pids of the servers' ssh sessions (for the stop at the end or on exit).
+ctrl_pids=()
+
+# ctrl_server_cmd HOST verbs|lite: the server's command line on HOST; it
+# records its pid (that of timeout, which passes SIGTERM on) for the stop.
+ctrl_server_cmd() {
+	local bin=verbs_bench args="-m ctrl -p $MB_PORT"
+	[ "$2" = lite ] && bin=lite_bench args="-m ctrl"
+	echo "echo \$\$ >/tmp/lite-ae-ctrl-$2.pid && exec timeout 3600 $(mb_bin "$1" "$bin") $args"
+}
+
+# ctrl_servers_start OUTDIR: both servers on every peer, until ready.
+ctrl_servers_start() {
+	local out=$1 h sys log i ok
+	for h in "${INV_NODES[@]:1}"; do
+		for sys in "${CTRL_SYSTEMS[@]}"; do
+			if [ "$AE_DRY_RUN" = 1 ]; then
+				printf '[dry-run] %s: %s &\n' "$h" "$(ctrl_server_cmd "$h" "$sys")"
+				continue
+			fi
+			log=$out/raw/server-$sys-$h.log
+			timeout --kill-after=5 3700 ssh -F "$AE_SSH_CONFIG" "$h" -- \
+				"$(ctrl_server_cmd "$h" "$sys")" >"$log" 2>&1 &
+			ctrl_pids+=($!)
+		done
+	done
+	[ "$AE_DRY_RUN" = 1 ] && return 0
+	for h in "${INV_NODES[@]:1}"; do
+		for sys in "${CTRL_SYSTEMS[@]}"; do
+			log=$out/raw/server-$sys-$h.log ok=0
+			for i in $(seq 150); do
+				if grep -qE -- "$MB_LISTENING|$MB_LITE_READY" "$log"; then
+					ok=1
+					break
+				fi
+				sleep 0.2
+			done
+			[ "$ok" = 1 ] || ae_die "ctrl-path: $sys server on $h did not start: $(tail -n 2 "$log" | tr '\n' ' ')"
+		done
+	done
+}
+
+# ctrl_servers_stop: SIGTERM to each server through its pidfile (only if
+# that pid still is the timeout we started), then wait for the ssh.
+ctrl_servers_stop() {
+	local h sys p rc=0
+	[ "$AE_DRY_RUN" = 1 ] && return 0
+	for h in "${INV_NODES[@]:1}"; do
+		for sys in "${CTRL_SYSTEMS[@]}"; do
+			p=/tmp/lite-ae-ctrl-$sys.pid
+			# shellcheck disable=SC2016 # expanded on the guest
+			ae_ssh "$h" 'p=$(cat '"$p"' 2>/dev/null) || exit 0
+				[ "$(cat "/proc/$p/comm" 2>/dev/null)" != timeout ] || kill -TERM "$p"
+				rm -f '"$p" || rc=1
+		done
+	done
+	for p in "${ctrl_pids[@]}"; do
+		wait "$p" || rc=1
+	done
+	ctrl_pids=()
+	return "$rc"
+}
+
+# ctrl_peers SYSTEM K: the client's list of the first K peers.
+ctrl_peers() {
+	local peers="" h i
+	for i in $(seq "$2"); do
+		h=${INV_NODES[$i]}
+		if [ "$1" = verbs ]; then
+			peers+="${peers:+,}$(inv_var "$h" fabric_ip)"
+		else
+			peers+="${peers:+,}$(mb_node_id "$h")"
+		fi
+	done
+	echo "$peers"
+}
+
+# ctrl_cmd SYSTEM K REP: the client's command line.
+ctrl_cmd() {
+	if [ "$1" = verbs ]; then
+		echo "$(mb_bin "$cli" verbs_bench) -m ctrl --rep $3 -p $MB_PORT $(ctrl_peers "$1" "$2")"
+	else
+		echo "$(mb_bin "$cli" lite_bench) -m ctrl --rep $3 $(ctrl_peers "$1" "$2")"
+	fi
+}
+
+# ctrl_warmup OUTDIR: one untimed run of each system to every peer, so
+# that no measured run is the first to load the programs and libraries
+# from disk (raw/warmup-*, not in raw.csv).
+ctrl_warmup() {
+	local out=$1 sys k=$((${#INV_NODES[@]} - 1))
+	for sys in "${CTRL_SYSTEMS[@]}"; do
+		if [ "$AE_DRY_RUN" = 1 ]; then
+			printf '[dry-run] %s: %s\n' "$cli" "$(ctrl_cmd "$sys" "$k" 0)"
+			continue
+		fi
+		ae_ssh "$cli" "timeout $AE_TIMEOUT $(ctrl_cmd "$sys" "$k" 0)" \
+			>"$out/raw/warmup-$sys.csv" 2>"$out/raw/warmup-$sys.client.log" ||
+			ae_die "ctrl-path: the warm-up run of $sys failed: $(tail -n 2 "$out/raw/warmup-$sys.client.log" | tr '\n' ' ')"
+	done
+}
+
+# ctrl_case OUTDIR SYSTEM K REP: one fresh client process; rows to raw.csv.
+ctrl_case() {
+	local out=$1 sys=$2 k=$3 rep=$4
+	mb_pair "$out" "$sys-k$k-r$rep" "" "" "$cli" "$(ctrl_cmd "$sys" "$k" "$rep")" - ||
+		ae_die "ctrl-path: $sys, $k peers, rep $rep failed"
+	[ "$AE_DRY_RUN" = 1 ] && return 0
+	awk -F, -v s="$sys" -v k="$k" -v r="$rep" '
+		!/^#/ && $2 == "total" { t = $7 } !/^#/ && $2 == "exec" { e = $7 }
+		END { printf "ctrl-path: %-5s %d peer(s) rep %d: %9.1f us from main, %7.1f us exec to main\n", s, k, r, t, e }' \
+		"$out/raw/$sys-k$k-r$rep.csv"
+}
+
+# ctrl_summarize OUTDIR: data.csv, per system, peer count and step, the
+# median over repetitions (lo/hi: their extremes) of the step's time in
+# the process, summed over peers for per-peer steps; step "total" runs
+# from main() to the last first write, "start" from the process's
+# creation (exec + total). ratios.csv: verbs / LITE per peer count and
+# repetition, of "start" (the runs of one repetition ran back to back).
+ctrl_summarize() {
+	local out=$1
+	[ "$AE_DRY_RUN" = 1 ] && return 0
+	[ -s "$out/raw.csv" ] || ae_die "ctrl-path: no measurements in $out/raw.csv"
+	awk -F, -v OFS=, -v OFMT=%.3f '
+		NR == 1 { next }
+		{ sys = $1 == "verbs_ctrl" ? "verbs" : $1 == "lite_ctrl" ? "lite" : ""
+		  if (sys == "") { print "ctrl-path: unknown bench " $1 > "/dev/stderr"; exit 1 }
+		  key = sys OFS $4 OFS $5; t[key, $2] += $7; runs[key] = 1; steps[sys OFS $2] = 1
+		  if ($2 == "exec" || $2 == "total") t[key, "start"] += $7 }
+		END {
+			for (k in runs) {
+				split(k, a, OFS)
+				for (s in steps) {
+					split(s, b, OFS)
+					if (b[1] == a[1]) print a[1], a[2], b[2], a[3], t[k, b[2]] + 0
+				}
+				print a[1], a[2], "start", a[3], t[k, "start"] + 0
+			}
+		}' "$out/raw.csv" | sort -t, -k1,1 -k2,2n -k3,3 -k5,5g >"$out/per-run.csv" ||
+		ae_die "ctrl-path: cannot summarise $out/raw.csv"
+	{
+	echo "system,peers,step,reps,median_us,lo_us,hi_us"
+	awk -F, -v OFS=, -v OFMT=%.3f '
+		function flush() {
+			if (!n) return
+			print key, n, v[int((n + 1) / 2)], v[1], v[n]
+			n = 0
+		}
+		$1 "," $2 "," $3 != key { flush(); key = $1 "," $2 "," $3 }
+		{ v[++n] = $5 }
+		END { flush() }' "$out/per-run.csv"
+	} >"$out/data.csv"
+	{
+	echo "peers,rep,verbs_us,lite_us,verbs_over_lite"
+	awk -F, -v OFS=, '$3 == "start" { v[$1, $2, $4] = $5; keys[$2 OFS $4] = 1 }
+		END { for (k in keys) { split(k, a, OFS)
+			if (v["lite", a[1], a[2]] > 0 && v["verbs", a[1], a[2]] != "")
+				print a[1], a[2], v["verbs", a[1], a[2]], v["lite", a[1], a[2]],
+					sprintf("%.2f", v["verbs", a[1], a[2]] / v["lite", a[1], a[2]]) } }' \
+		"$out/per-run.csv" | sort -t, -k1,1n -k2,2n
+	} >"$out/ratios.csv"
+}
+
+figure_run() {
+	local out=$1 cli reps=5 ks k rep sys order n=${#INV_NODES[@]}
+	[ "${QUICK:-0}" = 1 ] && reps=2
+	[ "${FULL:-0}" = 1 ] && reps=10
+	[ "$n" -ge 2 ] || ae_die "ctrl-path needs two nodes; $INV_FILE has $n"
+	cli=${INV_NODES[0]}
+	ks=${PEERS:-$(seq -s ' ' 1 $((n - 1)))}
+	for k in $ks; do
+		if ! ae_is_uint "$k" || [ "$k" -lt 1 ] || [ "$k" -ge "$n" ]; then
+			ae_die "ctrl-path: PEERS: $k is not in 1..$((n - 1))"
+		fi
+	done
+	mkdir -p "$out/raw"
+	mb_ensure_lite
+	trap 'ctrl_servers_stop || true' EXIT
+	ctrl_servers_start "$out"
+	ctrl_warmup "$out"
+	for k in $ks; do
+		for rep in $(seq "$reps"); do
+			order=$(printf '%s\n' "${CTRL_SYSTEMS[@]}" | shuf | paste -sd' ' -)
+			[ "$AE_DRY_RUN" = 1 ] || echo "peers $k rep $rep: $order" >>"$out/raw/order.txt"
+			for sys in $order; do
+				ctrl_case "$out" "$sys" "$k" "$rep"
+			done
+		done
+	done
+	trap - EXIT
+	ctrl_servers_stop || ae_warn "ctrl-path: a server did not stop cleanly (logs: $out/raw/server-*)"
+	ctrl_summarize "$out"
+}

@@ -1,0 +1,70 @@
+# The control path: a fresh process's time from its start to its first
+# completed remote write, native verbs (rdma_cm) against LITE. Left: one
+# peer, stacked by step (medians of the repetitions, so the stack need not
+# equal the median total). Right: from the process's start to the first
+# write to each of k peers, against k; points are medians, whiskers the
+# lowest and highest repetition; dashed: the same from main() (without
+# exec and loading, measured in 10 ms clock ticks).
+# Variables (gnuplot -e): datafile (data.csv of a ctrl-path run), outbase,
+# testbed.
+# CSV columns: system,peers,step,reps,median_us,lo_us,hi_us
+
+if (!exists("datafile") || !exists("outbase")) {
+	print "usage: gnuplot -e \"datafile='data.csv'; outbase='out/ctrl-path'\" ctrl-path.gp"
+	exit status 2
+}
+if (!exists("testbed")) testbed = "unknown testbed"
+
+set datafile separator ","
+
+# Every step of either system, in the order a process runs them.
+steps = "exec args devices open pd cq mr buffer resolve qp connect ask write"
+labels = "'exec to main' 'options' 'device list, providers' 'open device, /dev/lite' 'alloc PD' 'create CQ' 'register MR' 'LITE buffer' 'resolve address+route' 'create QP' 'rdma\\_connect' 'lite\\_ask' 'first write'"
+colors = "#7f7f7f #c7c7c7 #393b79 #1f77b4 #aec7e8 #17becf #9edae5 #98df8a #ff7f0e #ffbb78 #d62728 #2ca02c #9467bd"
+
+# A step at one peer: one row per system (its name, the median in ms; 0
+# for a step it does not have). Row i of every step makes bar i.
+step(st) = sprintf("< awk -F, -v s=%s '$2 == 1 && $3 == s { v[$1] = $5 } END { print \"native verbs,\" v[\"verbs\"] / 1000; print \"LITE,\" v[\"lite\"] / 1000 }' '%s'", st, datafile)
+sel(sys, st) = sprintf("< awk -F, '$1 == \"%s\" && $3 == \"%s\"' '%s' | sort -t, -k2,2n", sys, st, datafile)
+
+do for [fmt in "png svg"] {
+	if (fmt eq "png") {
+		set terminal pngcairo size 1200,560 enhanced font "DejaVu Sans,11"
+	} else {
+		set terminal svg size 1200,560 enhanced font "DejaVu Sans,11" dynamic
+	}
+	set output sprintf("%s.%s", outbase, fmt)
+	set multiplot layout 1,2 title sprintf("Control path: process start to the first completed write to a new peer\n{/*0.8 %s}", testbed)
+
+	set title "one peer, by step (medians)"
+	set style data histograms
+	set style histogram rowstacked
+	set style fill solid 0.9 border -1
+	set boxwidth 0.6
+	set yrange [0:*]
+	set xrange [-0.6:1.6]
+	set ylabel "time (ms)"
+	set grid ytics lc rgb "#dddddd"
+	set key outside right top vertical font ",9" reverse Left
+	plot for [i=1:words(steps)] step(word(steps, i)) using 2:xtic(1) \
+		lc rgb word(colors, i) title word(labels, i)
+
+	set title "k peers: process start to the k-th first write"
+	set style data yerrorlines
+	set autoscale x
+	set offsets 0.3, 0.3, 0, 0
+	set xtics 1
+	set xlabel "peers k (a connection to each, one write each)"
+	set ylabel "time (ms), median of repetitions"
+	set key inside left top noreverse Right font ",10"
+	plot sel("verbs", "start") using 2:($5 / 1000):($6 / 1000):($7 / 1000) \
+		lc rgb "#d62728" pt 7 title "native verbs (rdma\\_cm), from process start", \
+	     sel("lite", "start") using 2:($5 / 1000):($6 / 1000):($7 / 1000) \
+		lc rgb "#1f77b4" pt 5 title "LITE (lite\\_ask), from process start", \
+	     sel("verbs", "total") using 2:($5 / 1000) with linespoints \
+		lc rgb "#d62728" dt 2 pt 6 title "native verbs, from main()", \
+	     sel("lite", "total") using 2:($5 / 1000) with linespoints \
+		lc rgb "#1f77b4" dt 2 pt 4 title "LITE, from main()"
+	unset multiplot
+	unset output
+}
