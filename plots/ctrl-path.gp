@@ -5,17 +5,13 @@
 # write to each of k peers, against k; points are medians, whiskers the
 # lowest and highest repetition; dashed: the same from main() (without
 # exec and loading, measured in 10 ms clock ticks).
-# Variables (gnuplot -e): datafile (data.csv of a ctrl-path run), outbase,
-# testbed.
+# Variables: see common.gp; datafile is the data.csv of a ctrl-path run.
 # CSV columns: system,peers,step,reps,median_us,lo_us,hi_us
 
-if (!exists("datafile") || !exists("outbase")) {
-	print "usage: gnuplot -e \"datafile='data.csv'; outbase='out/ctrl-path'\" ctrl-path.gp"
-	exit status 2
-}
-if (!exists("testbed")) testbed = "unknown testbed"
+call system("dirname '" . ARG0 . "'") . "/common.gp" ARG0
 
-set datafile separator ","
+width = 1200
+height = 560
 
 # Every step of either system, in the order a process runs them.
 steps = "exec args devices open pd cq mr buffer resolve qp connect ask write"
@@ -27,14 +23,9 @@ colors = "#7f7f7f #c7c7c7 #393b79 #1f77b4 #aec7e8 #17becf #9edae5 #98df8a #ff7f0
 step(st) = sprintf("< awk -F, -v s=%s '$2 == 1 && $3 == s { v[$1] = $5 } END { print \"native verbs,\" v[\"verbs\"] / 1000; print \"LITE,\" v[\"lite\"] / 1000 }' '%s'", st, datafile)
 sel(sys, st) = sprintf("< awk -F, '$1 == \"%s\" && $3 == \"%s\"' '%s' | sort -t, -k2,2n", sys, st, datafile)
 
-do for [fmt in "png svg"] {
-	if (fmt eq "png") {
-		set terminal pngcairo size 1200,560 enhanced font "DejaVu Sans,11"
-	} else {
-		set terminal svg size 1200,560 enhanced font "DejaVu Sans,11" dynamic
-	}
-	set output sprintf("%s.%s", outbase, fmt)
-	set multiplot layout 1,2 title sprintf("Control path: process start to the first completed write to a new peer\n{/*0.8 %s}", testbed)
+do for [fmt in formats] {
+	eval out(fmt)
+	set multiplot layout 1,2 title title("Control path: process start to the first completed write to a new peer")
 
 	set title "one peer, by step (medians)"
 	set style data histograms
@@ -44,7 +35,7 @@ do for [fmt in "png svg"] {
 	set yrange [0:*]
 	set xrange [-0.6:1.6]
 	set ylabel "time (ms)"
-	set grid ytics lc rgb "#dddddd"
+	set grid noxtics
 	set key outside right top vertical font ",9" reverse Left
 	plot for [i=1:words(steps)] step(word(steps, i)) using 2:xtic(1) \
 		lc rgb word(colors, i) title word(labels, i)
