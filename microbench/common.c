@@ -18,6 +18,7 @@
 #define MAX_OPTS	64
 
 static const char *prog_name = "microbench";
+static FILE *samples_fp;
 
 static const struct bench_opt common_opts[] = {
 	{ "help", 'h', NULL, "print this help and exit" },
@@ -40,6 +41,8 @@ static const struct bench_opt common_opts[] = {
 	  "server: on waiting for its client (default 30)" },
 	{ "session-timeout", BENCH_KEY_SESSION_TIMEOUT, "SEC",
 	  "server: bound on the whole client session (default 3600)" },
+	{ "samples", BENCH_KEY_SAMPLES, "FILE", "latency rows: also write "
+	  "every sample to FILE (CSV: bench,op,size,param,rep,ns)" },
 	{ NULL, 0, NULL, NULL }
 };
 
@@ -346,6 +349,9 @@ static int set_common(struct bench_cfg *cfg, int key, const char *arg)
 	case BENCH_KEY_SESSION_TIMEOUT:
 		return parse_sec("session-timeout", arg, 1e-3,
 				 &cfg->session_timeout);
+	case BENCH_KEY_SAMPLES:
+		cfg->samples = arg;
+		return 0;
 	case 'd':
 		cfg->dev = arg;
 		return 0;
@@ -417,6 +423,14 @@ void bench_parse(struct bench_cfg *cfg, const struct bench_prog *prog,
 	if (argc - optind > 1)
 		bench_usage_error(cfg, "one peer address at most");
 	cfg->peer = optind < argc ? argv[optind] : NULL;
+	if (cfg->samples) {
+		samples_fp = fopen(cfg->samples, "w");
+		if (!samples_fp)
+			bench_die("--samples %s: %s", cfg->samples,
+				  strerror(errno));
+		if (fputs("bench,op,size,param,rep,ns\n", samples_fp) == EOF)
+			bench_die("--samples %s: write failed", cfg->samples);
+	}
 }
 
 void bench_meta(const char *key, const char *fmt, ...)
@@ -478,6 +492,8 @@ void bench_begin(const struct bench_cfg *cfg, const char *role,
 		bench_meta("rate", "%" PRIu64, cfg->rate);
 		bench_meta("seed", "%" PRIu64, cfg->seed);
 		bench_meta("reps", "%u", cfg->reps);
+		if (cfg->samples)
+			bench_meta("samples", "%s", cfg->samples);
 	}
 	bench_meta("port", "%u", cfg->port);
 	bench_meta("timeout", "%g", cfg->timeout);
@@ -532,10 +548,26 @@ static void row_key(const struct bench_point *pt)
 	       pt->size, pt->param, pt->rep);
 }
 
+static void write_samples(const struct bench_point *pt, const uint64_t *ns,
+			  size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (fprintf(samples_fp, "%s,%s,%" PRIu64 ",%" PRIu64 ",%u,%" PRIu64 "\n",
+			    pt->bench, pt->op, pt->size, pt->param, pt->rep,
+			    ns[i]) < 0)
+			break;
+	if (i < n || fflush(samples_fp))
+		bench_die("writing samples: %s", strerror(errno));
+}
+
 void bench_lat_row(const struct bench_point *pt, uint64_t *ns, size_t n)
 {
 	struct bench_stats st;
 
+	if (samples_fp)
+		write_samples(pt, ns, n);
 	bench_stats(ns, n, &st);
 	row_key(pt);
 	printf("%zu,%.3f,%.3f,%.3f,%.3f,%.3f\n", n, st.min / 1e3,

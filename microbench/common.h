@@ -26,6 +26,7 @@ enum {
 	BENCH_KEY_TIMEOUT,
 	BENCH_KEY_SESSION_TIMEOUT,
 	BENCH_KEY_RATE,
+	BENCH_KEY_SAMPLES,
 	BENCH_KEY_PROG = 512,
 };
 
@@ -69,6 +70,7 @@ struct bench_cfg {
 	const char *dev;		/* NULL: first / the one rdma_cm picks */
 	unsigned int gid_index;
 	bool gid_index_given;
+	const char *samples;		/* --samples FILE, or NULL */
 };
 
 enum bench_kind { BENCH_LAT, BENCH_TPUT };
@@ -113,6 +115,8 @@ void bench_begin(const struct bench_cfg *cfg, const char *role,
 void bench_meta(const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void bench_header(enum bench_kind kind);
+/* One latency row; with --samples, ns[0..n) in the order taken also go to
+ * FILE, one "bench,op,size,param,rep,ns" line each. Sorts ns in place. */
 void bench_lat_row(const struct bench_point *pt, uint64_t *ns, size_t n);
 void bench_tput_row(const struct bench_point *pt, double seconds,
 		    uint64_t ops);

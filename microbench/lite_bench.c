@@ -427,6 +427,26 @@ static void run_tput(void)
 
 /* ---- reg: making memory remotely accessible ---------------------------------- */
 
+/* As verbs_bench -m reg: untimed alloc/free pairs for --warmup seconds
+ * before a size's timed ones, at least one unless --warmup 0. */
+static void reg_warm_up(uint64_t size)
+{
+	uint64_t end = bench_now_ns() + bench_sec_ns(cfg.warmup);
+	int lh, ret;
+
+	if (cfg.warmup <= 0)
+		return;
+	do {
+		lh = lite_alloc(node, size, 0, LMR_PASSWORD);
+		if (lh < 0)
+			bench_die("warm-up lite_alloc(%" PRIu64 "): %s", size,
+				  strerror(-lh));
+		ret = lite_free(lh);
+		if (ret < 0)
+			bench_die("warm-up lite_free: %s", strerror(-ret));
+	} while (bench_now_ns() < end);
+}
+
 static void run_reg(void)
 {
 	uint64_t *alloc_ns, *free_ns, t;
@@ -442,6 +462,7 @@ static void run_reg(void)
 		struct bench_point pa = { "lite_reg", "alloc", cfg.sizes[s], 0, 0 };
 		struct bench_point pf = { "lite_reg", "free", cfg.sizes[s], 0, 0 };
 
+		reg_warm_up(cfg.sizes[s]);
 		for (rep = 0; rep < cfg.reps; rep++) {
 			t = bench_now_ns();
 			lh = lite_alloc(node, cfg.sizes[s], 0, LMR_PASSWORD);
@@ -528,6 +549,21 @@ static void *rpc_worker(void *arg)
 	return NULL;
 }
 
+/* Untimed calls for --warmup seconds before each latency rep. */
+static void rpc_warm_up(void *req, void *reply, uint64_t size)
+{
+	uint64_t end = bench_now_ns() + bench_sec_ns(cfg.warmup);
+	int ret;
+
+	while (bench_now_ns() < end) {
+		ret = lite_rpc_call(node, lc.lite_port, req, size, reply, size,
+				    lc.prio);
+		if (ret != (int)size)
+			bench_die("warm-up rpc of %" PRIu64 " bytes: %s", size,
+				  ret < 0 ? strerror(-ret) : "short reply");
+	}
+}
+
 static void rpc_client(void)
 {
 	struct rpc_thread *th = calloc(cfg.threads, sizeof(*th));
@@ -574,6 +610,7 @@ static void rpc_client(void)
 			}
 			req = zc_buffer(cfg.sizes[s]);
 			reply = zc_buffer(cfg.sizes[s]);
+			rpc_warm_up(req, reply, cfg.sizes[s]);
 			for (i = 0; i < cfg.iters; i++) {
 				t = bench_now_ns();
 				ret = lite_rpc_call(node, lc.lite_port, req,

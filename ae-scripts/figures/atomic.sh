@@ -5,8 +5,9 @@
 # compare-and-swap from the first node on an atomic LMR of the second
 # (lite_bench -m lat -o fadd|cas, one operation at a time), and the owner
 # host's CPU time per operation. The owner's nic_atomics parameter picks
-# the path of the LMR each run allocates; in every repetition the two
-# paths run back to back in a shuffled order (raw/order.txt). The owner's
+# the path of the LMR each run allocates; for every repetition and
+# operation the two paths run back to back in a shuffled order (order.csv,
+# lib/bench.sh; SEED=N), every latency sample in samples.csv.gz. The owner's
 # CPU comes from /proc/stat (ae-scripts/cpu-sample) over a window inside
 # the measured run; per operation = busy cores x median latency (one
 # closed-loop caller issues 1/median operations per second). On rxe the
@@ -36,7 +37,7 @@ atomic_sampler_start() {
 # atomic_case OUTDIR PATH OP REP: one measurement; a row of atomic.csv.
 atomic_case() {
 	local out=$1 path=$2 op=$3 rep=$4 tag="$2-$3-$4" med n spid="" rc=0 row
-	local bench
+	local bench sp
 	bench="$(mb_bin "$cli" lite_bench) -m lat -o $op -s 8"
 	if [ "$AE_DRY_RUN" = 1 ]; then
 		printf '[dry-run] %s: %s\n' "$cli" "$bench -n N -r 1 -w 0.5 $node"
@@ -48,8 +49,9 @@ atomic_case() {
 	[ -n "$med" ] || ae_die "atomic: calibration run of $tag failed"
 	n=$(awk -v m="$med" -v w="$window" 'BEGIN {
 		n = int((w + 3) * 1e6 / (m > 1 ? m : 1)); print (n < 500 ? 500 : (n > 500000 ? 500000 : n)) }')
-	MB_BEFORE_CLIENT=atomic_sampler_start MB_SERIES="lite-$path" \
-		mb_pair "$out" "$tag" "" "" "$cli" "$bench -n $n -r 1 -w 0.5 $node" "" || rc=1
+	sp=$(mb_samples_path "$tag")
+	MB_BEFORE_CLIENT=atomic_sampler_start MB_SERIES="lite-$path" MB_REP=$rep MB_SAMPLES=$sp \
+		mb_pair "$out" "$tag" "" "" "$cli" "$bench -n $n -r 1 -w 0.5 --samples $sp $node" "" || rc=1
 	[ -z "$spid" ] || wait "$spid" || rc=1
 	[ "$rc" = 0 ] || ae_die "atomic: $tag failed (logs: $out/raw/$tag.*)"
 	row=$(grep -v '^#' "$out/raw/$tag.csv" | awk -F, 'NR == 2 { print $8 "," $9 }')
@@ -103,13 +105,13 @@ figure_run() {
 	sdelay=1.5
 	mkdir -p "$out/raw"
 	echo "path,op,rep,median_us,p99_us,owner_busy_s,owner_window_s,owner_cpu_us_per_op" >"$out/atomic.csv"
+	mb_note "$out" "method: interleaved, $reps repetitions x ops fadd cas, paths shuffled per (repetition, op) with seed $MB_SEED (order.csv); one operation in flight"
 	mb_ensure_lite
 	for rep in $(seq "$reps"); do
-		order=$(printf 'nic\ncpu\n' | shuf | tr '\n' ' ')
-		echo "rep $rep: $order" >>"$out/raw/order.txt"
-		for path in $order; do
-			atomic_path "$owner" "$path"
-			for op in fadd cas; do
+		for op in fadd cas; do
+			order=$(mb_order "$out" "$rep" "$op" nic cpu) || ae_die "atomic: cannot shuffle"
+			for path in $order; do
+				atomic_path "$owner" "$path"
 				atomic_case "$out" "$path" "$op" "$rep"
 			done
 		done

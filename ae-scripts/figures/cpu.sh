@@ -9,8 +9,11 @@
 # (ae-scripts/cpu-sample: processes, kernel threads, interrupts), over a
 # window inside the client's measured window; per call = CPU time / (calls
 # per second x window).
+# For every offered rate and repetition the two systems run back to back in
+# a shuffled order (order.csv, lib/bench.sh).
 # Knobs: QUICK=1 (rates 50,200,0; 5 s windows; 1 repetition), FULL=1
-# (20 s windows); default 8 s windows, 3 repetitions. RATES="..." overrides.
+# (20 s windows); default 8 s windows, 3 repetitions. RATES="..." overrides;
+# SEED=N the shuffle.
 
 # cpu_samplers_start: cpu-sample on the server and client host of the
 # current case (cpu_case's variables), in the background.
@@ -43,7 +46,7 @@ cpu_case() {
 		mb_pair "$out" "$tag" "$srv" "$srv_cmd" "$cli" "$cli_cmd" "$ready"
 		return
 	fi
-	MB_BEFORE_CLIENT=cpu_samplers_start MB_SERIES="$sys-r$rate" \
+	MB_BEFORE_CLIENT=cpu_samplers_start MB_SERIES="$sys-r$rate" MB_REP=$rep \
 		mb_pair "$out" "$tag" "$srv" "$srv_cmd" "$cli" "$cli_cmd" "$ready" || rc=1
 	for p in "${spids[@]}"; do
 		wait "$p" || rc=1
@@ -88,7 +91,7 @@ cpu_summarize() {
 
 figure_run() {
 	local out=$1 srv cli node ip dur=8 warm=2 reps=3 rates="50,100,200,400,0" common rate rep sys
-	local sdelay swindow
+	local sdelay swindow order
 	[ "${QUICK:-0}" = 1 ] && dur=5 warm=1 reps=1 rates="50,200,0"
 	[ "${FULL:-0}" = 1 ] && dur=20
 	rates=${RATES:-$rates}
@@ -103,10 +106,12 @@ figure_run() {
 	common="-s 64 -t 4 -D $dur -w $warm -r 1"
 	mkdir -p "$out/raw"
 	echo "system,offered,rep,calls_per_sec,server_busy_s,server_window_s,client_busy_s,client_window_s,server_us_per_call,client_us_per_call,server_cores,client_cores" >"$out/cpu.csv"
+	mb_note "$out" "method: interleaved, $reps repetitions x rates $rates, systems shuffled per (repetition, rate) with seed $MB_SEED (order.csv); 4 client threads, one call in flight each"
 	mb_ensure_lite
-	for rate in ${rates//,/ }; do
-		for rep in $(seq "$reps"); do
-			for sys in lite verbs; do
+	for rep in $(seq "$reps"); do
+		for rate in ${rates//,/ }; do
+			order=$(mb_order "$out" "$rep" "$rate" lite verbs) || ae_die "cpu: cannot shuffle"
+			for sys in $order; do
 				cpu_case "$out" "$sys" "$rate" "$rep"
 			done
 		done

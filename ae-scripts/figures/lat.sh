@@ -3,60 +3,61 @@
 # first two nodes: LITE from user space (lite_bench, an LMR on the second
 # node) and from kernel space (microbench/kernel/lite_kbench.ko), native
 # verbs (verbs_bench, one RC QP, busy polling; and perftest's ib_write_lat
-# and ib_read_lat, one run per size) and TCP request/response on the same
-# link (tcp_bench). Medians of 3 repetitions.
+# and ib_read_lat) and TCP request/response on the same link (tcp_bench).
+# Interleaved (lib/bench.sh): for each repetition and size the nine series
+# run back to back in a shuffled order (order.csv), each client for that
+# one point (-r 1, 0.5 s warm-up); every sample of the microbench programs
+# is kept in samples.csv.gz (perftest reports only its statistics).
+# Medians of 3 repetitions.
 # Knobs: QUICK=1 (200 operations per point, 1 repetition), FULL=1 (10000);
-# default 1000. SIZES="8,64,..." (bytes, no suffixes) overrides the sizes.
+# default 1000. SIZES="8,64,..." (bytes, no suffixes) overrides the sizes;
+# SEED=N the shuffle.
 
-# lat_kernel OUTDIR CLIENT NODE SIZES ITERS REPS: the kernel-space curve.
-lat_kernel() {
-	local out=$1 cli=$2 ko
-	ko=$(mb_bin "$cli" kernel/lite_kbench.ko)
-	mb_pair "$out" lite-kernel "" "" "$cli" \
-		"sh -c '[ ! -e /sys/module/lite_kbench ] || rmmod lite_kbench; insmod $ko node=$3 sizes=$4 iters=$5 reps=$6 warmup_ms=500 || exit 1; cat /proc/lite_kbench; rmmod lite_kbench'" -
-}
-
-# lat_perftest OUTDIR SERVER CLIENT SIZES ITERS: perftest rows appended to
-# data.csv in its format (one run per point: reps 1, no spread).
-lat_perftest() {
-	local out=$1 srv=$2 cli=$3 iters=$5 op size row
-	for op in write read; do
-		for size in ${4//,/ }; do
-			pt_run "ib_${op}_lat" "$srv" "$cli" "$size" "$iters" "$out/raw" "perftest-$op-$size" ||
-				ae_die "lat: $(cat "$out/raw/perftest-$op-$size.error" 2>/dev/null)"
-			[ "$AE_DRY_RUN" = 1 ] && continue
-			row=$("$AE_ROOT/ae-scripts/parse-perftest" "$out/raw/perftest-$op-$size.json") ||
-				ae_die "lat: unusable report $out/raw/perftest-$op-$size.json"
-			# row: bytes,iters,min,median,avg,stdev,p99,p999,max
-			awk -F, -v OFS=, -v op="$op" '{ print "perftest", op, $1, 0, 1, $4, $4, $4, $3, $7 }' \
-				<<<"$row" >>"$out/data.csv"
-		done
-	done
+# lat_case OUTDIR REP SIZE SYSTEM: one series at one size, one repetition.
+lat_case() {
+	local out=$1 rep=$2 size=$3 sys=$4 tag="$4-$3-$2" sp op=${4#*-} ko row
+	sp=$(mb_samples_path "$tag")
+	case $sys in
+	lite-*)
+		MB_REP=$rep MB_SAMPLES=$sp mb_pair "$out" "$tag" "" "" "$cli" \
+			"$(mb_bin "$cli" lite_bench) -m lat -o $op -s $size $common --samples $sp $node" - ;;
+	kernel-*)
+		ko=$(mb_bin "$cli" kernel/lite_kbench.ko)
+		MB_REP=$rep MB_SAMPLES=$sp mb_pair "$out" "$tag" "" "" "$cli" \
+			"sh -c '[ ! -e /sys/module/lite_kbench ] || rmmod lite_kbench; insmod $ko node=$node ops=$op sizes=$size iters=$iters reps=1 warmup_ms=500 samples=1 || exit 1; cat /proc/lite_kbench; cat /proc/lite_kbench_samples >$sp; rmmod lite_kbench'" - ;;
+	verbs-*)
+		MB_REP=$rep MB_SAMPLES=$sp mb_pair "$out" "$tag" "$srv" "$(mb_bin "$srv" verbs_bench) -p $MB_PORT" "$cli" \
+			"$(mb_bin "$cli" verbs_bench) -m lat -o $op -s $size $common --samples $sp -p $MB_PORT $ip" "$MB_LISTENING" ;;
+	tcp)
+		MB_REP=$rep MB_SAMPLES=$sp mb_pair "$out" "$tag" "$srv" "$(mb_bin "$srv" tcp_bench) -p $MB_PORT" "$cli" \
+			"$(mb_bin "$cli" tcp_bench) -m lat -s $size $common --samples $sp -p $MB_PORT $ip" "$MB_LISTENING" ;;
+	perftest-*)
+		pt_run "ib_${op}_lat" "$srv" "$cli" "$size" "$iters" "$out/raw" "$tag" ||
+			ae_die "lat: $(cat "$out/raw/$tag.error" 2>/dev/null)"
+		[ "$AE_DRY_RUN" = 1 ] && return 0
+		row=$("$AE_ROOT/ae-scripts/parse-perftest" "$out/raw/$tag.json") ||
+			ae_die "lat: unusable report $out/raw/$tag.json"
+		# row: bytes,iters,min,median,avg,stdev,p99,p999,max
+		awk -F, -v OFS=, -v op="$op" -v rep="$rep" '{ print "perftest", op, $1, 0, rep, $2, $3, $4, $7, $8, $9 }' \
+			<<<"$row" >>"$out/raw.csv" ;;
+	esac || ae_die "lat: $sys at $size B, repetition $rep failed"
 }
 
 figure_run() {
-	local out=$1 srv cli node iters=1000 reps=3 sizes op common
+	local out=$1 srv cli node ip iters=1000 reps=3 sizes common
 	[ "${QUICK:-0}" = 1 ] && iters=200 reps=1
 	[ "${FULL:-0}" = 1 ] && iters=10000
 	[ "${#INV_NODES[@]}" -ge 2 ] || ae_die "lat needs two nodes; $INV_FILE has ${#INV_NODES[@]}"
 	srv=${INV_NODES[1]} cli=${INV_NODES[0]}
-	node=$(mb_node_id "$srv")
+	node=$(mb_node_id "$srv") ip=$(inv_var "$srv" fabric_ip)
 	sizes=${SIZES:-8,64,512,4096,65536}
-	common="-s $sizes -n $iters -r $reps -w 0.5"
+	common="-n $iters -r 1 -w 0.5"
+	mkdir -p "$out"
+	[ "$AE_DRY_RUN" = 1 ] ||
+		echo "bench,op,size,param,rep,samples,min_us,median_us,p99_us,p999_us,max_us" >"$out/raw.csv"
+	mb_note "$out" "method: interleaved, $reps repetitions x sizes $sizes, series shuffled per (repetition, size) with seed $MB_SEED (order.csv); one operation in flight everywhere"
 	mb_ensure_lite
-	for op in write read; do
-		mb_pair "$out" "lite-$op" "" "" "$cli" \
-			"$(mb_bin "$cli" lite_bench) -m lat -o $op $common $node" - ||
-			ae_die "lat: LITE $op failed"
-		mb_pair "$out" "verbs-$op" "$srv" "$(mb_bin "$srv" verbs_bench) -p $MB_PORT" "$cli" \
-			"$(mb_bin "$cli" verbs_bench) -m lat -o $op $common -p $MB_PORT $(inv_var "$srv" fabric_ip)" "$MB_LISTENING" ||
-			ae_die "lat: verbs $op failed"
-	done
-	lat_kernel "$out" "$cli" "$node" "$sizes" "$iters" "$reps" ||
-		ae_die "lat: LITE kernel space failed"
-	mb_pair "$out" tcp "$srv" "$(mb_bin "$srv" tcp_bench) -p $MB_PORT" "$cli" \
-		"$(mb_bin "$cli" tcp_bench) -m lat $common -p $MB_PORT $(inv_var "$srv" fabric_ip)" "$MB_LISTENING" ||
-		ae_die "lat: TCP failed"
+	mb_interleave "$out" "$reps" "${sizes//,/ }" lat_case lite-write lite-read \
+		kernel-write kernel-read verbs-write verbs-read tcp perftest-write perftest-read
 	mb_summarize "$out"
-	lat_perftest "$out" "$srv" "$cli" "$sizes" "$iters"
 }

@@ -4,28 +4,39 @@
 # writes, from the first node to the second: native verbs with one MR of
 # that size (verbs_bench, 16 writes in flight on one QP) against LITE with
 # one LMR of that size (lite_bench, 16 writes in flight too: one thread
-# posting with lite_post_write, --depth 16).
+# posting with lite_post_write, --depth 16). Interleaved (lib/bench.sh):
+# for each repetition and total the two run back to back in a shuffled
+# order (order.csv), each for that one total (both write sizes, -r 1).
 # Knobs: QUICK=1 (1 s windows, 1 repetition, up to 64 MiB), FULL=1 (10 s);
 # default 2 s windows, 3 repetitions. THREADS=N LITE client threads (1),
-# DEPTH=N posted writes in flight per LITE thread (16; 0: synchronous).
+# DEPTH=N posted writes in flight per LITE thread (16; 0: synchronous);
+# SEED=N the shuffle.
+
+# mrsize_case OUTDIR REP TOTAL SYSTEM: one system at one total, one rep.
+mrsize_case() {
+	local out=$1 rep=$2 total=$3 sys=$4 tag="$4-$3-$2"
+	case $sys in
+	verbs)
+		MB_REP=$rep mb_pair "$out" "$tag" "$srv" "$(mb_bin "$srv" verbs_bench) -p $MB_PORT" "$cli" \
+			"$(mb_bin "$cli" verbs_bench) -m tput -o write --depth 16 --mr-total $total --mr-count 1 --param-name mr-total $common -p $MB_PORT $ip" "$MB_LISTENING" ;;
+	lite)
+		MB_REP=$rep mb_pair "$out" "$tag" "" "" "$cli" \
+			"$(mb_bin "$cli" lite_bench) -m tput -o write --mr-total $total --mr-count 1 -t ${THREADS:-1} --depth ${DEPTH:-16} $common $node" - ;;
+	esac || ae_die "mr-size: $sys at $total, repetition $rep failed"
+}
 
 figure_run() {
-	local out=$1 srv cli node ip dur=2 reps=3 totals total common
+	local out=$1 srv cli node ip dur=2 reps=3 totals common
 	totals="1M 4M 16M 64M 256M 1G"
 	[ "${QUICK:-0}" = 1 ] && dur=1 reps=1 totals="1M 4M 16M 64M"
 	[ "${FULL:-0}" = 1 ] && dur=10
 	[ "${#INV_NODES[@]}" -ge 2 ] || ae_die "mr-size needs two nodes; $INV_FILE has ${#INV_NODES[@]}"
 	srv=${INV_NODES[1]} cli=${INV_NODES[0]}
 	node=$(mb_node_id "$srv") ip=$(inv_var "$srv" fabric_ip)
-	common="-s 64,1K -D $dur -w 0.5 -r $reps"
+	common="-s 64,1K -D $dur -w 0.5 -r 1"
+	mb_note "$out" "method: interleaved, $reps repetitions x totals ${TOTALS:-$totals}, systems shuffled per (repetition, total) with seed $MB_SEED (order.csv)"
+	mb_note "$out" "in_flight: verbs 16 writes on 1 QP (--depth 16); LITE ${THREADS:-1} thread(s) x ${DEPTH:-16} posted writes (--depth ${DEPTH:-16})"
 	mb_ensure_lite
-	for total in ${TOTALS:-$totals}; do
-		mb_pair "$out" "verbs-$total" "$srv" "$(mb_bin "$srv" verbs_bench) -p $MB_PORT" "$cli" \
-			"$(mb_bin "$cli" verbs_bench) -m tput -o write --mr-total $total --mr-count 1 --param-name mr-total $common -p $MB_PORT $ip" "$MB_LISTENING" ||
-			ae_die "mr-size: verbs at $total failed"
-		mb_pair "$out" "lite-$total" "" "" "$cli" \
-			"$(mb_bin "$cli" lite_bench) -m tput -o write --mr-total $total --mr-count 1 -t ${THREADS:-1} --depth ${DEPTH:-16} $common $node" - ||
-			ae_die "mr-size: LITE at $total failed"
-	done
+	mb_interleave "$out" "$reps" "${TOTALS:-$totals}" mrsize_case verbs lite
 	mb_summarize "$out"
 }

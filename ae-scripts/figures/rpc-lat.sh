@@ -3,30 +3,42 @@
 # same size) between the first two nodes: LITE RPC (write-with-immediate,
 # shared polling, sleeping waiters), a native verbs RPC with write-imm
 # ping-pong and one with send/recv (both busy-polling), and TCP
-# request/response. Medians of 3 repetitions.
+# request/response. One call in flight for every system. Interleaved
+# (lib/bench.sh): for each repetition and size the four run back to back in
+# a shuffled order (order.csv), each client (and server) for that one point
+# (-r 1, 0.5 s warm-up); every call's latency is in samples.csv.gz.
+# Medians of 3 repetitions.
 # Knobs: QUICK=1 (200 calls per point, 1 repetition), FULL=1 (10000);
-# default 1000. SIZES="8,64,..." overrides the sizes.
+# default 1000. SIZES="8,64,..." overrides the sizes; SEED=N the shuffle.
+
+# rpclat_case OUTDIR REP SIZE SYSTEM: one system at one size, one repetition.
+rpclat_case() {
+	local out=$1 rep=$2 size=$3 sys=$4 tag="$4-$3-$2" sp
+	sp=$(mb_samples_path "$tag")
+	case $sys in
+	lite)
+		MB_REP=$rep MB_SAMPLES=$sp mb_pair "$out" "$tag" "$srv" "$(mb_bin "$srv" lite_bench) -m rpc" "$cli" \
+			"$(mb_bin "$cli" lite_bench) -m rpc -s $size $common --samples $sp $node" "$MB_LITE_READY" ;;
+	verbs-*)
+		MB_REP=$rep MB_SAMPLES=$sp mb_pair "$out" "$tag" "$srv" "$(mb_bin "$srv" verbs_bench) -p $MB_PORT" "$cli" \
+			"$(mb_bin "$cli" verbs_bench) -m rpc -o ${sys#verbs-} -s $size $common --samples $sp -p $MB_PORT $ip" "$MB_LISTENING" ;;
+	tcp)
+		MB_REP=$rep MB_SAMPLES=$sp mb_pair "$out" "$tag" "$srv" "$(mb_bin "$srv" tcp_bench) -p $MB_PORT" "$cli" \
+			"$(mb_bin "$cli" tcp_bench) -m lat -s $size $common --samples $sp -p $MB_PORT $ip" "$MB_LISTENING" ;;
+	esac || ae_die "rpc-lat: $sys at $size B, repetition $rep failed"
+}
 
 figure_run() {
-	local out=$1 srv cli node iters=1000 reps=3 sizes op common ip
+	local out=$1 srv cli node iters=1000 reps=3 sizes common ip
 	[ "${QUICK:-0}" = 1 ] && iters=200 reps=1
 	[ "${FULL:-0}" = 1 ] && iters=10000
 	[ "${#INV_NODES[@]}" -ge 2 ] || ae_die "rpc-lat needs two nodes; $INV_FILE has ${#INV_NODES[@]}"
 	srv=${INV_NODES[1]} cli=${INV_NODES[0]}
 	node=$(mb_node_id "$srv") ip=$(inv_var "$srv" fabric_ip)
 	sizes=${SIZES:-8,64,512,4096,65536}
-	common="-s $sizes -n $iters -r $reps -w 0.5"
+	common="-n $iters -r 1 -w 0.5"
+	mb_note "$out" "method: interleaved, $reps repetitions x sizes $sizes, systems shuffled per (repetition, size) with seed $MB_SEED (order.csv); one call in flight everywhere"
 	mb_ensure_lite
-	mb_pair "$out" lite "$srv" "$(mb_bin "$srv" lite_bench) -m rpc" "$cli" \
-		"$(mb_bin "$cli" lite_bench) -m rpc $common $node" "$MB_LITE_READY" ||
-		ae_die "rpc-lat: LITE RPC failed"
-	for op in writeimm sendrecv; do
-		mb_pair "$out" "verbs-$op" "$srv" "$(mb_bin "$srv" verbs_bench) -p $MB_PORT" "$cli" \
-			"$(mb_bin "$cli" verbs_bench) -m rpc -o $op $common -p $MB_PORT $ip" "$MB_LISTENING" ||
-			ae_die "rpc-lat: verbs $op failed"
-	done
-	mb_pair "$out" tcp "$srv" "$(mb_bin "$srv" tcp_bench) -p $MB_PORT" "$cli" \
-		"$(mb_bin "$cli" tcp_bench) -m lat $common -p $MB_PORT $ip" "$MB_LISTENING" ||
-		ae_die "rpc-lat: TCP failed"
+	mb_interleave "$out" "$reps" "${sizes//,/ }" rpclat_case lite verbs-writeimm verbs-sendrecv tcp
 	mb_summarize "$out"
 }

@@ -2,12 +2,14 @@
 # Figure verbs-lat: native RDMA latency with perftest (ib_write_lat,
 # ib_read_lat, ib_send_lat) for message sizes 8 B..64 KiB between the first
 # two nodes of the inventory. perftest reports write/send latency as RTT/2
-# and read latency as the full RTT.
+# and read latency as the full RTT. The three tools run back to back for
+# each size in a shuffled order (order.csv, lib/bench.sh; one run per
+# point: perftest's report holds its own distribution of the iterations).
 # Knobs: QUICK=1 (200 iterations per point), FULL=1 (10000), default 1000;
-# SIZES="8 64 ..." overrides the size list.
+# SIZES="8 64 ..." overrides the size list; SEED=N the shuffle.
 
 figure_run() {
-	local out=$1 op size iters=1000 row srv cli
+	local out=$1 op size iters=1000 row srv cli order
 	[ "${QUICK:-0}" = 1 ] && iters=200
 	[ "${FULL:-0}" = 1 ] && iters=10000
 	[ "${#INV_NODES[@]}" -ge 2 ] || ae_die "verbs-lat needs two nodes; $INV_FILE has ${#INV_NODES[@]}"
@@ -15,8 +17,10 @@ figure_run() {
 	local -a sizes
 	read -r -a sizes <<<"${SIZES:-8 16 32 64 128 256 512 1024 2048 4096 8192 16384 32768 65536}"
 	echo "op,bytes,iters,min_us,median_us,avg_us,stdev_us,p99_us,p999_us,max_us" >"$out/data.csv"
-	for op in write read send; do
-		for size in "${sizes[@]}"; do
+	mb_note "$out" "method: ops shuffled per size with seed $MB_SEED (order.csv), one run each"
+	for size in "${sizes[@]}"; do
+		order=$(mb_order "$out" 1 "$size" write read send) || ae_die "verbs-lat: cannot shuffle"
+		for op in $order; do
 			pt_run "ib_${op}_lat" "$srv" "$cli" "$size" "$iters" "$out/raw" "$op-$size" ||
 				ae_die "verbs-lat: $(cat "$out/raw/$op-$size.error" 2>/dev/null)"
 			[ "$AE_DRY_RUN" = 1 ] && continue

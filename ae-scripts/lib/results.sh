@@ -70,7 +70,7 @@ EOF
 # fig_run NAME [DIR]: run a figure's experiment into DIR (default: a fresh
 # results/<time>-NAME/), then plot.
 fig_run() {
-	local name=$1 dir=${2:-}
+	local name=$1 dir=${2:-} t0
 	fig_known "$name"
 	if [ "$AE_DRY_RUN" = 1 ]; then
 		dir=$(mktemp -d)
@@ -85,12 +85,15 @@ fig_run() {
 	[ -n "$dir" ] || dir=$(fig_new_dir "$name")
 	ae_log "$name: results go to $dir"
 	fig_provenance "$dir" "$name"
+	t0=$SECONDS
 	(
 		# shellcheck source=/dev/null
 		. "$AE_ROOT/ae-scripts/figures/$name.sh"
 		figure_run "$dir"
 	) 2>&1 | tee "$dir/run.log"
 	[ "${PIPESTATUS[0]}" = 0 ] || ae_die "$name: experiment failed; partial data kept in $dir"
+	echo "run_seconds: $((SECONDS - t0))" >>"$dir/provenance.txt"
+	ae_log "$name: measured in $((SECONDS - t0)) s"
 	fig_plot_dir "$name" "$dir"
 }
 

@@ -9,6 +9,10 @@
  *   insmod lite_kbench.ko node=2 ops=write,read sizes=8,64,4096 iters=1000
  *   cat /proc/lite_kbench; rmmod lite_kbench
  *
+ * With samples=1, every timed operation's latency (ns, in the order taken)
+ * is also kept in /proc/lite_kbench_samples, one "bench,op,size,param,rep,ns"
+ * line each (lite_bench --samples' format).
+ *
  * Load fails with the errno of the first failing call. The local buffer is
  * kvmalloc'd kernel memory, which LITE's kernel API copies, as an in-kernel
  * user's buffer would be.
@@ -31,6 +35,7 @@
 #define KB_MAX_SIZE	(64U << 20)
 #define KB_HEADER_MAX	2048	/* the provenance lines and the CSV header */
 #define KB_ROW_MAX	128	/* one CSV row */
+#define KB_SAMPLE_MAX	64	/* one line of the samples file */
 
 static unsigned int node = 2;
 module_param(node, uint, 0444);
@@ -56,6 +61,10 @@ static unsigned int warmup_ms = 500;
 module_param(warmup_ms, uint, 0444);
 MODULE_PARM_DESC(warmup_ms, "untimed operations before each repetition (default: 500)");
 
+static bool samples;
+module_param(samples, bool, 0444);
+MODULE_PARM_DESC(samples, "keep every sample in /proc/lite_kbench_samples (default: 0)");
+
 struct kb_run {
 	u32 sizes[KB_MAX_SIZES];
 	unsigned int nsizes;
@@ -65,10 +74,12 @@ struct kb_run {
 	int lh;
 	char *out;		/* the CSV, NUL-terminated */
 	size_t len, size;
+	char *samp;		/* with samples=1: every sample */
+	size_t slen, ssize;
 };
 
 static struct kb_run run;
-static struct proc_dir_entry *kb_proc;
+static struct proc_dir_entry *kb_proc, *kb_sproc;
 
 static const char *const kb_op_names[] = { "write", "read" };
 
@@ -78,6 +89,15 @@ static __printf(1, 2) void kb_out(const char *fmt, ...)
 
 	va_start(ap, fmt);
 	run.len += vscnprintf(run.out + run.len, run.size - run.len, fmt, ap);
+	va_end(ap);
+}
+
+static __printf(1, 2) void kb_sout(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	run.slen += vscnprintf(run.samp + run.slen, run.ssize - run.slen, fmt, ap);
 	va_end(ap);
 }
 
@@ -176,6 +196,9 @@ static int kb_point(int op, u32 size, unsigned int rep)
 		}
 		cond_resched();
 	}
+	for (i = 0; samples && i < iters; i++)
+		kb_sout("lite_kernel,%s,%u,0,%u,%llu\n", kb_op_names[op], size,
+			rep, run.ns[i]);
 	sort(run.ns, iters, sizeof(*run.ns), kb_cmp, NULL);
 	kb_row(op, size, rep);
 	return 0;
@@ -233,6 +256,12 @@ static int kb_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+static int kb_show_samples(struct seq_file *m, void *v)
+{
+	seq_write(m, run.samp, run.slen);
+	return 0;
+}
+
 static int __init lite_kbench_init(void)
 {
 	int ret;
@@ -247,6 +276,16 @@ static int __init lite_kbench_init(void)
 		ret = -ENOMEM;
 		goto err;
 	}
+	if (samples) {
+		run.ssize = KB_ROW_MAX + (size_t)run.nsizes * 2 * reps * iters *
+			    KB_SAMPLE_MAX;
+		run.samp = kvzalloc(run.ssize, GFP_KERNEL);
+		if (!run.samp) {
+			ret = -ENOMEM;
+			goto err;
+		}
+		kb_sout("bench,op,size,param,rep,ns\n");
+	}
 	ret = kb_run();
 	if (ret)
 		goto err;
@@ -255,19 +294,31 @@ static int __init lite_kbench_init(void)
 		ret = -ENOMEM;
 		goto err;
 	}
+	if (samples) {
+		kb_sproc = proc_create_single("lite_kbench_samples", 0444, NULL,
+					      kb_show_samples);
+		if (!kb_sproc) {
+			proc_remove(kb_proc);
+			ret = -ENOMEM;
+			goto err;
+		}
+	}
 	kvfree(run.ns);
 	run.ns = NULL;
 	return 0;
 err:
 	kvfree(run.ns);
 	kvfree(run.out);
+	kvfree(run.samp);
 	return ret;
 }
 
 static void __exit lite_kbench_exit(void)
 {
+	proc_remove(kb_sproc);
 	proc_remove(kb_proc);
 	kvfree(run.out);
+	kvfree(run.samp);
 }
 
 module_init(lite_kbench_init);
