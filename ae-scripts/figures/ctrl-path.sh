@@ -12,7 +12,7 @@
 # ready, like a service that is up): verbs_bench -m ctrl and
 # lite_bench -m ctrl, stopped by pid at the end. For each k and
 # repetition the two systems run back to back in a shuffled order
-# (raw/order.txt), each a fresh process, after one untimed run of each.
+# (order.csv, seeded: SEED=N), each a fresh process, after one untimed run of each.
 # Knobs: QUICK=1 (2 repetitions), FULL=1 (10); default 5. PEERS="1 2"
 # overrides the peer counts.
 
@@ -200,8 +200,8 @@ figure_run() {
 	ctrl_warmup "$out"
 	for k in $ks; do
 		for rep in $(seq "$reps"); do
-			order=$(printf '%s\n' "${CTRL_SYSTEMS[@]}" | shuf | paste -sd' ' -)
-			[ "$AE_DRY_RUN" = 1 ] || echo "peers $k rep $rep: $order" >>"$out/raw/order.txt"
+			order=$(mb_order "$out" "$rep" "$k" "${CTRL_SYSTEMS[@]}") ||
+				ae_die "ctrl-path: cannot shuffle ${CTRL_SYSTEMS[*]}"
 			for sys in $order; do
 				ctrl_case "$out" "$sys" "$k" "$rep"
 			done
