@@ -52,17 +52,20 @@ static int lite_cq_process(struct lite_dev *dev, int budget)
 static int lite_cq_irq_poll(struct irq_poll *iop, int budget)
 {
 	struct lite_dev *dev = container_of(iop, struct lite_dev, cq_iop);
+	bool again = false;
 	int done;
 
+	/* Armed under the lock: some drivers assume poll and arm serialised. */
 	spin_lock(&dev->cq_lock);
 	done = lite_cq_process(dev, budget);
-	spin_unlock(&dev->cq_lock);
 	if (done < budget) {
 		irq_poll_complete(iop);
 		/* > 0: completions arrived before the CQ was armed again. */
-		if (ib_req_notify_cq(dev->cq, LITE_CQ_REARM) > 0)
-			irq_poll_sched(iop);
+		again = ib_req_notify_cq(dev->cq, LITE_CQ_REARM) > 0;
 	}
+	spin_unlock(&dev->cq_lock);
+	if (again)
+		irq_poll_sched(iop);
 	return done;
 }
 
@@ -98,6 +101,11 @@ int lite_cq_create(struct lite_dev *dev, int cqe)
 		irq_poll_disable(&dev->cq_iop);
 		return PTR_ERR(cq);
 	}
+	/*
+	 * What ib_drain_qp() looks at: not DIRECT, so it waits for the drain
+	 * WR's completion, which our irq_poll delivers (0 already, said here).
+	 */
+	cq->poll_ctx = IB_POLL_SOFTIRQ;
 	dev->cq = cq;
 	ib_req_notify_cq(cq, IB_CQ_NEXT_COMP);
 	rcu_assign_pointer(lite_cq_dev, dev);

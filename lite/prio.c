@@ -108,10 +108,11 @@ static bool lite_prio_low_fits(struct lite_peer *peer, u64 step, u64 limit)
  * @prio: its priority, LITE_PRIO_*
  * @want: bytes left to transfer
  *
- * A low-priority step is cut to prio_low_inflight_kb and, while
- * high-priority traffic is active, waits until it fits beside the other
+ * While high-priority traffic is active, a low-priority step is cut to
+ * prio_low_inflight_kb and waits until it fits beside the other
  * low-priority steps in flight to @peer (at most prio_low_max_wait_us).
- * Other priorities, or with priorities off, all of @want goes.
+ * Otherwise, for other priorities or with priorities off, all of @want
+ * goes (a step posted before high-priority traffic began is not cut).
  *
  * Context: process context; may sleep.
  * Return: bytes to post now; lite_prio_low_done() when they completed.
@@ -124,9 +125,9 @@ u64 lite_prio_low_step(struct lite_peer *peer, int prio, u64 want)
 
 	if (prio != LITE_PRIO_LOW)
 		return want;
-	if (wait_us && limit) {
+	now = ktime_get_ns();
+	if (wait_us && limit && lite_prio_hold_ns(now)) {
 		step = min(want, limit);
-		now = ktime_get_ns();
 		deadline = now + (u64)wait_us * NSEC_PER_USEC;
 		while (!lite_prio_low_fits(peer, step, limit) && now < deadline) {
 			wait_event_hrtimeout(lite_prio_wq,

@@ -16,6 +16,7 @@
  * stalled page fault of the caller's.
  */
 #include <linux/module.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 
 #include "lite_priv.h"
@@ -398,6 +399,9 @@ static int lite_rdma_rw_copy(struct lite_handle *h, struct lite_peer *peer,
 	u32 n;
 
 	while (len && !ret) {
+		/* A killed caller stops between steps (a long transfer). */
+		if (fatal_signal_pending(current))
+			return -EINTR;
 		step = lite_prio_low_step(peer, prio, len);
 		op = lite_op_alloc(h, peer, step);
 		if (IS_ERR(op)) {
@@ -438,6 +442,8 @@ static int lite_rdma_rw_zc(struct lite_handle *h, struct lite_peer *peer,
 	int ret = 0;
 
 	while (len && !ret) {
+		if (fatal_signal_pending(current))
+			return -EINTR;
 		step = lite_prio_low_step(peer, prio, len);
 		op = lite_op_new(h, peer);
 		if (IS_ERR(op)) {
@@ -471,7 +477,7 @@ static int lite_rdma_rw_zc(struct lite_handle *h, struct lite_peer *peer,
  *
  * Context: process context.
  * Return: 0, -EKEYREVOKED, -ENOTCONN (the owner left), -EFAULT, -ENOMEM,
- * -EIO or -ETIMEDOUT.
+ * -EIO, -ETIMEDOUT, or -EINTR (the caller was killed between steps).
  */
 int lite_rdma_rw(struct lite_handle *h, u64 off, struct iov_iter *iter,
 		 struct lite_ubuf *ub, u64 uoff, u64 len, bool write, int prio)

@@ -58,7 +58,7 @@ MODULE_PARM_DESC(wait_policy, "how threads wait for completions, replies and req
 
 static unsigned int lite_spin_max_us = 1000;
 module_param_named(spin_max_us, lite_spin_max_us, uint, 0644);
-MODULE_PARM_DESC(spin_max_us, "adaptive policy: the longest a thread spins before it sleeps (default: 1000; 0: sleep at once)");
+MODULE_PARM_DESC(spin_max_us, "adaptive policy: the longest a thread spins before it sleeps (default: 1000; 0: one look at the CQ, then sleep)");
 
 /* For A/B measurements of what polling the CQ from a spinner gains. */
 static bool lite_spin_polls_cq = true;
