@@ -66,6 +66,7 @@ struct lite_wait_hist {
 bool lite_spin(struct lite_wait_hist *h, bool (*cond)(void *), void *arg,
 	       u64 start, u64 deadline);
 void lite_wait_learn(struct lite_wait_hist *h, u64 ns);
+bool lite_spin_completion(void *arg);
 
 /* pool.c: the memory peers can reach, in pieces */
 struct lite_region;

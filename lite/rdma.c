@@ -362,11 +362,6 @@ static int lite_op_post_zc(struct lite_rdma_op *op, bool write, u64 off,
 	return ret;
 }
 
-static bool lite_op_done_cond(void *arg)
-{
-	return completion_done(arg);
-}
-
 /* Wait for @op as the wait policy says (wait.c), at most op_timeout_ms. */
 static int lite_op_wait(struct lite_rdma_op *op)
 {
@@ -374,7 +369,7 @@ static int lite_op_wait(struct lite_rdma_op *op)
 	u64 deadline = start + (u64)lite_op_timeout_ms * NSEC_PER_MSEC;
 	u64 now;
 
-	if (!lite_spin(&lite_op_hist, lite_op_done_cond, &op->done, start,
+	if (!lite_spin(&lite_op_hist, lite_spin_completion, &op->done, start,
 		       deadline)) {
 		now = ktime_get_ns();
 		if (!wait_for_completion_timeout(&op->done, now < deadline ?

@@ -180,11 +180,6 @@ static void lite_rpc_call_free(struct lite_rpc_call *call)
 /* Recent calls' time to their reply. */
 static struct lite_wait_hist lite_rpc_reply_hist;
 
-static bool lite_rpc_call_done(void *arg)
-{
-	return completion_done(arg);
-}
-
 /* ---- posting ------------------------------------------------------------ */
 
 static void lite_rpc_fail_call(u32 id, int status);
@@ -903,7 +898,7 @@ static int lite_rpc_call_wait(struct lite_rpc_call *call,
 
 	left = (long)(deadline - jiffies);
 	if (spin && left > 0 &&
-	    lite_spin(&lite_rpc_reply_hist, lite_rpc_call_done, &call->done,
+	    lite_spin(&lite_rpc_reply_hist, lite_spin_completion, &call->done,
 		      start, start + jiffies_to_nsecs(left))) {
 		lite_wait_learn(&lite_rpc_reply_hist, ktime_get_ns() - start);
 		return 0;

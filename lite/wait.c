@@ -18,6 +18,7 @@
  * A spinner polls the CQ itself (cq.c) and yields to anything else
  * runnable: rxe transmits from ksoftirqd.
  */
+#include <linux/completion.h>
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -67,6 +68,12 @@ MODULE_PARM_DESC(spin_polls_cq, "a spinning waiter polls the CQ itself instead o
 
 /* Threads spinning now, under the adaptive policy. */
 static atomic_t lite_spinners = ATOMIC_INIT(0);
+
+/* lite_spin()'s condition for a wait on a struct completion (@arg). */
+bool lite_spin_completion(void *arg)
+{
+	return completion_done(arg);
+}
 
 /*
  * lite_wait_learn() - record how long a wait of @h's kind took
