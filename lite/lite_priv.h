@@ -321,6 +321,8 @@ void lite_sync_peer_down(u16 node);
 void lite_sync_exit(void);
 
 /* prio.c: high priority first, low priority throttled (docs/rpc.md) */
+void lite_prio_init(void);
+void lite_prio_exit(void);
 void lite_prio_begin(int prio);
 void lite_prio_end(int prio);
 u64 lite_prio_low_step(struct lite_peer *peer, int prio, u64 want);

@@ -37,6 +37,7 @@ static int __init lite_init(void)
 		return -EINVAL;
 	}
 	lite_rpc_init();
+	lite_prio_init();
 	ret = lite_ctrl_init();
 	if (ret)
 		return ret;
@@ -67,6 +68,7 @@ static void __exit lite_exit(void)
 	lite_debugfs_exit();
 	lite_chardev_exit();
 	lite_api_exit();	/* frees what kernel users left, cluster-wide */
+	lite_prio_exit();
 	lite_membership_exit();
 	lite_device_exit();
 	lite_ctrl_exit();

@@ -12,6 +12,7 @@
  * at most prio_low_max_wait_us). Normal priority is never held back.
  * Nothing is reordered on the wire.
  */
+#include <linux/hrtimer.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/sizes.h>
@@ -20,9 +21,9 @@
 #include "lite_priv.h"
 #include "include/uapi/lite.h"
 
-static unsigned int lite_prio_low_max_wait_us = 2000;
+static unsigned int lite_prio_low_max_wait_us = 100000;
 module_param_named(prio_low_max_wait_us, lite_prio_low_max_wait_us, uint, 0644);
-MODULE_PARM_DESC(prio_low_max_wait_us, "longest a low-priority operation waits for high-priority ones (default: 2000; 0: priorities off)");
+MODULE_PARM_DESC(prio_low_max_wait_us, "longest a low-priority operation waits for high-priority ones (default: 100000; 0: priorities off)");
 
 static unsigned int lite_prio_high_grace_us = 1000;
 module_param_named(prio_high_grace_us, lite_prio_high_grace_us, uint, 0644);
@@ -34,7 +35,21 @@ MODULE_PARM_DESC(prio_low_inflight_kb, "while high-priority traffic is active: t
 
 static atomic_t lite_prio_high = ATOMIC_INIT(0);
 static atomic64_t lite_prio_high_end = ATOMIC64_INIT(0);	/* ktime, ns */
-static DECLARE_WAIT_QUEUE_HEAD(lite_prio_wq);
+
+/*
+ * Low-priority callers held in lite_prio_begin() sleep on lite_prio_idle_wq
+ * and are woken by one timer once high-priority traffic has been idle for
+ * the grace period, not at the end of every high-priority call: on a busy
+ * high stream those wake-ups cost the stream more CPU than the low-priority
+ * traffic they hold back. Steps waiting for room sleep on lite_prio_room_wq,
+ * woken as low-priority steps complete.
+ */
+static DECLARE_WAIT_QUEUE_HEAD(lite_prio_idle_wq);
+static DECLARE_WAIT_QUEUE_HEAD(lite_prio_room_wq);
+static DEFINE_SPINLOCK(lite_prio_lock);
+static unsigned int lite_prio_sleepers;		/* under lite_prio_lock */
+static bool lite_prio_timer_on;			/* under lite_prio_lock */
+static struct hrtimer lite_prio_timer;
 
 /* How much longer a low-priority operation is held at @now: ns, 0 or U64_MAX. */
 static u64 lite_prio_hold_ns(u64 now)
@@ -46,6 +61,60 @@ static u64 lite_prio_hold_ns(u64 now)
 		return U64_MAX;
 	end = atomic64_read(&lite_prio_high_end);
 	return end && now - end < grace ? grace - (now - end) : 0;
+}
+
+/* The timer's next look while held: the rest of the grace, or a grace on. */
+static u64 lite_prio_recheck_ns(u64 hold)
+{
+	u64 grace = (u64)READ_ONCE(lite_prio_high_grace_us) * NSEC_PER_USEC;
+
+	return max_t(u64, hold == U64_MAX ? grace : hold, 100 * NSEC_PER_USEC);
+}
+
+/*
+ * While anyone sleeps, look every grace period (or when the grace ends) and
+ * wake them all once high-priority traffic is idle. The timer runs on until
+ * no one sleeps: a sleeper woken but then finding a new high-priority call
+ * sleeps again inside wait_event_hrtimeout(), and still needs the timer.
+ */
+static enum hrtimer_restart lite_prio_timer_fn(struct hrtimer *timer)
+{
+	u64 hold = lite_prio_hold_ns(ktime_get_ns());
+	unsigned long flags;
+
+	spin_lock_irqsave(&lite_prio_lock, flags);
+	if (!lite_prio_sleepers) {
+		lite_prio_timer_on = false;
+		spin_unlock_irqrestore(&lite_prio_lock, flags);
+		return HRTIMER_NORESTART;
+	}
+	hrtimer_forward_now(timer, ns_to_ktime(lite_prio_recheck_ns(hold ?: U64_MAX)));
+	spin_unlock_irqrestore(&lite_prio_lock, flags);
+	if (!hold)
+		wake_up_all(&lite_prio_idle_wq);
+	return HRTIMER_RESTART;
+}
+
+/* Sleep until high-priority traffic is idle, @hold from now, or @left ns. */
+static void lite_prio_sleep(u64 hold, u64 left)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&lite_prio_lock, flags);
+	lite_prio_sleepers++;
+	if (!lite_prio_timer_on) {
+		lite_prio_timer_on = true;
+		hrtimer_start(&lite_prio_timer,
+			      ns_to_ktime(lite_prio_recheck_ns(hold)),
+			      HRTIMER_MODE_REL);
+	}
+	spin_unlock_irqrestore(&lite_prio_lock, flags);
+	wait_event_hrtimeout(lite_prio_idle_wq,
+			     !lite_prio_hold_ns(ktime_get_ns()),
+			     ns_to_ktime(left));
+	spin_lock_irqsave(&lite_prio_lock, flags);
+	lite_prio_sleepers--;
+	spin_unlock_irqrestore(&lite_prio_lock, flags);
 }
 
 /**
@@ -70,13 +139,7 @@ void lite_prio_begin(int prio)
 	now = ktime_get_ns();
 	deadline = now + (u64)wait_us * NSEC_PER_USEC;
 	while ((hold = lite_prio_hold_ns(now)) && now < deadline) {
-		if (hold == U64_MAX)	/* in flight: until it ends */
-			wait_event_hrtimeout(lite_prio_wq,
-					     !atomic_read(&lite_prio_high),
-					     ns_to_ktime(deadline - now));
-		else			/* ended: until the grace is over */
-			usleep_range(min(hold, deadline - now) / NSEC_PER_USEC,
-				     min(hold, deadline - now) / NSEC_PER_USEC + 50);
+		lite_prio_sleep(hold, deadline - now);
 		now = ktime_get_ns();
 	}
 }
@@ -91,9 +154,7 @@ void lite_prio_end(int prio)
 		return;
 	atomic64_set(&lite_prio_high_end, ktime_get_ns());
 	/* Switching priorities off with operations in flight must not skew. */
-	if (atomic_add_unless(&lite_prio_high, -1, 0) &&
-	    !atomic_read(&lite_prio_high))
-		wake_up_all(&lite_prio_wq);
+	atomic_add_unless(&lite_prio_high, -1, 0);
 }
 
 static bool lite_prio_low_fits(struct lite_peer *peer, u64 step, u64 limit)
@@ -130,7 +191,7 @@ u64 lite_prio_low_step(struct lite_peer *peer, int prio, u64 want)
 		step = min(want, limit);
 		deadline = now + (u64)wait_us * NSEC_PER_USEC;
 		while (!lite_prio_low_fits(peer, step, limit) && now < deadline) {
-			wait_event_hrtimeout(lite_prio_wq,
+			wait_event_hrtimeout(lite_prio_room_wq,
 					     lite_prio_low_fits(peer, step, limit),
 					     ns_to_ktime(deadline - now));
 			now = ktime_get_ns();
@@ -152,6 +213,18 @@ void lite_prio_low_done(struct lite_peer *peer, int prio, u64 step)
 	if (prio != LITE_PRIO_LOW)
 		return;
 	atomic64_sub(step, &peer->prio_low_bytes);
-	if (wq_has_sleeper(&lite_prio_wq))
-		wake_up_all(&lite_prio_wq);
+	if (wq_has_sleeper(&lite_prio_room_wq))
+		wake_up_all(&lite_prio_room_wq);
+}
+
+void lite_prio_init(void)
+{
+	hrtimer_init(&lite_prio_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	lite_prio_timer.function = lite_prio_timer_fn;
+}
+
+/* After every caller has left (chardev and kernel API gone). */
+void lite_prio_exit(void)
+{
+	hrtimer_cancel(&lite_prio_timer);
 }

@@ -7,12 +7,19 @@
  * carries control messages (ctrl.c) and one-sided data operations (rdma.c);
  * a semaphore per QP hands out its send queue entries.
  */
+#include <linux/bottom_half.h>
+#include <linux/moduleparam.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
 #include "lite_priv.h"
+
+/* For A/B measurements of lite_qp_post()'s bottom-half bracket. */
+static bool lite_post_inline_softirq = true;
+module_param_named(post_inline_softirq, lite_post_inline_softirq, bool, 0644);
+MODULE_PARM_DESC(post_inline_softirq, "post with bottom halves off, so send work a software device defers to softirq runs at once in the posting thread instead of in ksoftirqd (default: Y)");
 
 #define LITE_QP_TIMEOUT		17	/* 4.096 us * 2^17 = 0.5 s: TCG guests are slow */
 #define LITE_QP_RETRY		7
@@ -578,17 +585,29 @@ struct lite_qp *lite_peer_pick_qp(struct lite_peer *peer)
 int lite_qp_post(struct lite_qp *lqp, const struct ib_send_wr *wr)
 {
 	struct lite_peer *peer = lqp->peer;
+	bool bh_off = READ_ONCE(lite_post_inline_softirq);
 	unsigned long flags;
 	int ret;
 
 	if (down_timeout(&lqp->credits, 10 * HZ))
 		return -ETIMEDOUT;
+	/*
+	 * Soft-RoCE sends from a tasklet for kernel QPs. Raised here with
+	 * interrupts off but outside softirq, it wakes ksoftirqd, and the
+	 * poster's spinning then yields the CPU to it; with bottom halves
+	 * off, local_bh_enable() runs the send at once in this thread, as
+	 * rxe does for user-space QPs. Hardware is not affected.
+	 */
+	if (bh_off)
+		local_bh_disable();
 	spin_lock_irqsave(&peer->lock, flags);
 	if (peer->closing || READ_ONCE(peer->state) != LITE_PEER_UP)
 		ret = -ENOTCONN;
 	else
 		ret = ib_post_send(lqp->qp, wr, NULL);
 	spin_unlock_irqrestore(&peer->lock, flags);
+	if (bh_off)
+		local_bh_enable();
 	if (ret)
 		up(&lqp->credits);
 	return ret;

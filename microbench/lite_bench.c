@@ -53,6 +53,7 @@ static const char *const prio_names[] = { "normal", "high", "low" };
 enum {
 	KEY_MODE = 'm', KEY_OP = 'o', KEY_MR_TOTAL = BENCH_KEY_PROG, KEY_MR_COUNT,
 	KEY_PRIO, KEY_LITE_PORT, KEY_PARAM_NAME, KEY_DEPTH, KEY_REP,
+	KEY_TICKS_MS,
 };
 
 #define MAX_DEPTH	64	/* per thread */
@@ -67,6 +68,7 @@ struct lite_cfg {
 	const char *param_name;
 	unsigned int depth;	/* tput: posted per thread; 0: synchronous */
 	unsigned int rep;	/* ctrl: the rep column */
+	unsigned int ticks_ms;	/* tput: progress lines every so often; 0: none */
 };
 
 static const struct bench_opt lite_opts[] = {
@@ -86,6 +88,10 @@ static const struct bench_opt lite_opts[] = {
 	  "flight, posted without waiting (1..64; default 0: synchronous)" },
 	{ "rep", KEY_REP, "N", "ctrl: the number in the rep column "
 	  "(default 1)" },
+	{ "ticks-ms", KEY_TICKS_MS, "MS", "tput: every MS milliseconds print "
+	  "'# tick=NS,OPS' (CLOCK_MONOTONIC, operations completed so far, "
+	  "warm-up included), to line the rate up with other programs' "
+	  "windows (default 0: none)" },
 	{ NULL, 0, NULL, NULL },
 };
 
@@ -131,6 +137,11 @@ static int lite_set(void *ctx, int key, const char *arg)
 			return -1;
 		lc->rep = v;
 		return 0;
+	case KEY_TICKS_MS:
+		if (bench_parse_u64("ticks-ms", arg, 0, 60000, &v))
+			return -1;
+		lc->ticks_ms = v;
+		return 0;
 	}
 	return -1;
 }
@@ -146,6 +157,8 @@ static void lite_params(void *ctx)
 	bench_meta("prio", "%s", prio_names[lc->prio]);
 	bench_meta("lite_port", "%u", lc->lite_port);
 	bench_meta("depth", "%u", lc->depth);
+	if (lc->mode == MODE_TPUT && lc->ticks_ms)
+		bench_meta("ticks_ms", "%u", lc->ticks_ms);
 	if (lc->mode == MODE_CTRL)
 		bench_meta("rep", "%u", lc->rep);
 }
@@ -285,6 +298,8 @@ static int post_op(int lh, uint64_t off, void *buf, uint64_t size,
  * counts for whichever thread reaps it inside the window.
  */
 static atomic_uint tput_in_flight;
+/* Operations completed by every thread, warm-up included (--ticks-ms). */
+static atomic_uint_fast64_t tput_done;
 
 static int tput_reap(struct tput_thread *t, int timeout_ms)
 {
@@ -299,6 +314,7 @@ static int tput_reap(struct tput_thread *t, int timeout_ms)
 	for (i = 0; i < n; i++)
 		if (c[i].status)
 			return c[i].status;
+	atomic_fetch_add_explicit(&tput_done, n, memory_order_relaxed);
 	now = bench_now_ns();
 	if (now >= t->warm_end && now < t->end)
 		t->ops += n;
@@ -352,10 +368,30 @@ static void *tput_worker(void *arg)
 			t->err = -ret;
 			break;
 		}
+		atomic_fetch_add_explicit(&tput_done, 1, memory_order_relaxed);
 		if (now >= t->warm_end)
 			t->ops++;
 	}
 	return NULL;
+}
+
+/* --ticks-ms: the progress of every thread until @end, one line per tick. */
+static void tput_ticks(uint64_t end)
+{
+	struct timespec ts = {
+		.tv_sec = lc.ticks_ms / 1000,
+		.tv_nsec = (long)(lc.ticks_ms % 1000) * 1000000,
+	};
+	uint64_t now;
+
+	do {
+		now = bench_now_ns();
+		printf("# tick=%" PRIu64 ",%" PRIu64 "\n", now,
+		       (uint64_t)atomic_load_explicit(&tput_done,
+						      memory_order_relaxed));
+		fflush(stdout);
+		nanosleep(&ts, NULL);
+	} while (now < end);
 }
 
 static uint64_t tput_param(void)
@@ -408,6 +444,8 @@ static void run_tput(void)
 				if (pthread_create(&th[i].tid, NULL, tput_worker, &th[i]))
 					bench_die("pthread_create failed");
 			}
+			if (lc.ticks_ms)
+				tput_ticks(th[0].end);
 			for (ops = 0, i = 0; i < cfg.threads; i++) {
 				pthread_join(th[i].tid, NULL);
 				if (th[i].err)
@@ -613,6 +651,7 @@ static void rpc_client(void)
 			req = zc_buffer(cfg.sizes[s]);
 			reply = zc_buffer(cfg.sizes[s]);
 			rpc_warm_up(req, reply, cfg.sizes[s]);
+			start = bench_now_ns();
 			for (i = 0; i < cfg.iters; i++) {
 				t = bench_now_ns();
 				ret = lite_rpc_call(node, lc.lite_port, req,
@@ -625,6 +664,9 @@ static void rpc_client(void)
 						  ret < 0 ? strerror(-ret) : "short reply");
 			}
 			bench_lat_row(&pt, ns, cfg.iters);
+			/* When the timed calls ran (CLOCK_MONOTONIC), for qos. */
+			printf("# window=%" PRIu64 ",%" PRIu64 "\n", start,
+			       bench_now_ns());
 			lite_free_buffer(req, cfg.sizes[s]);
 			lite_free_buffer(reply, cfg.sizes[s]);
 		}
