@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Where a LITE write's time goes, in the guest, next to a verbs write: 8 B
-# writes node1 -> node2 (N each) with lite_qp_post()'s bottom-half bracket
+# Where a LITE write's time goes, in the guest, next to a verbs write: SIZE
+# byte writes (default 8) node1 -> node2 (N each) with lite_qp_post()'s bottom-half bracket
 # on (inline, the default) and off (deferred):
 #  - sched.csv: context switches during the run, by the task switched to
 #    (sched_switch events; no function tracer, so undistorted timing);
@@ -18,10 +18,10 @@ here=$(dirname "$(readlink -f "$0")")
 AE=$here/../../ae-scripts/lite-ae
 B=/root/lite-ae/microbench
 T=/root/lite-ae/plots/profile-write/trace-op.sh
-N=${N:-500} DEPTH=${DEPTH:-6} OUT=${OUT:-$here}
+N=${N:-500} DEPTH=${DEPTH:-6} SIZE=${SIZE:-8} OUT=${OUT:-$here}
 P=/sys/module/lite/parameters/post_inline_softirq
 ip2=$("$AE" inventory | awk '$1 == "node2" { for (i = 1; i <= NF; i++) if ($i ~ /^fabric_ip=/) { sub("fabric_ip=", "", $i); print $i } }')
-lite="$B/lite_bench -m lat -o write -s 8 -n $N -r 1 -w 0.2 2"
+lite="$B/lite_bench -m lat -o write -s $SIZE -n $N -r 1 -w 0.2 2"
 was=$("$AE" exec node1 -- "cat $P")
 trap '"$AE" exec node1 -- "echo $was >$P"' EXIT
 "$AE" sync >/dev/null
@@ -47,7 +47,7 @@ done
 
 "$AE" exec node2 -- "timeout 120 $B/verbs_bench -p 18690" >/dev/null 2>&1 &
 sleep 2
-"$AE" exec node1 -- "$T /tmp/profile.trace ib_uverbs_write $((DEPTH - 2)) -- $B/verbs_bench -m lat -o write -s 8 -n $N -r 1 -w 0.2 -p 18690 $ip2 >/dev/null; cat /tmp/profile.trace" >"$OUT/trace.tmp"
+"$AE" exec node1 -- "$T /tmp/profile.trace ib_uverbs_write $((DEPTH - 2)) -- $B/verbs_bench -m lat -o write -s $SIZE -n $N -r 1 -w 0.2 -p 18690 $ip2 >/dev/null; cat /tmp/profile.trace" >"$OUT/trace.tmp"
 wait
 awk -v top=ib_uverbs_write -f "$here/graph-summary.awk" "$OUT/trace.tmp" | sort -t, -k5 -gr >"$OUT/graph-verbs.csv"
 example "$OUT/trace.tmp" ib_uverbs_write >"$OUT/example-verbs.txt"
