@@ -62,13 +62,14 @@ lite_build() {
 # HOST would load is built for the kernel HOST runs (insmod would only
 # say "Invalid module format").
 lite_check_module() {
-	local h=$1 facts why ko
+	local h=$1 facts why ko running
 	ko=$(lite_rdir "$h")/lite/lite.ko
 	[ "$AE_DRY_RUN" = 1 ] && { ae_ssh "$h" "$(kv_vermagic_cmd "$ko")"; return 0; }
 	facts=$(ae_ssh "$h" "$(kv_vermagic_cmd "$ko")") || ae_die "$h: cannot read the kernel version or $ko"
 	grep -qx 'present=yes' <<<"$facts" || ae_die "$h: $ko is missing (sync failed?)"
 	why=$(kv_mismatch "$(sed -n 's/^built=//p' <<<"$facts")" "$(sed -n 's/^kernel=//p' <<<"$facts")")
-	[ -z "$why" ] || ae_die "$h: $why; every node must run the kernel lite.ko was built for: rebuild for the running kernel with 'make lite-install' (lite-ae install builds for the nodes' kernel), or by hand 'make -C lite KVER=\$(uname -r of the nodes)' and 'lite-ae sync'"
+	running=$(sed -n 's/^kernel=//p' <<<"$facts")
+	[ -z "$why" ] || ae_die "$h: $why; every node must run the kernel lite.ko was built for: rebuild for the running kernel with 'make lite-install' (lite-ae install builds for the nodes' kernel), or by hand 'make -C lite KVER=$running' and 'lite-ae sync'"
 }
 
 AE_UDEV_RULE=/etc/udev/rules.d/60-lite.rules
