@@ -7,7 +7,7 @@ SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
 
 INVENTORY ?= inventory/local
-export INVENTORY QUICK FULL NODES
+export INVENTORY QUICK FULL NODES KVER
 
 LITE_AE := ae-scripts/lite-ae
 FIGURES := $(sort $(basename $(notdir $(wildcard ae-scripts/figures/*.sh))))
@@ -30,7 +30,8 @@ help:
 	@echo "make plots           redraw every figure from the latest raw data (no host needed)"
 	@echo "make reference       every figure at the current clean commit into plots/reference/, exp.md's targets table"
 	@echo "make clean           stop the local cluster, drop boot caches and runtime state (results/ stay)"
-	@echo "Knobs: INVENTORY=FILE, NODES=N, QUICK=1 (short runs), FULL=1 (long runs)"
+	@echo "Knobs: INVENTORY=FILE, NODES=N, QUICK=1 (short runs), FULL=1 (long runs),"
+	@echo "       KVER=RELEASE (guest kernel for deps/up, e.g. 6.12.111+deb12-amd64; docs/kernels.md)"
 
 all: deps up kick-the-tires lite-install figures plots
 	@echo "Done. Figures: results/*/*.png. The cluster is still up: 'make down' stops it."

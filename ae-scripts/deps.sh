@@ -6,6 +6,8 @@ set -euo pipefail
 
 AE_ROOT=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
 AE_CACHE=${AE_CACHE:-$AE_ROOT/.cache/vm}
+# shellcheck source=ae-scripts/lib/kernels.sh
+. "$AE_ROOT/ae-scripts/lib/kernels.sh"
 
 PACKAGES=(
 	qemu-system-x86 qemu-utils busybox-static kmod cpio
@@ -40,25 +42,53 @@ apt_install() {
 mapfile -t missing < <(missing_packages "${PACKAGES[@]}")
 apt_install "${missing[@]}"
 
-# Guest kernel: the version the linux-image-amd64 metapackage points to,
-# unpacked into the cache (never installed on the controller), with the
-# matching headers installed so modules can be built here.
-if [ -f "$AE_CACHE/kver" ] && [ -f "$AE_CACHE/modules/boot/vmlinuz-$(cat "$AE_CACHE/kver")" ]; then
-	kver=$(cat "$AE_CACHE/kver")
+# Guest kernels, unpacked into the cache side by side (never installed on
+# the controller), with the matching headers installed so modules can be
+# built here. KVER=x fetches x if it is missing; without KVER, the cache's
+# default kernel ($AE_CACHE/kver), or on a fresh cache the version the
+# linux-image-amd64 metapackage points to, which becomes the default. A
+# kernel already in the cache is never touched: a running cluster may be
+# using its files.
+kver=${KVER:-}
+if [ -n "$kver" ]; then
+	kv_valid "$kver" || { log "KVER='$kver' is not a kernel release (e.g. 6.12.111+deb12-amd64)"; exit 1; }
 else
+	kver=$(kv_default "$AE_CACHE")
+fi
+if [ -z "$kver" ]; then
 	[ "$apt_updated" = 1 ] || { apt-get update -qq; apt_updated=1; }
 	kver=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-/ { sub("linux-image-", "", $2); print $2; exit }')
 	[ -n "$kver" ] || { log "cannot resolve the kernel behind linux-image-amd64"; exit 1; }
-	log "fetching guest kernel linux-image-$kver"
-	tmp=$(mktemp -d)
-	trap 'rm -rf "$tmp"' EXIT
-	(cd "$tmp" && apt-get download -q "linux-image-$kver" >/dev/null 2>&1)
-	rm -rf "$AE_CACHE/modules"
-	mkdir -p "$AE_CACHE/modules"
-	dpkg-deb -x "$tmp"/linux-image-*.deb "$AE_CACHE/modules"
-	depmod -b "$AE_CACHE/modules" "$kver"
-	echo "$kver" >"$AE_CACHE/kver"
 fi
+if ! kv_cached "$AE_CACHE" "$kver"; then
+	[ "$(id -u)" = 0 ] || { log "need root to fetch the guest kernel $kver"; exit 1; }
+	log "fetching guest kernel linux-image-$kver"
+	mkdir -p "$AE_CACHE/modules"
+	# Staged in the cache's file system, so that adding it is a rename.
+	tmp=$(mktemp -d "$AE_CACHE/.fetch.XXXXXX")
+	trap 'rm -rf "$tmp"' EXIT
+	(cd "$tmp" && apt-get download -q "linux-image-$kver" >/dev/null 2>&1) || {
+		log "apt-get download linux-image-$kver failed (a release Debian ships? apt-cache policy linux-image-$kver)"
+		exit 1
+	}
+	mkdir "$tmp/root"
+	dpkg-deb -x "$tmp"/linux-image-*.deb "$tmp/root"
+	depmod -b "$tmp/root" "$kver"
+	kc_merge_tree "$tmp/root" "$AE_CACHE/modules" || { log "cannot add $kver to $AE_CACHE/modules"; exit 1; }
+fi
+[ -n "$(kv_default "$AE_CACHE")" ] || echo "$kver" >"$AE_CACHE/kver"
 mapfile -t missing < <(missing_packages "linux-headers-$kver")
 apt_install "${missing[@]}"
-log "ok (guest kernel $kver)"
+
+# Headers of every series LITE builds for ('make test' builds against each):
+# the newest of a series the archive has, unless one is installed.
+for series in "${AE_KERNEL_SERIES[@]}"; do
+	[ -z "$(kv_series_headers "$series")" ] || continue
+	[ "$apt_updated" = 1 ] || { apt-get update -qq; apt_updated=1; }
+	pkg=$(apt-cache pkgnames "linux-headers-$series." |
+		grep -E "^linux-headers-${series//./\\.}\.[0-9][0-9a-z.+~-]*-amd64$" |
+		grep -vE -- '-(rt|cloud)-amd64$' | sort -V | tail -n 1)
+	[ -n "$pkg" ] || { log "no linux-headers package of Linux $series in the archive"; exit 1; }
+	apt_install "$pkg"
+done
+log "ok (guest kernel $kver; default $(kv_default "$AE_CACHE"))"

@@ -17,6 +17,7 @@
 #include <linux/mmap_lock.h>
 #include <linux/slab.h>
 
+#include "compat.h"
 #include "lite_priv.h"
 #include "lite_ubuf.h"
 
@@ -132,7 +133,7 @@ int lite_ubuf_mmap(struct lite_user *user, struct vm_area_struct *vma)
 				__free_page(p + j);
 		}
 	}
-	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY;
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
 	for (i = 0; i < pages; i++) {
 		ret = vm_insert_page(vma, vma->vm_start + (i << PAGE_SHIFT),
 				     ub->chunks[i / per_chunk] + i % per_chunk);

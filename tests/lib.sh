@@ -10,6 +10,11 @@ trap 'rm -rf "$TEST_TMP"' EXIT
 # Keep the tests' state away from a cluster the user may have running.
 export AE_STATE_DIR=$TEST_TMP/state AE_RESULTS=$TEST_TMP/results
 
+# test_inventory DEFAULT: the inventory an integration test boots, DEFAULT
+# unless TEST_INVENTORY names another (e.g. a copy on other ports and
+# fabric, to run beside a cluster that uses DEFAULT's).
+test_inventory() { echo "${TEST_INVENTORY:-$1}"; }
+
 fail() {
 	echo "FAIL: $*" >&2
 	exit 1

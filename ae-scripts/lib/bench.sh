@@ -68,7 +68,7 @@ mb_ensure_lite() {
 		fi
 	done
 	# The benchmarks may be newer than the installed module's build.
-	ae_run_bounded 600 "build" make -s -C "$AE_ROOT/microbench" >&2 ||
+	ae_run_bounded 600 "build" make -s -C "$AE_ROOT/microbench" KVER="$(lite_kver)" >&2 ||
 		ae_die "building microbench/ failed"
 	ae_sync >/dev/null || ae_die "sync failed"
 }

@@ -43,6 +43,7 @@ done
 echo "lite=\$($(lite_status_cmd "$4"))"
 echo "litedev=\$(stat -c 0%a:%G /dev/lite 2>/dev/null)"
 echo "liteunsafe=\$(cat /sys/module/lite/parameters/unsafe_global_rkey 2>/dev/null)"
+$(kv_vermagic_cmd "$(lite_rdir "$4")/lite/lite.ko" ko_)
 EOF
 }
 
@@ -119,8 +120,28 @@ chk_judge_host() {
 			"add '* - memlock unlimited' to /etc/security/limits.conf and log in again"
 		ok=0
 	fi
+	chk_judge_module "$h"
 	chk_judge_lite "$h"
 	CHK_HOST_OK[$h]=$ok
+}
+
+# chk_judge_module HOST: the lite.ko that 'lite-ae install' left on HOST
+# must be built for the kernel HOST runs; not built yet is fine (INFO).
+chk_judge_module() {
+	local h=$1 kernel built why ko
+	ko=$(lite_rdir "$h")/lite/lite.ko
+	kernel=$(chk_fact "$h" ko_kernel) built=$(chk_fact "$h" ko_built)
+	if [ "$(chk_fact "$h" ko_present)" != yes ]; then
+		chk_row "$h" module INFO "no $ko yet (lite-ae install builds it for Linux $kernel)"
+		return
+	fi
+	why=$(kv_mismatch "$built" "$kernel")
+	if [ -z "$why" ]; then
+		chk_row "$h" module PASS "lite.ko built for Linux $built"
+	else
+		chk_row "$h" module FAIL "$why ($ko)" \
+			"rebuild it for the running kernel: make lite-install (lite-ae install builds for the nodes' kernel); by hand: make -C lite KVER=$kernel, then lite-ae sync"
+	fi
 }
 
 # chk_judge_lite HOST: LITE's own state; not installed is fine (INFO).

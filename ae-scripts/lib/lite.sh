@@ -14,29 +14,62 @@ AE_MANAGER_LOG=/var/log/lite-manager.log
 
 lite_rdir() { inv_var "$1" remote_dir; }
 
+# lite_kver: the kernel release every node runs (they must agree: one
+# lite.ko is built for all of them). Under --dry-run, the local cluster's
+# (lib/vcluster.sh) or the controller's.
+lite_kver() {
+	local h k first=""
+	if [ "$AE_DRY_RUN" = 1 ]; then
+		if [ "$INV_VCLUSTER" = 1 ]; then vc_kver; else uname -r; fi
+		return 0
+	fi
+	for h in "${INV_NODES[@]}"; do
+		k=$(ae_ssh "$h" 'uname -r') && [ -n "$k" ] || ae_die "$h: cannot read its kernel version"
+		if [ -z "$first" ]; then
+			first=$k
+		elif [ "$k" != "$first" ]; then
+			ae_die "$h runs Linux $k, ${INV_NODES[0]} runs $first: one lite.ko serves every node, so they must run the same kernel"
+		fi
+	done
+	echo "$first"
+}
+
 # lite_build: build on the controller when its headers match the hosts'
 # kernel (seconds), else on every host (minutes in an emulated guest).
 lite_build() {
 	local kver h
-	kver=$(ae_ssh "${INV_NODES[0]}" 'uname -r') || ae_die "${INV_NODES[0]}: cannot read its kernel version"
-	[ "$AE_DRY_RUN" = 1 ] && kver=${kver:-$(uname -r)}
+	kver=$(lite_kver) || exit 1
 	if [ -f "/lib/modules/$kver/build/Makefile" ]; then
-		ae_log "building lite.ko for $kver and the tools on the controller"
+		ae_log "building lite.ko for Linux $kver and the tools on the controller"
 		ae_run_bounded 600 "build" make -s -C "$AE_ROOT/lite" KVER="$kver" >&2 ||
 			ae_die "building lite/ failed"
 		ae_run_bounded 600 "build" make -s -C "$AE_ROOT/manager" lite-manager >&2 ||
 			ae_die "building manager/ failed"
-		ae_run_bounded 600 "build" make -s -C "$AE_ROOT/microbench" >&2 ||
+		ae_run_bounded 600 "build" make -s -C "$AE_ROOT/microbench" KVER="$kver" >&2 ||
 			ae_die "building microbench/ failed"
 		ae_sync || ae_die "sync failed"
 	else
-		ae_log "no headers for $kver on the controller: building on every host"
+		ae_log "no headers for Linux $kver on the controller: building on every host"
 		ae_sync || ae_die "sync failed"
 		while read -r h; do
-			AE_TIMEOUT=900 ae_ssh "$h" "make -s -C $(lite_rdir "$h")/lite && make -s -C $(lite_rdir "$h")/manager lite-manager && make -s -C $(lite_rdir "$h")/microbench" ||
+			AE_TIMEOUT=900 ae_ssh "$h" "make -s -C $(lite_rdir "$h")/lite KVER=\$(uname -r) && make -s -C $(lite_rdir "$h")/manager lite-manager && make -s -C $(lite_rdir "$h")/microbench KVER=\$(uname -r)" ||
 				ae_die "$h: build failed"
 		done < <(inv_all_hosts)
 	fi
+}
+
+# lite_check_module HOST: fail, saying how to fix it, unless the lite.ko
+# HOST would load is built for the kernel HOST runs (insmod would only
+# say "Invalid module format").
+lite_check_module() {
+	local h=$1 facts why ko running
+	ko=$(lite_rdir "$h")/lite/lite.ko
+	[ "$AE_DRY_RUN" = 1 ] && { ae_ssh "$h" "$(kv_vermagic_cmd "$ko")"; return 0; }
+	facts=$(ae_ssh "$h" "$(kv_vermagic_cmd "$ko")") || ae_die "$h: cannot read the kernel version or $ko"
+	grep -qx 'present=yes' <<<"$facts" || ae_die "$h: $ko is missing (sync failed?)"
+	why=$(kv_mismatch "$(sed -n 's/^built=//p' <<<"$facts")" "$(sed -n 's/^kernel=//p' <<<"$facts")")
+	running=$(sed -n 's/^kernel=//p' <<<"$facts")
+	[ -z "$why" ] || ae_die "$h: $why; every node must run the kernel lite.ko was built for: rebuild for the running kernel with 'make lite-install' (lite-ae install builds for the nodes' kernel), or by hand 'make -C lite KVER=$running' and 'lite-ae sync'"
 }
 
 AE_UDEV_RULE=/etc/udev/rules.d/60-lite.rules
@@ -108,6 +141,7 @@ lite_install() {
 	fi
 	lite_build
 	for h in "${INV_NODES[@]}"; do
+		lite_check_module "$h"
 		ae_ssh "$h" "$(lite_dev_setup_cmd "$h")" ||
 			ae_die "$h: creating group $(inv_var "$h" lite_group) or $AE_UDEV_RULE failed"
 		ae_ssh "$h" "if [ -e /sys/module/lite ]; then rmmod lite || exit 1; fi
