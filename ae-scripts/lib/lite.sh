@@ -16,15 +16,21 @@ lite_rdir() { inv_var "$1" remote_dir; }
 
 # lite_kver: the kernel release every node runs (they must agree: one
 # lite.ko is built for all of them). Under --dry-run, the local cluster's
-# (lib/vcluster.sh) or the controller's.
+# (lib/vcluster.sh; a placeholder when none is cached yet: a dry run
+# changes nothing, so it must not need 'make deps') or the controller's.
 lite_kver() {
 	local h k first=""
 	if [ "$AE_DRY_RUN" = 1 ]; then
-		if [ "$INV_VCLUSTER" = 1 ]; then vc_kver; else uname -r; fi
+		if [ "$INV_VCLUSTER" = 1 ]; then
+			(vc_kver) 2>/dev/null || echo "GUEST-KERNEL"
+		else
+			uname -r
+		fi
 		return 0
 	fi
 	for h in "${INV_NODES[@]}"; do
-		k=$(ae_ssh "$h" 'uname -r') && [ -n "$k" ] || ae_die "$h: cannot read its kernel version"
+		k=$(ae_ssh "$h" 'uname -r') || k=""
+		[ -n "$k" ] || ae_die "$h: cannot read its kernel version"
 		if [ -z "$first" ]; then
 			first=$k
 		elif [ "$k" != "$first" ]; then
