@@ -18,7 +18,7 @@ T=/root/lite-ae/plots/profile-write/trace-op.sh
 S=$here/../profile-write/graph-summary.awk
 N=${N:-300} DEPTH=${DEPTH:-5} OUT=${OUT:-$here}
 P=/sys/module/lite/parameters/wait_policy
-ip2=$("$AE" inventory | awk '$1 == "node2" { for (i = 1; i <= NF; i++) if ($i ~ /^fabric_ip=/) { sub("fabric_ip=", "", $i); print $i } }')
+ip2=$("$AE" inventory node2 fabric_ip)
 was1=$("$AE" exec node1 -- "cat $P") was2=$("$AE" exec node2 -- "cat $P")
 trap '"$AE" exec node1 -- "echo $was1 >$P"; "$AE" exec node2 -- "echo $was2 >$P"' EXIT
 "$AE" exec node1 -- "echo busy >$P"
@@ -34,7 +34,7 @@ pair() {
 	for side in cli srv; do
 		f=$OUT/$1-$([ "$side" = cli ] && echo client || echo server)
 		awk -v top="$2" -f "$S" "$OUT/$side.tmp" | sort -t, -k5 -gr >"$f.csv"
-		awk -v top="$2" '$0 ~ ("  " top "( \\[[a-z_]+\\])?\\(\\) \\{") { n++ } n == 100' "$OUT/$side.tmp" | cut -c15- >"$f.txt"
+		awk -v top="$2" -f "$here/../profile-write/graph-call.awk" "$OUT/$side.tmp" >"$f.txt"
 	done
 	rm -f "$OUT/cli.tmp" "$OUT/srv.tmp"
 }

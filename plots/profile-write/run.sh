@@ -7,7 +7,7 @@
 #  - graph-<config>.csv: function_graph below lite_ioctl (DEPTH levels),
 #    per function: calls, calls per ioctl, mean and total inclusive us
 #    (graph-summary.awk); example-<config>.txt: one write's call graph;
-#  - graph-verbs.csv, example-verbs.txt: the same below ib_uverbs_write,
+#  - graph-verbs.csv, example-verbs.txt (graph-call.awk): the same below ib_uverbs_write,
 #    the only system call of a verbs write on rxe (the doorbell; the
 #    completion is polled in user space).
 # The tracer costs about 1 us per traced function on these guests, so
@@ -20,16 +20,11 @@ B=/root/lite-ae/microbench
 T=/root/lite-ae/plots/profile-write/trace-op.sh
 N=${N:-500} DEPTH=${DEPTH:-6} SIZE=${SIZE:-8} OUT=${OUT:-$here}
 P=/sys/module/lite/parameters/post_inline_softirq
-ip2=$("$AE" inventory | awk '$1 == "node2" { for (i = 1; i <= NF; i++) if ($i ~ /^fabric_ip=/) { sub("fabric_ip=", "", $i); print $i } }')
+ip2=$("$AE" inventory node2 fabric_ip)
 lite="$B/lite_bench -m lat -o write -s $SIZE -n $N -r 1 -w 0.2 2"
 was=$("$AE" exec node1 -- "cat $P")
 trap '"$AE" exec node1 -- "echo $was >$P"' EXIT
 "$AE" sync >/dev/null
-
-# example TRACE TOP: the 100th call of TOP in TRACE, whole.
-example() {
-	awk -v top="$2" '$0 ~ ("  " top "( \\[[a-z_]+\\])?\\(\\) \\{") { n++ } n == 100' "$1" | cut -c15-
-}
 
 echo "config,task,switches,per_op" >"$OUT/sched.csv"
 for cfg in inline deferred; do
@@ -42,7 +37,7 @@ for cfg in inline deferred; do
 		sort -t, -k3 -nr | head -n 5 >>"$OUT/sched.csv"
 	"$AE" exec node1 -- "$T /tmp/profile.trace lite_ioctl $DEPTH -- $lite >/dev/null; cat /tmp/profile.trace" >"$OUT/trace.tmp"
 	awk -v top=lite_ioctl -f "$here/graph-summary.awk" "$OUT/trace.tmp" | sort -t, -k5 -gr >"$OUT/graph-$cfg.csv"
-	example "$OUT/trace.tmp" lite_ioctl >"$OUT/example-$cfg.txt"
+	awk -v top=lite_ioctl -f "$here/graph-call.awk" "$OUT/trace.tmp" >"$OUT/example-$cfg.txt"
 done
 
 "$AE" exec node2 -- "timeout 120 $B/verbs_bench -p 18690" >/dev/null 2>&1 &
@@ -50,6 +45,6 @@ sleep 2
 "$AE" exec node1 -- "$T /tmp/profile.trace ib_uverbs_write $((DEPTH - 2)) -- $B/verbs_bench -m lat -o write -s $SIZE -n $N -r 1 -w 0.2 -p 18690 $ip2 >/dev/null; cat /tmp/profile.trace" >"$OUT/trace.tmp"
 wait
 awk -v top=ib_uverbs_write -f "$here/graph-summary.awk" "$OUT/trace.tmp" | sort -t, -k5 -gr >"$OUT/graph-verbs.csv"
-example "$OUT/trace.tmp" ib_uverbs_write >"$OUT/example-verbs.txt"
+awk -v top=ib_uverbs_write -f "$here/graph-call.awk" "$OUT/trace.tmp" >"$OUT/example-verbs.txt"
 rm -f "$OUT/trace.tmp"
 echo "done: $OUT"
