@@ -15,6 +15,7 @@
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
+#include <linux/sched/signal.h>
 #include <linux/sizes.h>
 #include <linux/wait.h>
 
@@ -75,7 +76,7 @@ static u64 lite_prio_recheck_ns(u64 hold)
  * While anyone sleeps, look every grace period (or when the grace ends) and
  * wake them all once high-priority traffic is idle. The timer runs on until
  * no one sleeps: a sleeper woken but then finding a new high-priority call
- * sleeps again inside wait_event_hrtimeout(), and still needs the timer.
+ * sleeps again inside wait_event_killable_timeout(), and still needs the timer.
  */
 static enum hrtimer_restart lite_prio_timer_fn(struct hrtimer *timer)
 {
@@ -95,7 +96,7 @@ static enum hrtimer_restart lite_prio_timer_fn(struct hrtimer *timer)
 	return HRTIMER_RESTART;
 }
 
-/* Sleep until high-priority traffic is idle, @hold from now, or @left ns. */
+/* Sleep until high-priority traffic is idle, @left ns pass or a kill. */
 static void lite_prio_sleep(u64 hold, u64 left)
 {
 	unsigned long flags;
@@ -109,9 +110,10 @@ static void lite_prio_sleep(u64 hold, u64 left)
 			      HRTIMER_MODE_REL);
 	}
 	spin_unlock_irqrestore(&lite_prio_lock, flags);
-	wait_event_hrtimeout(lite_prio_idle_wq,
-			     !lite_prio_hold_ns(ktime_get_ns()),
-			     ns_to_ktime(left));
+	/* Killable: the hold may last prio_low_max_wait_us (100 ms). */
+	wait_event_killable_timeout(lite_prio_idle_wq,
+				    !lite_prio_hold_ns(ktime_get_ns()),
+				    nsecs_to_jiffies(left) + 1);
 	spin_lock_irqsave(&lite_prio_lock, flags);
 	lite_prio_sleepers--;
 	spin_unlock_irqrestore(&lite_prio_lock, flags);
@@ -138,7 +140,8 @@ void lite_prio_begin(int prio)
 		return;
 	now = ktime_get_ns();
 	deadline = now + (u64)wait_us * NSEC_PER_USEC;
-	while ((hold = lite_prio_hold_ns(now)) && now < deadline) {
+	while ((hold = lite_prio_hold_ns(now)) && now < deadline &&
+	       !fatal_signal_pending(current)) {
 		lite_prio_sleep(hold, deadline - now);
 		now = ktime_get_ns();
 	}
@@ -190,10 +193,11 @@ u64 lite_prio_low_step(struct lite_peer *peer, int prio, u64 want)
 	if (wait_us && limit && lite_prio_hold_ns(now)) {
 		step = min(want, limit);
 		deadline = now + (u64)wait_us * NSEC_PER_USEC;
-		while (!lite_prio_low_fits(peer, step, limit) && now < deadline) {
-			wait_event_hrtimeout(lite_prio_room_wq,
-					     lite_prio_low_fits(peer, step, limit),
-					     ns_to_ktime(deadline - now));
+		while (!lite_prio_low_fits(peer, step, limit) &&
+		       now < deadline && !fatal_signal_pending(current)) {
+			wait_event_killable_timeout(lite_prio_room_wq,
+					lite_prio_low_fits(peer, step, limit),
+					nsecs_to_jiffies(deadline - now) + 1);
 			now = ktime_get_ns();
 		}
 	}

@@ -363,18 +363,16 @@ static int lite_op_post_zc(struct lite_rdma_op *op, bool write, u64 off,
 }
 
 /*
- * Wait for @op as the wait policy says (wait.c), at most op_timeout_ms. A
- * low-priority waiter (@prio) never spins, so the CPU goes to the others
- * (on a guest with one vCPU, its spinning left none to higher priorities),
- * and its waits do not shape how long the others spin.
+ * Wait for @op at most op_timeout_ms: as the wait policy says (wait.c) if
+ * @spin, else sleeping at once and unrecorded (low priority, as for RPC).
  */
-static int lite_op_wait(struct lite_rdma_op *op, int prio)
+static int lite_op_wait(struct lite_rdma_op *op, bool spin)
 {
 	u64 start = ktime_get_ns();
 	u64 deadline = start + (u64)lite_op_timeout_ms * NSEC_PER_MSEC;
 	u64 now;
 
-	if (prio == LITE_PRIO_LOW ||
+	if (!spin ||
 	    !lite_spin(&lite_op_hist, lite_spin_completion, &op->done, start,
 		       deadline)) {
 		now = ktime_get_ns();
@@ -385,7 +383,7 @@ static int lite_op_wait(struct lite_rdma_op *op, int prio)
 			return -ETIMEDOUT;
 		}
 	}
-	if (prio != LITE_PRIO_LOW)	/* nor does it set others' spinning */
+	if (spin)
 		lite_wait_learn(&lite_op_hist, ktime_get_ns() - start);
 	return READ_ONCE(op->status);
 }
@@ -420,7 +418,7 @@ static int lite_rdma_rw_copy(struct lite_handle *h, struct lite_peer *peer,
 		} else {
 			lite_op_posted(op);
 		}
-		ret = lite_op_wait(op, prio) ?: ret;
+		ret = lite_op_wait(op, prio != LITE_PRIO_LOW) ?: ret;
 		lite_prio_low_done(peer, prio, step);
 		if (!ret && !write) {
 			ib_dma_sync_single_for_cpu(peer->dev->ibdev, op->dma,
@@ -456,7 +454,7 @@ static int lite_rdma_rw_zc(struct lite_handle *h, struct lite_peer *peer,
 		op->ub = ub;
 		n = step;
 		ret = lite_op_post_zc(op, write, off, uoff, &n);
-		ret = lite_op_wait(op, prio) ?: ret;
+		ret = lite_op_wait(op, prio != LITE_PRIO_LOW) ?: ret;
 		lite_prio_low_done(peer, prio, step);
 		lite_op_put(op);
 		off += n;
@@ -554,7 +552,7 @@ int lite_rdma_atomic(struct lite_handle *h, u64 off, enum ib_wr_opcode opcode,
 	lite_op_posted(op);
 	if (!ret)
 		lite_stat_inc(LITE_STAT_ATOMIC_NIC);
-	ret = lite_op_wait(op, LITE_PRIO_NORMAL) ?: ret;
+	ret = lite_op_wait(op, true) ?: ret;
 	if (!ret) {
 		ib_dma_sync_single_for_cpu(peer->dev->ibdev, op->dma,
 					   sizeof(u64), DMA_BIDIRECTIONAL);

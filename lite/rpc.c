@@ -1005,7 +1005,8 @@ int lite_rpc_call(struct lite_user *user, u32 node, u32 port,
 		return ret;
 	}
 	ret = lite_rpc_call_wait(call, jiffies +
-				 msecs_to_jiffies(lite_rpc_timeout_ms), true);
+				 msecs_to_jiffies(lite_rpc_timeout_ms),
+				 prio != LITE_PRIO_LOW);
 	lite_prio_end(prio);
 	if (ret)
 		return ret;

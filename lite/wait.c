@@ -16,7 +16,9 @@
  *	the lowest latency, a CPU per waiting thread.
  *
  * A spinner polls the CQ itself (cq.c) and yields to anything else
- * runnable: rxe transmits from ksoftirqd.
+ * runnable: rxe transmits from ksoftirqd. Low-priority waits (reads,
+ * writes and calls) do not spin and are not recorded: on a guest with one
+ * vCPU their spinning left none to higher priorities.
  */
 #include <linux/completion.h>
 #include <linux/moduleparam.h>
