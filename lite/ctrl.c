@@ -232,6 +232,8 @@ static void lite_ctrl_serve(struct work_struct *work)
 	int ret;
 
 	lite_stat_ctrl(w->type, true);
+	/* The handlers and the answer want the requester UP here. */
+	lite_peer_wait_up(w->src, w->src_gen, HZ);
 	resp = kzalloc(LITE_CTRL_MAX_PAYLOAD, GFP_KERNEL);
 	if (!resp) {
 		ret = -ENOMEM;

@@ -169,6 +169,8 @@ u32 lite_node_gen(void);
 unsigned int lite_nr_nodes(u64 *connected);
 unsigned int lite_qps_per_peer(void);
 struct lite_peer *lite_peer_get(u16 id, u32 gen);
+void lite_peer_wait_up(u16 id, u32 gen, unsigned long timeout);
+void lite_peer_set_up(struct lite_peer *peer);
 void lite_peer_put(struct lite_peer *peer);
 bool lite_peer_alive(u16 id, u32 gen);
 struct lite_dev *lite_peer_dev(u16 id, u32 gen);

@@ -15,6 +15,7 @@
 #include <linux/slab.h>
 #include <linux/tcp.h>
 #include <linux/utsname.h>
+#include <linux/wait.h>
 #include <net/sock.h>
 
 #include "auth.h"
@@ -158,6 +159,60 @@ struct lite_peer *lite_peer_get(u16 id, u32 gen)
 		refcount_inc(&peer->refs);
 	spin_unlock_irqrestore(&lite_cluster.peers_lock, flags);
 	return peer;
+}
+
+/* Woken when a peer's QPs are all proven (lite_peer_set_up()). */
+static DECLARE_WAIT_QUEUE_HEAD(lite_peer_up_wq);
+
+/**
+ * lite_peer_set_up() - a hello has arrived on every QP of @peer: it is UP
+ * @peer: the peer
+ *
+ * Context: any; does not sleep.
+ */
+void lite_peer_set_up(struct lite_peer *peer)
+{
+	WRITE_ONCE(peer->state, LITE_PEER_UP);
+	wake_up_all(&lite_peer_up_wq);
+}
+
+/* Is @id, generation @gen, in the table and still proving its QPs? */
+static bool lite_peer_coming(u16 id, u32 gen)
+{
+	struct lite_peer *peer;
+	unsigned long flags;
+	bool coming;
+
+	if (!id || id >= LITE_MAX_NODES)
+		return false;
+	spin_lock_irqsave(&lite_cluster.peers_lock, flags);
+	peer = lite_cluster.peers[id];
+	coming = peer && peer->gen == gen &&
+		 (READ_ONCE(peer->state) == LITE_PEER_CREATED ||
+		  READ_ONCE(peer->state) == LITE_PEER_CONNECTING);
+	spin_unlock_irqrestore(&lite_cluster.peers_lock, flags);
+	return coming;
+}
+
+/**
+ * lite_peer_wait_up() - wait while @id is still proving its QPs
+ * @id: a node id (1..LITE_MAX_NODES-1)
+ * @gen: its generation
+ * @timeout: how long at most, in jiffies
+ *
+ * A request can arrive before this node has seen the sender's hellos on
+ * every QP: the sender is UP once it has seen ours, and its request
+ * follows its own hello on the one QP it took. Served at once, the
+ * request would find the requester not UP, and its answer would be
+ * dropped (its caller waiting out its whole timeout); the sender's other
+ * hellos were posted before the request and arrive within milliseconds.
+ *
+ * Context: process context; sleeps up to @timeout.
+ */
+void lite_peer_wait_up(u16 id, u32 gen, unsigned long timeout)
+{
+	wait_event_timeout(lite_peer_up_wq, !lite_peer_coming(id, gen),
+			   timeout);
 }
 
 /**

@@ -99,7 +99,7 @@ static void lite_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	} else {
 		set_bit(lqp->index, &peer->hello_seen);
 		if (bitmap_weight(&peer->hello_seen, peer->nr_qps) == peer->nr_qps) {
-			WRITE_ONCE(peer->state, LITE_PEER_UP);
+			lite_peer_set_up(peer);
 			lite_info("node %u (%s): %u QPs up\n", peer->id,
 				  peer->name, peer->nr_qps);
 		}
