@@ -138,26 +138,46 @@ lite_key_setup() {
 	done
 }
 
+# lite_install_node HOST: load lite.ko (built for HOST's kernel), give
+# /dev/lite to the group, install liblite.
+lite_install_node() {
+	local h=$1
+	lite_check_module "$h"
+	ae_ssh "$h" "$(lite_dev_setup_cmd "$h")" ||
+		ae_die "$h: creating group $(inv_var "$h" lite_group) or $AE_UDEV_RULE failed"
+	ae_ssh "$h" "if [ -e /sys/module/lite ]; then rmmod lite || exit 1; fi
+		insmod $(lite_rdir "$h")/lite/lite.ko device=$(inv_var "$h" rdma_dev) port=$(inv_var "$h" ib_port) gid_index=$(inv_var "$h" gid_index) ${LITE_PARAMS-$(inv_var "$h" lite_params)}" ||
+		ae_die "$h: loading lite.ko failed (in use? see dmesg)"
+	ae_ssh "$h" "$(lite_dev_perm_cmd "$h")" ||
+		ae_die "$h: cannot give /dev/lite group $(inv_var "$h" lite_group) and mode 0660"
+	ae_ssh "$h" "make -s -C $(lite_rdir "$h")/lite/lib install >/dev/null" ||
+		ae_die "$h: installing liblite failed"
+}
+
 lite_install() {
-	local h i=0 out n=${#INV_NODES[@]} mgr_ip why
+	local h i=0 out n=${#INV_NODES[@]} mgr_ip why p failed=0
+	local -a pids
 	# LITE_PARAMS in the environment stands in for every host's lite_params.
 	if [ -n "${LITE_PARAMS+set}" ]; then
 		why=$(inv_check_value lite_params "$LITE_PARAMS")
 		[ -z "$why" ] || ae_die "LITE_PARAMS='$LITE_PARAMS': $why"
 	fi
 	lite_build
+	# The hosts load the module and build liblite in parallel (a build in
+	# a guest takes seconds); each says itself what went wrong.
+	pids=()
 	for h in "${INV_NODES[@]}"; do
-		lite_check_module "$h"
-		ae_ssh "$h" "$(lite_dev_setup_cmd "$h")" ||
-			ae_die "$h: creating group $(inv_var "$h" lite_group) or $AE_UDEV_RULE failed"
-		ae_ssh "$h" "if [ -e /sys/module/lite ]; then rmmod lite || exit 1; fi
-			insmod $(lite_rdir "$h")/lite/lite.ko device=$(inv_var "$h" rdma_dev) port=$(inv_var "$h" ib_port) gid_index=$(inv_var "$h" gid_index) ${LITE_PARAMS-$(inv_var "$h" lite_params)}" ||
-			ae_die "$h: loading lite.ko failed (in use? see dmesg)"
-		ae_ssh "$h" "$(lite_dev_perm_cmd "$h")" ||
-			ae_die "$h: cannot give /dev/lite group $(inv_var "$h" lite_group) and mode 0660"
-		ae_ssh "$h" "make -s -C $(lite_rdir "$h")/lite/lib install >/dev/null" ||
-			ae_die "$h: installing liblite failed"
+		if [ "$AE_DRY_RUN" = 1 ]; then
+			lite_install_node "$h"	# the commands in host order
+		else
+			lite_install_node "$h" &
+			pids+=($!)
+		fi
 	done
+	for p in "${pids[@]}"; do
+		wait "$p" || failed=1
+	done
+	[ "$failed" = 0 ] || ae_die "LITE not installed (see above)"
 	lite_manager_stop
 	lite_key_setup
 	# Listening on the fabric address only, where the nodes join.
