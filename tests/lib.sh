@@ -7,13 +7,32 @@ AE_ROOT=$(cd "$TESTS_DIR/.." && pwd)
 LITE_AE=$AE_ROOT/ae-scripts/lite-ae
 TEST_TMP=$(mktemp -d)
 trap 'rm -rf "$TEST_TMP"' EXIT
-# Keep the tests' state away from a cluster the user may have running.
-export AE_STATE_DIR=$TEST_TMP/state AE_RESULTS=$TEST_TMP/results
+# Keep the tests' state away from a cluster the user may have running. An
+# integration test boots its own cluster and stops it at the end, unless
+# TEST_CLUSTER_STATE names the state of one a test running it booted
+# (tests/integration/linux-6.12): then 'ae up' finds it running and
+# test_cluster_down leaves it so.
+export AE_STATE_DIR=${TEST_CLUSTER_STATE:-$TEST_TMP/state} AE_RESULTS=$TEST_TMP/results
 
 # test_inventory DEFAULT: the inventory an integration test boots, DEFAULT
 # unless TEST_INVENTORY names another (e.g. a copy on other ports and
 # fabric, to run beside a cluster that uses DEFAULT's).
 test_inventory() { echo "${TEST_INVENTORY:-$1}"; }
+
+# test_cluster_down: stop the cluster this test booted (not a shared one).
+test_cluster_down() {
+	[ -n "${TEST_CLUSTER_STATE:-}" ] || "$LITE_AE" down
+}
+
+# test_log NAME: where a test keeps an extra log (dmesg, the manager's),
+# next to its own; TEST_LOG_PREFIX tells two runs of a test apart.
+test_log() { echo "${TEST_LOG_DIR:-$TESTS_DIR/logs}/${TEST_LOG_PREFIX:-}$1"; }
+
+# summary TEXT: a line tests/run shows under the test's result.
+summary() { echo "summary: $*"; }
+
+# guest_kernel: the kernel the cluster's first guest runs.
+guest_kernel() { "$LITE_AE" exec node1 -- uname -r; }
 
 fail() {
 	echo "FAIL: $*" >&2
@@ -53,7 +72,7 @@ GUEST_BIN=/opt/lite-tests
 # everywhere: locks and barriers belong to a uid cluster-wide) and install
 # FILEs (guest paths) into GUEST_BIN.
 guest_user_setup() {
-	"$LITE_AE" exec all -- "useradd -M -N -u 2001 -G lite $GUEST_USER &&
+	"$LITE_AE" exec all -- "{ id -u $GUEST_USER >/dev/null 2>&1 || useradd -M -N -u 2001 -G lite $GUEST_USER; } &&
 		install -d -m 755 $GUEST_BIN && install -m 755 $* $GUEST_BIN/"
 }
 
