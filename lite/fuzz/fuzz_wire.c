@@ -378,6 +378,8 @@ static u32 mgr_size(u16 type)
 		return sizeof(struct lite_msg_peer_up);
 	case LITE_MSG_PEER_DOWN:
 		return sizeof(struct lite_msg_peer_down);
+	case LITE_MSG_CHALLENGE:
+		return sizeof(struct lite_msg_challenge);
 	default:
 		return sizeof(struct lite_msg_qp_info);
 	}
@@ -386,7 +388,8 @@ static u32 mgr_size(u16 type)
 /* A header, then the payload it announces, then that payload's check. */
 static void fuzz_mgr(struct input *in)
 {
-	static const void *valid_body[] = {
+	/* Indexed by every type lite_check_mgr_hdr() accepts. */
+	static const void *valid_body[LITE_MSG_CHALLENGE + 1] = {
 		[LITE_MSG_WELCOME]	= &valid_welcome,
 		[LITE_MSG_PEER_UP]	= &valid_peer_up,
 		[LITE_MSG_PEER_DOWN]	= &valid_peer_down,
@@ -413,7 +416,7 @@ static void fuzz_mgr(struct input *in)
 	/* lite_recv_msg() reads @len bytes into a union of the payloads. */
 	check(le32_to_cpu(hdr->magic) == LITE_PROTO_MAGIC);
 	check(le16_to_cpu(hdr->version) == LITE_PROTO_VERSION && !hdr->reserved);
-	check(type >= LITE_MSG_WELCOME && type <= LITE_MSG_QP_INFO);
+	check(type >= LITE_MSG_WELCOME && type <= LITE_MSG_CHALLENGE);
 	check(len == le32_to_cpu(hdr->length) && len <= LITE_MSG_MAX_PAYLOAD);
 	free(hdr);
 	body = take_msg(in, len, valid_body[type], valid_body[type] ? len : 0);
@@ -436,6 +439,10 @@ static void fuzz_mgr(struct input *in)
 	case LITE_MSG_QP_INFO:
 		check(len == sizeof(struct lite_msg_qp_info));
 		fuzz_qp_info(body, self, k);
+		break;
+	case LITE_MSG_CHALLENGE:
+		/* Any nonce will do: the node only signs it back. */
+		check(len == sizeof(struct lite_msg_challenge));
 		break;
 	}
 	free(body);
