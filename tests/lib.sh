@@ -34,6 +34,30 @@ summary() { echo "summary: $*"; }
 # guest_kernel: the kernel the cluster's first guest runs.
 guest_kernel() { "$LITE_AE" exec node1 -- uname -r; }
 
+# ae ARGS...: lite-ae of this tree, on the test's inventory and state.
+ae() { "$LITE_AE" "$@"; }
+
+# on_nodes NAME CMD-FOR-NODE1 CMD-FOR-NODE2 ...: run in parallel, outputs in
+# $TEST_TMP/NAME.nodeN; fails if any exited non-zero or printed FAIL.
+on_nodes() {
+	local name=$1 n=0 pids=() rc=0 c
+	shift
+	for c in "$@"; do
+		n=$((n + 1))
+		ae -t 600 exec "node$n" -- "$c" >"$TEST_TMP/$name.node$n" 2>&1 &
+		pids+=($!)
+	done
+	for n in "${!pids[@]}"; do
+		wait "${pids[$n]}" || rc=1
+	done
+	for n in $(seq "$#"); do
+		sed "s/^/node$n: /" "$TEST_TMP/$name.node$n"
+	done
+	assert_no_match "$name: no failed check" '^FAIL' "$(cat "$TEST_TMP/$name".node*)"
+	assert_eq "$name: every node exited 0" 0 "$rc"
+	echo "ok: $name"
+}
+
 fail() {
 	echo "FAIL: $*" >&2
 	exit 1
