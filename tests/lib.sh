@@ -58,6 +58,25 @@ on_nodes() {
 	echo "ok: $name"
 }
 
+# wait_line FILE REGEX [SECS [SHOW...]]: until FILE, the output of a
+# command running in the background, has a line matching the extended
+# REGEX. Fails after SECS (default 120), or at once when FILE has a line
+# starting with FAIL (the command failed a check: waiting longer cannot
+# help). On failure it prints the files SHOW (default FILE): the command's
+# side of the story, and a peer's too when the command depends on one.
+wait_line() {
+	local file=$1 re=$2 secs=${3:-120} i
+	local show=("${@:4}")
+	[ "${#show[@]}" -gt 0 ] || show=("$file")
+	for ((i = 0; i < secs * 5; i++)); do
+		grep -qsE -- "$re" "$file" && return 0
+		grep -qs '^FAIL' "$file" && break
+		sleep 0.2
+	done
+	cat "${show[@]}" || true
+	fail "never saw /$re/ in ${file##*/}"
+}
+
 fail() {
 	echo "FAIL: $*" >&2
 	exit 1
