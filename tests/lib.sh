@@ -28,6 +28,43 @@ test_cluster_down() {
 # next to its own; TEST_LOG_PREFIX tells two runs of a test apart.
 test_log() { echo "${TEST_LOG_DIR:-$TESTS_DIR/logs}/${TEST_LOG_PREFIX:-}$1"; }
 
+# collect_guest_logs [-d] [-e REGEX] [-n LINES] [-m] [-c] NAME: what the
+# guests logged, kept next to the test's log (test_log NAME-...) by its
+# teardown while the cluster and $AE_STATE_DIR are still there:
+#   -d  every guest's kernel lines about LITE or trouble (grep -E
+#       lite|WARN|BUG|Oops, and |REGEX with -e; no double quotes in it),
+#       the last LINES (default 40) of each, in NAME-dmesg.log
+#   -m  node1's manager log, in NAME-manager.log
+#   -c  every guest's console log, in NAME-GUEST.console.log
+# Never fails: the teardown must go on to stop the cluster.
+collect_guest_logs() {
+	local opt dmesg=0 manager=0 consoles=0 re="lite|WARN|BUG|Oops" lines=40 name c OPTIND=1
+	while getopts de:n:mc opt; do
+		case $opt in
+		d) dmesg=1 ;;
+		e) re+="|$OPTARG" ;;
+		n) lines=$OPTARG ;;
+		m) manager=1 ;;
+		c) consoles=1 ;;
+		*) echo "collect_guest_logs: bad option" >&2 ;;
+		esac
+	done
+	shift $((OPTIND - 1))
+	name=$1
+	if [ "$dmesg" = 1 ]; then
+		ae exec all -- "dmesg | grep -E \"$re\" | tail -n $lines" >"$(test_log "$name-dmesg.log")" 2>&1 || true
+	fi
+	if [ "$manager" = 1 ]; then
+		ae exec node1 -- cat /var/log/lite-manager.log >"$(test_log "$name-manager.log")" 2>&1 || true
+	fi
+	if [ "$consoles" = 1 ]; then
+		for c in "$AE_STATE_DIR"/*.console.log; do
+			[ ! -f "$c" ] || cp "$c" "$(test_log "$name-${c##*/}")" || true
+		done
+	fi
+	return 0
+}
+
 # summary TEXT: a line tests/run shows under the test's result.
 summary() { echo "summary: $*"; }
 
