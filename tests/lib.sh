@@ -119,6 +119,25 @@ fail() {
 	exit 1
 }
 
+# requires WHAT...: skip the test unless everything it needs is here: each
+# WHAT is 'root' (the test runs as uid 0) or a command (found in PATH).
+# Otherwise it names what is missing on a 'SKIP: ' line and exits 77,
+# which tests/run reports as SKIP (the test neither passed nor failed), as
+# automake and blktests do. Call it first, before the test starts or traps
+# anything: a skipped test has nothing to tear down.
+requires() {
+	local w missing=()
+	for w in "$@"; do
+		case $w in
+		root) [ "$EUID" = 0 ] || missing+=(root) ;;
+		*) command -v "$w" >/dev/null 2>&1 || missing+=("$w") ;;
+		esac
+	done
+	[ "${#missing[@]}" -gt 0 ] || return 0
+	echo "SKIP: needs $(printf '%s, ' "${missing[@]}" | sed 's/, $//')" >&2
+	exit 77
+}
+
 assert_eq() { # WHAT EXPECTED ACTUAL
 	[ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"
 }
