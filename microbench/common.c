@@ -197,6 +197,17 @@ int bench_parse_u64(const char *opt, const char *arg, uint64_t min,
 	return check_range(opt, arg, *val, min, max);
 }
 
+int bench_parse_uint(const char *opt, const char *arg, uint64_t min,
+		     uint64_t max, unsigned int *val)
+{
+	uint64_t v;
+
+	if (bench_parse_u64(opt, arg, min, max, &v))
+		return -1;
+	*val = (unsigned int)v;
+	return 0;
+}
+
 /* A byte count, with an optional binary suffix K, M or G. */
 static int parse_bytes(const char *arg, uint64_t *val, const char **rest)
 {
@@ -309,17 +320,6 @@ static void defaults(struct bench_cfg *cfg, const struct bench_prog *prog)
 	cfg->gid_index = 1;
 }
 
-static int set_u32(const char *opt, const char *arg, uint64_t min,
-		   uint64_t max, unsigned int *val)
-{
-	uint64_t v;
-
-	if (bench_parse_u64(opt, arg, min, max, &v))
-		return -1;
-	*val = (unsigned int)v;
-	return 0;
-}
-
 /* One common option; 1 when key is not one of them. */
 static int set_common(struct bench_cfg *cfg, int key, const char *arg)
 {
@@ -335,15 +335,15 @@ static int set_common(struct bench_cfg *cfg, int key, const char *arg)
 	case 'w':
 		return parse_sec("warmup", arg, 0, &cfg->warmup);
 	case 't':
-		return set_u32("threads", arg, 1, 256, &cfg->threads);
+		return bench_parse_uint("threads", arg, 1, 256, &cfg->threads);
 	case BENCH_KEY_RATE:
 		return bench_parse_u64("rate", arg, 0, 10000000, &cfg->rate);
 	case BENCH_KEY_SEED:
 		return bench_parse_u64("seed", arg, 0, UINT64_MAX, &cfg->seed);
 	case 'r':
-		return set_u32("reps", arg, 1, 1000, &cfg->reps);
+		return bench_parse_uint("reps", arg, 1, 1000, &cfg->reps);
 	case 'p':
-		return set_u32("port", arg, 1, 65535, &cfg->port);
+		return bench_parse_uint("port", arg, 1, 65535, &cfg->port);
 	case BENCH_KEY_TIMEOUT:
 		return parse_sec("timeout", arg, 1e-3, &cfg->timeout);
 	case BENCH_KEY_SESSION_TIMEOUT:
@@ -357,7 +357,8 @@ static int set_common(struct bench_cfg *cfg, int key, const char *arg)
 		return 0;
 	case 'g':
 		cfg->gid_index_given = true;
-		return set_u32("gid-index", arg, 0, 255, &cfg->gid_index);
+		return bench_parse_uint("gid-index", arg, 0, 255,
+					&cfg->gid_index);
 	default:
 		return 1;
 	}

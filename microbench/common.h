@@ -102,6 +102,9 @@ void bench_die(const char *fmt, ...)
 /* Option values: 0, or -1 after printing what is wrong with arg. */
 int bench_parse_u64(const char *opt, const char *arg, uint64_t min,
 		    uint64_t max, uint64_t *val);
+/* The same into an unsigned int: max must fit one. */
+int bench_parse_uint(const char *opt, const char *arg, uint64_t min,
+		     uint64_t max, unsigned int *val);
 int bench_parse_bytes(const char *opt, const char *arg, uint64_t min,
 		      uint64_t max, uint64_t *val);
 int bench_parse_choice(const char *opt, const char *arg,

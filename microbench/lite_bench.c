@@ -98,7 +98,6 @@ static const struct bench_opt lite_opts[] = {
 static int lite_set(void *ctx, int key, const char *arg)
 {
 	struct lite_cfg *lc = ctx;
-	uint64_t v;
 	int i;
 
 	switch (key) {
@@ -115,33 +114,21 @@ static int lite_set(void *ctx, int key, const char *arg)
 		return bench_parse_bytes("mr-total", arg, 4096,
 					 LITE_LMR_MAX_SIZE * 4, &lc->mr_total);
 	case KEY_MR_COUNT:
-		if (bench_parse_u64("mr-count", arg, 1, 65536, &v))
-			return -1;
-		lc->mr_count = v;
-		return 0;
+		return bench_parse_uint("mr-count", arg, 1, 65536,
+					&lc->mr_count);
 	case KEY_LITE_PORT:
-		if (bench_parse_u64("lite-port", arg, 0, LITE_MAX_PORT - 1, &v))
-			return -1;
-		lc->lite_port = v;
-		return 0;
+		return bench_parse_uint("lite-port", arg, 0, LITE_MAX_PORT - 1,
+					&lc->lite_port);
 	case KEY_PARAM_NAME:
 		lc->param_name = arg;
 		return 0;
 	case KEY_DEPTH:
-		if (bench_parse_u64("depth", arg, 0, MAX_DEPTH, &v))
-			return -1;
-		lc->depth = v;
-		return 0;
+		return bench_parse_uint("depth", arg, 0, MAX_DEPTH, &lc->depth);
 	case KEY_REP:
-		if (bench_parse_u64("rep", arg, 0, 1000000, &v))
-			return -1;
-		lc->rep = v;
-		return 0;
+		return bench_parse_uint("rep", arg, 0, 1000000, &lc->rep);
 	case KEY_TICKS_MS:
-		if (bench_parse_u64("ticks-ms", arg, 0, 60000, &v))
-			return -1;
-		lc->ticks_ms = v;
-		return 0;
+		return bench_parse_uint("ticks-ms", arg, 0, 60000,
+					&lc->ticks_ms);
 	}
 	return -1;
 }
