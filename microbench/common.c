@@ -304,6 +304,17 @@ void bench_default_sizes(struct bench_cfg *cfg, const char *list)
 		abort();
 }
 
+uint64_t bench_max_size(const struct bench_cfg *cfg)
+{
+	uint64_t m = 0;
+	unsigned int i;
+
+	for (i = 0; i < cfg->nsizes; i++)
+		if (cfg->sizes[i] > m)
+			m = cfg->sizes[i];
+	return m;
+}
+
 static void defaults(struct bench_cfg *cfg, const struct bench_prog *prog)
 {
 	memset(cfg, 0, sizeof(*cfg));

@@ -111,6 +111,8 @@ int bench_parse_choice(const char *opt, const char *arg,
 		       const char *const *names, unsigned int n);
 /* Fills cfg->sizes from a list unless --size was given; the list is ours. */
 void bench_default_sizes(struct bench_cfg *cfg, const char *list);
+/* The largest of cfg->sizes: what a buffer for every point must hold. */
+uint64_t bench_max_size(const struct bench_cfg *cfg);
 
 /* Output: provenance, then one header, then rows; all on stdout. */
 void bench_begin(const struct bench_cfg *cfg, const char *role,

@@ -205,14 +205,11 @@ static int do_op(int lh, uint64_t off, void *buf, uint64_t size)
 
 static void run_lat(void)
 {
-	uint64_t max = 0, *ns, t, i;
+	uint64_t max = bench_max_size(&cfg), *ns, t, i;
 	unsigned int s, rep;
 	void *buf;
 	int lh, ret;
 
-	for (s = 0; s < cfg.nsizes; s++)
-		if (cfg.sizes[s] > max)
-			max = cfg.sizes[s];
 	lh = lite_alloc(node, max, lc.op >= OP_FADD ? LITE_ALLOC_ATOMIC : 0,
 			LMR_PASSWORD);
 	if (lh < 0)
@@ -683,14 +680,10 @@ static void on_signal(int sig)
 static void ctrl_holder(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
-	uint64_t size = 0;
+	uint64_t size = bench_max_size(&cfg);
 	sigset_t block, old;
-	unsigned int s;
 	int lh, ret;
 
-	for (s = 0; s < cfg.nsizes; s++)
-		if (cfg.sizes[s] > size)
-			size = cfg.sizes[s];
 	sigemptyset(&sa.sa_mask);
 	sigemptyset(&block);
 	sigaddset(&block, SIGTERM);

@@ -395,17 +395,6 @@ static void tput_point(const struct bench_cfg *cfg, struct conn *cs,
 	bench_tput_row(pt, seconds, calls);
 }
 
-static uint64_t max_size(const struct bench_cfg *cfg)
-{
-	uint64_t m = 0;
-	unsigned int i;
-
-	for (i = 0; i < cfg->nsizes; i++)
-		if (cfg->sizes[i] > m)
-			m = cfg->sizes[i];
-	return m;
-}
-
 static int run_client(const struct bench_cfg *cfg)
 {
 	bool tput = opts.mode == MODE_RPC &&
@@ -416,7 +405,7 @@ static int run_client(const struct bench_cfg *cfg)
 		.param = opts.param == PARAM_THREADS ? cfg->threads : 0,
 	};
 	uint64_t *ns = tput ? NULL : bench_zalloc(cfg->iters, sizeof(*ns));
-	struct conn *cs = open_conns(cfg, max_size(cfg));
+	struct conn *cs = open_conns(cfg, bench_max_size(cfg));
 	unsigned int i;
 
 	begin(cfg, "client", cs[0].fd);

@@ -165,17 +165,6 @@ static const struct bench_prog prog = {
 	.ctx = &opts,
 };
 
-static uint64_t max_size(const struct bench_cfg *cfg)
-{
-	uint64_t m = 0;
-	unsigned int i;
-
-	for (i = 0; i < cfg->nsizes; i++)
-		if (cfg->sizes[i] > m)
-			m = cfg->sizes[i];
-	return m;
-}
-
 static void check_op(const struct bench_cfg *cfg, struct vb_opts *o)
 {
 	bool rpc = o->mode == VB_MODE_RPC;
@@ -207,7 +196,7 @@ static void check_mrs(const struct bench_cfg *cfg, const struct vb_opts *o)
 	if (o->mr_total % o->mr_count)
 		bench_usage_error(cfg, "--mr-total must split evenly into "
 				  "--mr-count MRs");
-	if (o->mr_total / o->mr_count < max_size(cfg))
+	if (o->mr_total / o->mr_count < bench_max_size(cfg))
 		bench_usage_error(cfg, "each MR must hold the largest size");
 }
 

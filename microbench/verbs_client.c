@@ -25,16 +25,13 @@
 static void plan(struct vb_client *c)
 {
 	const struct vb_opts *o = c->o;
-	unsigned int i;
 
 	c->nthreads = c->cfg->threads;
 	c->nqps = o->qps;
 	c->sq_cap = o->mode == VB_MODE_LAT ? 1 :
 		    o->mode == VB_MODE_TPUT ? o->depth : VB_RPC_SQ;
 	c->rq_depth = o->mode == VB_MODE_RPC ? o->depth : 0;
-	for (i = 0; i < c->cfg->nsizes; i++)
-		if (c->cfg->sizes[i] > c->max_size)
-			c->max_size = c->cfg->sizes[i];
+	c->max_size = bench_max_size(c->cfg);
 	c->slot = vb_slot(c->max_size);
 	c->session = (uint32_t)(bench_now_ns() ^ ((uint64_t)getpid() << 16));
 }

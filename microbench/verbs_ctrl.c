@@ -527,13 +527,10 @@ int vb_ctrl_serve(const struct bench_cfg *cfg, const struct vb_opts *o)
 	struct rdma_event_channel *ch;
 	struct rdma_cm_id *listen;
 	struct rdma_cm_event *ev;
-	unsigned int i;
 
 	(void)o;
 	catch_signals();
-	for (i = 0; i < cfg->nsizes; i++)
-		if (cfg->sizes[i] > s.len)
-			s.len = cfg->sizes[i];
+	s.len = bench_max_size(cfg);
 	ch = vb_channel();
 	s.ctx = pick_device(cfg);
 	if (ibv_query_device(s.ctx, &s.attr))
