@@ -24,7 +24,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
-#include <inttypes.h>
 #include <net/if.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -40,6 +39,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "session.h"
 #include "window.h"
 
 #define TB_MAGIC	0x4d425431	/* "MBT1" */
@@ -437,11 +437,10 @@ struct peer {
 struct server {
 	const struct bench_cfg *cfg;
 	int lfd, ep;
-	bool open;
+	struct bench_session sess;
 	struct hello h;
 	bool joined[MAX_CONNS];	/* by connection index */
 	unsigned int nopen, nclosed;
-	uint64_t requests, cpu0, t0, deadline;
 };
 
 /* Dual-stack where IPv6 exists, plain IPv4 where it does not;
@@ -515,11 +514,8 @@ static void close_peer(struct server *s, struct peer *p)
 
 static void open_session(struct server *s, const struct hello *h, int fd)
 {
-	s->open = true;
+	bench_session_open(&s->sess);
 	s->h = *h;
-	s->cpu0 = bench_cpu_ns();
-	s->t0 = bench_now_ns();
-	s->deadline = s->t0 + bench_sec_ns(s->cfg->session_timeout);
 	begin(s->cfg, "server", fd);
 	bench_meta("session_mode", "%s", h->mode == MODE_RPC ? "rpc" : "lat");
 	bench_meta("session_conns", "%u", h->nconns);
@@ -537,7 +533,7 @@ static int join(struct server *s, struct peer *p)
 	if (hello_decode((const uint8_t *)p->buf, &h) || !h.nconns ||
 	    h.nconns > MAX_CONNS || h.index >= h.nconns)
 		return -1;
-	if (!s->open)
+	if (!s->sess.open)
 		open_session(s, &h, p->fd);
 	else if (h.session != s->h.session || h.nconns != s->h.nconns ||
 		 s->joined[h.index])
@@ -569,7 +565,7 @@ static int consume(struct server *s, struct peer *p, size_t len)
 			return -1;
 	} else {
 		send_all(p->fd, p->buf + HDR_LEN, len - HDR_LEN, "reply");
-		s->requests++;
+		s->sess.requests++;
 	}
 	memmove(p->buf, p->buf + len, p->got - len);
 	p->got -= len;
@@ -616,45 +612,19 @@ static int on_input(struct server *s, struct peer *p)
 	}
 }
 
-static void check_deadlines(const struct server *s, uint64_t first)
-{
-	uint64_t now = bench_now_ns();
-
-	if (!s->open && now > first)
-		bench_die("no client connected within %g s (--timeout)",
-			  s->cfg->timeout);
-	if (s->open && now > s->deadline)
-		bench_die("session still running after %g s "
-			  "(--session-timeout)", s->cfg->session_timeout);
-}
-
-static void report(const struct server *s)
-{
-	uint64_t cpu = bench_cpu_ns() - s->cpu0;
-
-	bench_meta("server_seconds", "%.3f", (bench_now_ns() - s->t0) / 1e9);
-	bench_meta("server_cpu_seconds", "%.3f", cpu / 1e9);
-	bench_meta("server_requests", "%" PRIu64, s->requests);
-	if (s->requests)
-		bench_meta("server_cpu_us_per_req", "%.3f",
-			   cpu / 1e3 / (double)s->requests);
-	else
-		bench_meta("server_cpu_us_per_req", "nan");
-}
-
 static int run_server(const struct bench_cfg *cfg)
 {
 	struct server s = { .cfg = cfg };
-	uint64_t first = bench_now_ns() + bench_sec_ns(cfg->timeout);
 	struct epoll_event evs[64];
 
+	bench_session_init(&s.sess, cfg);
 	s.lfd = listen_socket(cfg->port);
 	s.ep = epoll_create1(EPOLL_CLOEXEC);
 	if (s.ep < 0)
 		bench_die("epoll_create1: %s", strerror(errno));
 	watch(&s, s.lfd, NULL);
 	fprintf(stderr, "tcp_bench: listening on port %u\n", cfg->port);
-	while (!s.open || s.nopen) {
+	while (!s.sess.open || s.nopen) {
 		int i, n = epoll_wait(s.ep, evs, 64, 1000);
 
 		if (n < 0 && errno != EINTR)
@@ -667,9 +637,9 @@ static int run_server(const struct bench_cfg *cfg)
 			else if (on_input(&s, p))
 				close_peer(&s, p);
 		}
-		check_deadlines(&s, first);
+		bench_session_check(&s.sess);
 	}
-	report(&s);
+	bench_session_report(&s.sess, true);
 	close(s.ep);
 	close(s.lfd);
 	return 0;
