@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <netdb.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -443,6 +444,27 @@ void bench_parse(struct bench_cfg *cfg, const struct bench_prog *prog,
 		if (fputs("bench,op,size,param,rep,ns\n", samples_fp) == EOF)
 			bench_die("--samples %s: write failed", cfg->samples);
 	}
+}
+
+socklen_t bench_resolve(const char *host, unsigned int port,
+			struct sockaddr_storage *ss)
+{
+	struct addrinfo hints = {
+		.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+	};
+	struct addrinfo *res;
+	socklen_t len;
+	char serv[16];
+	int err;
+
+	snprintf(serv, sizeof(serv), "%u", port);
+	err = getaddrinfo(host, serv, &hints, &res);
+	if (err)
+		bench_die("peer %s: %s", host, gai_strerror(err));
+	len = res->ai_addrlen;
+	memcpy(ss, res->ai_addr, len);
+	freeaddrinfo(res);
+	return len;
 }
 
 void bench_meta(const char *key, const char *fmt, ...)

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #define BENCH_MAX_SIZES		64
 #define BENCH_MAX_SIZE		(1ULL << 30)
@@ -113,6 +114,10 @@ int bench_parse_choice(const char *opt, const char *arg,
 void bench_default_sizes(struct bench_cfg *cfg, const char *list);
 /* The largest of cfg->sizes: what a buffer for every point must hold. */
 uint64_t bench_max_size(const struct bench_cfg *cfg);
+
+/* The first address of host, port; its length. Exits 1 when there is none. */
+socklen_t bench_resolve(const char *host, unsigned int port,
+			struct sockaddr_storage *ss);
 
 /* Output: provenance, then one header, then rows; all on stdout. */
 void bench_begin(const struct bench_cfg *cfg, const char *role,

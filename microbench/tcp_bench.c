@@ -25,7 +25,6 @@
 #include <fcntl.h>
 #include <ifaddrs.h>
 #include <net/if.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -231,9 +230,10 @@ struct conn {
 } __attribute__((aligned(BENCH_CACHE_LINE)));
 
 /* Non-blocking connect, so the wait is bounded by deadline. */
-static int dial(const struct addrinfo *ai, uint64_t deadline)
+static int dial(const struct sockaddr_storage *dst, socklen_t dst_len,
+		uint64_t deadline)
 {
-	int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK |
+	int fd = socket(dst->ss_family, SOCK_STREAM | SOCK_NONBLOCK |
 			SOCK_CLOEXEC, 0);
 	struct pollfd p = { .fd = fd, .events = POLLOUT };
 	uint64_t now = bench_now_ns();
@@ -243,7 +243,8 @@ static int dial(const struct addrinfo *ai, uint64_t deadline)
 
 	if (fd < 0)
 		bench_die("socket: %s", strerror(errno));
-	if (connect(fd, ai->ai_addr, ai->ai_addrlen) && errno != EINPROGRESS)
+	if (connect(fd, (const struct sockaddr *)dst, dst_len) &&
+	    errno != EINPROGRESS)
 		err = errno;
 	else if (poll(&p, 1, ms) != 1)
 		err = ETIMEDOUT;
@@ -259,14 +260,15 @@ static int dial(const struct addrinfo *ai, uint64_t deadline)
 }
 
 /* The first connection retries while the server is not up yet. */
-static int connect_one(const struct bench_cfg *cfg, const struct addrinfo *ai,
+static int connect_one(const struct bench_cfg *cfg,
+		       const struct sockaddr_storage *dst, socklen_t dst_len,
 		       unsigned int index)
 {
 	uint64_t deadline = bench_now_ns() + bench_sec_ns(cfg->timeout);
 	struct timespec pause = { .tv_nsec = (long)RETRY_NS };
 
 	for (;;) {
-		int fd = dial(ai, deadline);
+		int fd = dial(dst, dst_len, deadline);
 
 		if (fd >= 0)
 			return fd;
@@ -278,25 +280,10 @@ static int connect_one(const struct bench_cfg *cfg, const struct addrinfo *ai,
 	}
 }
 
-static struct addrinfo *resolve(const struct bench_cfg *cfg)
-{
-	struct addrinfo hints = {
-		.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-	};
-	struct addrinfo *res;
-	char port[16];
-	int err;
-
-	snprintf(port, sizeof(port), "%u", cfg->port);
-	err = getaddrinfo(cfg->peer, port, &hints, &res);
-	if (err)
-		bench_die("peer %s: %s", cfg->peer, gai_strerror(err));
-	return res;
-}
-
 static struct conn *open_conns(const struct bench_cfg *cfg, uint64_t max)
 {
-	struct addrinfo *ai = resolve(cfg);
+	struct sockaddr_storage dst;
+	socklen_t dst_len = bench_resolve(cfg->peer, cfg->port, &dst);
 	struct conn *cs = bench_zalloc(cfg->threads, sizeof(*cs));
 	struct hello h = {
 		.session = (uint32_t)(bench_now_ns() ^ (uint64_t)getpid() << 16),
@@ -307,7 +294,7 @@ static struct conn *open_conns(const struct bench_cfg *cfg, uint64_t max)
 	unsigned int i;
 
 	for (i = 0; i < cfg->threads; i++) {
-		cs[i].fd = connect_one(cfg, ai, i);
+		cs[i].fd = connect_one(cfg, &dst, dst_len, i);
 		tune(cs[i].fd);
 		h.index = (uint16_t)i;
 		hello_encode(&h, buf);
@@ -315,7 +302,6 @@ static struct conn *open_conns(const struct bench_cfg *cfg, uint64_t max)
 		cs[i].req = bench_zalloc(1, HDR_LEN + max);
 		cs[i].rep = bench_zalloc(1, max);
 	}
-	freeaddrinfo(ai);
 	return cs;
 }
 

@@ -28,7 +28,6 @@
 #include <endian.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <netdb.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,23 +129,6 @@ static unsigned int split_peers(const struct bench_cfg *cfg,
 	if (!n)
 		bench_usage_error(cfg, "PEERS: no address");
 	return n;
-}
-
-static void resolve_name(const struct bench_cfg *cfg, struct ctrl_peer *p)
-{
-	struct addrinfo hints = {
-		.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-	};
-	struct addrinfo *res;
-	char port[16];
-	int err;
-
-	snprintf(port, sizeof(port), "%u", cfg->port);
-	err = getaddrinfo(p->name, port, &hints, &res);
-	if (err)
-		bench_die("peer %s: %s", p->name, gai_strerror(err));
-	memcpy(&p->dst, res->ai_addr, res->ai_addrlen);
-	freeaddrinfo(res);
 }
 
 static void expect(struct rdma_event_channel *ch, const struct ctrl_peer *p,
@@ -309,7 +291,7 @@ int vb_ctrl(const struct bench_cfg *cfg, const struct vb_opts *o)
 
 	n = split_peers(cfg, peers);
 	for (i = 0; i < n; i++)
-		resolve_name(cfg, &peers[i]);
+		bench_resolve(peers[i].name, cfg->port, &peers[i].dst);
 	bench_steps_mark("args", 0);
 
 	list_devices();
