@@ -190,6 +190,7 @@ struct rdma_cm_event *vb_cm_wait(struct rdma_event_channel *ch,
 				 uint64_t deadline, const char *step);
 int vb_cm_poll(struct rdma_event_channel *ch, int timeout_ms,
 	       struct rdma_cm_event **ev);
+void vb_cm_ack_drop(struct rdma_cm_event *ev, struct rdma_cm_id *drop);
 void vb_report_path(const struct bench_cfg *cfg, struct rdma_cm_id *id);
 uint64_t vb_param(const struct bench_cfg *cfg, const struct vb_opts *o);
 

@@ -475,12 +475,7 @@ static void on_event(struct ctrl_server *s, struct rdma_cm_event *ev)
 	default:
 		break;
 	}
-	rdma_ack_cm_event(ev);
-	if (drop) {
-		if (drop->qp)
-			rdma_destroy_qp(drop);
-		rdma_destroy_id(drop);
-	}
+	vb_cm_ack_drop(ev, drop);
 }
 
 static void catch_signals(void)
