@@ -147,6 +147,15 @@ static inline uint64_t vb_slot(uint64_t size)
 	return (size + 63) & ~63ULL;
 }
 
+/* A server's RDMA read depths for rdma_accept(): the lower of what the
+ * client asked for and what the device takes, in rdma_conn_param's u8. */
+static inline uint8_t vb_min_u8(int a, int b)
+{
+	int m = a < b ? a : b;
+
+	return m < 0 ? 0 : m > 255 ? 255 : (uint8_t)m;
+}
+
 static inline uint64_t vb_wrid(unsigned int index, uint32_t low)
 {
 	return (uint64_t)index << 32 | low;

@@ -386,13 +386,6 @@ static void refuse(struct ctrl_server *s, struct rdma_cm_id *id,
 	s->refused++;
 }
 
-static uint8_t min_u8(int a, int b)
-{
-	int m = a < b ? a : b;
-
-	return m < 0 ? 0 : m > 255 ? 255 : (uint8_t)m;
-}
-
 /* true: the id is ours now (accepted); false: destroy it after the ack. */
 static bool on_request(struct ctrl_server *s, struct rdma_cm_event *ev)
 {
@@ -410,10 +403,10 @@ static bool on_request(struct ctrl_server *s, struct rdma_cm_event *ev)
 	struct rdma_conn_param p = {
 		.private_data = rep,
 		.private_data_len = sizeof(rep),
-		.responder_resources = min_u8(req->initiator_depth,
-					      s->attr.max_qp_rd_atom),
-		.initiator_depth = min_u8(req->responder_resources,
-					  s->attr.max_qp_init_rd_atom),
+		.responder_resources = vb_min_u8(req->initiator_depth,
+						 s->attr.max_qp_rd_atom),
+		.initiator_depth = vb_min_u8(req->responder_resources,
+					     s->attr.max_qp_init_rd_atom),
 		.rnr_retry_count = 7,
 	};
 	struct rdma_cm_id *id = ev->id;

@@ -244,21 +244,14 @@ static const char *open_qp(struct vb_server *s, struct rdma_cm_id *id,
 	return make_welcome(s, q);
 }
 
-static uint8_t min_u8(int a, int b)
-{
-	int m = a < b ? a : b;
-
-	return m < 0 ? 0 : m > 255 ? 255 : (uint8_t)m;
-}
-
 static const char *accept_qp(struct vb_server *s, struct rdma_cm_event *ev)
 {
 	const struct rdma_conn_param *req = &ev->param.conn;
 	struct rdma_conn_param p = {
-		.responder_resources = min_u8(req->initiator_depth,
-					      s->attr.max_qp_rd_atom),
-		.initiator_depth = min_u8(req->responder_resources,
-					  s->attr.max_qp_init_rd_atom),
+		.responder_resources = vb_min_u8(req->initiator_depth,
+						 s->attr.max_qp_rd_atom),
+		.initiator_depth = vb_min_u8(req->responder_resources,
+					     s->attr.max_qp_init_rd_atom),
 		.rnr_retry_count = 7,
 	};
 
