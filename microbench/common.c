@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <netdb.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,6 +198,17 @@ int bench_parse_u64(const char *opt, const char *arg, uint64_t min,
 	return check_range(opt, arg, *val, min, max);
 }
 
+int bench_parse_uint(const char *opt, const char *arg, uint64_t min,
+		     uint64_t max, unsigned int *val)
+{
+	uint64_t v;
+
+	if (bench_parse_u64(opt, arg, min, max, &v))
+		return -1;
+	*val = (unsigned int)v;
+	return 0;
+}
+
 /* A byte count, with an optional binary suffix K, M or G. */
 static int parse_bytes(const char *arg, uint64_t *val, const char **rest)
 {
@@ -293,6 +305,17 @@ void bench_default_sizes(struct bench_cfg *cfg, const char *list)
 		abort();
 }
 
+uint64_t bench_max_size(const struct bench_cfg *cfg)
+{
+	uint64_t m = 0;
+	unsigned int i;
+
+	for (i = 0; i < cfg->nsizes; i++)
+		if (cfg->sizes[i] > m)
+			m = cfg->sizes[i];
+	return m;
+}
+
 static void defaults(struct bench_cfg *cfg, const struct bench_prog *prog)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -307,17 +330,6 @@ static void defaults(struct bench_cfg *cfg, const struct bench_prog *prog)
 	cfg->timeout = 30;
 	cfg->session_timeout = 3600;
 	cfg->gid_index = 1;
-}
-
-static int set_u32(const char *opt, const char *arg, uint64_t min,
-		   uint64_t max, unsigned int *val)
-{
-	uint64_t v;
-
-	if (bench_parse_u64(opt, arg, min, max, &v))
-		return -1;
-	*val = (unsigned int)v;
-	return 0;
 }
 
 /* One common option; 1 when key is not one of them. */
@@ -335,15 +347,15 @@ static int set_common(struct bench_cfg *cfg, int key, const char *arg)
 	case 'w':
 		return parse_sec("warmup", arg, 0, &cfg->warmup);
 	case 't':
-		return set_u32("threads", arg, 1, 256, &cfg->threads);
+		return bench_parse_uint("threads", arg, 1, 256, &cfg->threads);
 	case BENCH_KEY_RATE:
 		return bench_parse_u64("rate", arg, 0, 10000000, &cfg->rate);
 	case BENCH_KEY_SEED:
 		return bench_parse_u64("seed", arg, 0, UINT64_MAX, &cfg->seed);
 	case 'r':
-		return set_u32("reps", arg, 1, 1000, &cfg->reps);
+		return bench_parse_uint("reps", arg, 1, 1000, &cfg->reps);
 	case 'p':
-		return set_u32("port", arg, 1, 65535, &cfg->port);
+		return bench_parse_uint("port", arg, 1, 65535, &cfg->port);
 	case BENCH_KEY_TIMEOUT:
 		return parse_sec("timeout", arg, 1e-3, &cfg->timeout);
 	case BENCH_KEY_SESSION_TIMEOUT:
@@ -357,7 +369,8 @@ static int set_common(struct bench_cfg *cfg, int key, const char *arg)
 		return 0;
 	case 'g':
 		cfg->gid_index_given = true;
-		return set_u32("gid-index", arg, 0, 255, &cfg->gid_index);
+		return bench_parse_uint("gid-index", arg, 0, 255,
+					&cfg->gid_index);
 	default:
 		return 1;
 	}
@@ -431,6 +444,27 @@ void bench_parse(struct bench_cfg *cfg, const struct bench_prog *prog,
 		if (fputs("bench,op,size,param,rep,ns\n", samples_fp) == EOF)
 			bench_die("--samples %s: write failed", cfg->samples);
 	}
+}
+
+socklen_t bench_resolve(const char *host, unsigned int port,
+			struct sockaddr_storage *ss)
+{
+	struct addrinfo hints = {
+		.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+	};
+	struct addrinfo *res;
+	socklen_t len;
+	char serv[16];
+	int err;
+
+	snprintf(serv, sizeof(serv), "%u", port);
+	err = getaddrinfo(host, serv, &hints, &res);
+	if (err)
+		bench_die("peer %s: %s", host, gai_strerror(err));
+	len = res->ai_addrlen;
+	memcpy(ss, res->ai_addr, len);
+	freeaddrinfo(res);
+	return len;
 }
 
 void bench_meta(const char *key, const char *fmt, ...)

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #define BENCH_MAX_SIZES		64
 #define BENCH_MAX_SIZE		(1ULL << 30)
@@ -102,12 +103,21 @@ void bench_die(const char *fmt, ...)
 /* Option values: 0, or -1 after printing what is wrong with arg. */
 int bench_parse_u64(const char *opt, const char *arg, uint64_t min,
 		    uint64_t max, uint64_t *val);
+/* The same into an unsigned int: max must fit one. */
+int bench_parse_uint(const char *opt, const char *arg, uint64_t min,
+		     uint64_t max, unsigned int *val);
 int bench_parse_bytes(const char *opt, const char *arg, uint64_t min,
 		      uint64_t max, uint64_t *val);
 int bench_parse_choice(const char *opt, const char *arg,
 		       const char *const *names, unsigned int n);
 /* Fills cfg->sizes from a list unless --size was given; the list is ours. */
 void bench_default_sizes(struct bench_cfg *cfg, const char *list);
+/* The largest of cfg->sizes: what a buffer for every point must hold. */
+uint64_t bench_max_size(const struct bench_cfg *cfg);
+
+/* The first address of host, port; its length. Exits 1 when there is none. */
+socklen_t bench_resolve(const char *host, unsigned int port,
+			struct sockaddr_storage *ss);
 
 /* Output: provenance, then one header, then rows; all on stdout. */
 void bench_begin(const struct bench_cfg *cfg, const char *role,

@@ -98,7 +98,6 @@ static const struct bench_opt lite_opts[] = {
 static int lite_set(void *ctx, int key, const char *arg)
 {
 	struct lite_cfg *lc = ctx;
-	uint64_t v;
 	int i;
 
 	switch (key) {
@@ -115,33 +114,21 @@ static int lite_set(void *ctx, int key, const char *arg)
 		return bench_parse_bytes("mr-total", arg, 4096,
 					 LITE_LMR_MAX_SIZE * 4, &lc->mr_total);
 	case KEY_MR_COUNT:
-		if (bench_parse_u64("mr-count", arg, 1, 65536, &v))
-			return -1;
-		lc->mr_count = v;
-		return 0;
+		return bench_parse_uint("mr-count", arg, 1, 65536,
+					&lc->mr_count);
 	case KEY_LITE_PORT:
-		if (bench_parse_u64("lite-port", arg, 0, LITE_MAX_PORT - 1, &v))
-			return -1;
-		lc->lite_port = v;
-		return 0;
+		return bench_parse_uint("lite-port", arg, 0, LITE_MAX_PORT - 1,
+					&lc->lite_port);
 	case KEY_PARAM_NAME:
 		lc->param_name = arg;
 		return 0;
 	case KEY_DEPTH:
-		if (bench_parse_u64("depth", arg, 0, MAX_DEPTH, &v))
-			return -1;
-		lc->depth = v;
-		return 0;
+		return bench_parse_uint("depth", arg, 0, MAX_DEPTH, &lc->depth);
 	case KEY_REP:
-		if (bench_parse_u64("rep", arg, 0, 1000000, &v))
-			return -1;
-		lc->rep = v;
-		return 0;
+		return bench_parse_uint("rep", arg, 0, 1000000, &lc->rep);
 	case KEY_TICKS_MS:
-		if (bench_parse_u64("ticks-ms", arg, 0, 60000, &v))
-			return -1;
-		lc->ticks_ms = v;
-		return 0;
+		return bench_parse_uint("ticks-ms", arg, 0, 60000,
+					&lc->ticks_ms);
 	}
 	return -1;
 }
@@ -218,14 +205,11 @@ static int do_op(int lh, uint64_t off, void *buf, uint64_t size)
 
 static void run_lat(void)
 {
-	uint64_t max = 0, *ns, t, i;
+	uint64_t max = bench_max_size(&cfg), *ns, t, i;
 	unsigned int s, rep;
 	void *buf;
 	int lh, ret;
 
-	for (s = 0; s < cfg.nsizes; s++)
-		if (cfg.sizes[s] > max)
-			max = cfg.sizes[s];
 	lh = lite_alloc(node, max, lc.op >= OP_FADD ? LITE_ALLOC_ATOMIC : 0,
 			LMR_PASSWORD);
 	if (lh < 0)
@@ -696,14 +680,10 @@ static void on_signal(int sig)
 static void ctrl_holder(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
-	uint64_t size = 0;
+	uint64_t size = bench_max_size(&cfg);
 	sigset_t block, old;
-	unsigned int s;
 	int lh, ret;
 
-	for (s = 0; s < cfg.nsizes; s++)
-		if (cfg.sizes[s] > size)
-			size = cfg.sizes[s];
 	sigemptyset(&sa.sa_mask);
 	sigemptyset(&block);
 	sigaddset(&block, SIGTERM);

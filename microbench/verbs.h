@@ -147,6 +147,15 @@ static inline uint64_t vb_slot(uint64_t size)
 	return (size + 63) & ~63ULL;
 }
 
+/* A server's RDMA read depths for rdma_accept(): the lower of what the
+ * client asked for and what the device takes, in rdma_conn_param's u8. */
+static inline uint8_t vb_min_u8(int a, int b)
+{
+	int m = a < b ? a : b;
+
+	return m < 0 ? 0 : m > 255 ? 255 : (uint8_t)m;
+}
+
 static inline uint64_t vb_wrid(unsigned int index, uint32_t low)
 {
 	return (uint64_t)index << 32 | low;
@@ -190,6 +199,7 @@ struct rdma_cm_event *vb_cm_wait(struct rdma_event_channel *ch,
 				 uint64_t deadline, const char *step);
 int vb_cm_poll(struct rdma_event_channel *ch, int timeout_ms,
 	       struct rdma_cm_event **ev);
+void vb_cm_ack_drop(struct rdma_cm_event *ev, struct rdma_cm_id *drop);
 void vb_report_path(const struct bench_cfg *cfg, struct rdma_cm_id *id);
 uint64_t vb_param(const struct bench_cfg *cfg, const struct vb_opts *o);
 

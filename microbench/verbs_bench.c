@@ -88,17 +88,6 @@ static struct vb_opts opts = {
 	.rep = 1,
 };
 
-static int set_uint(const char *name, const char *arg, uint64_t min,
-		    uint64_t max, unsigned int *val)
-{
-	uint64_t v;
-
-	if (bench_parse_u64(name, arg, min, max, &v))
-		return -1;
-	*val = (unsigned int)v;
-	return 0;
-}
-
 static int set_choice(const char *name, const char *arg,
 		      const char *const *names, unsigned int n, int *val)
 {
@@ -128,17 +117,18 @@ static int set_opt(void *ctx, int key, const char *arg)
 		return bench_parse_u64("mr-count", arg, 1, VB_MAX_MRS,
 				       &o->mr_count);
 	case 'q':
-		return set_uint("qps", arg, 1, VB_MAX_QPS, &o->qps);
+		return bench_parse_uint("qps", arg, 1, VB_MAX_QPS, &o->qps);
 	case KEY_DEPTH:
-		return set_uint("depth", arg, 1, VB_MAX_DEPTH, &o->depth);
+		return bench_parse_uint("depth", arg, 1, VB_MAX_DEPTH,
+					&o->depth);
 	case KEY_INLINE:
-		return set_uint("inline", arg, 0, VB_MAX_INLINE,
-				&o->inline_max);
+		return bench_parse_uint("inline", arg, 0, VB_MAX_INLINE,
+					&o->inline_max);
 	case KEY_PARAM:
 		return set_choice("param-name", arg, param_names,
 				  NAMES(param_names), &o->param);
 	case KEY_REP:
-		return set_uint("rep", arg, 0, 1000000, &o->rep);
+		return bench_parse_uint("rep", arg, 0, 1000000, &o->rep);
 	default:
 		return -1;
 	}
@@ -175,17 +165,6 @@ static const struct bench_prog prog = {
 	.ctx = &opts,
 };
 
-static uint64_t max_size(const struct bench_cfg *cfg)
-{
-	uint64_t m = 0;
-	unsigned int i;
-
-	for (i = 0; i < cfg->nsizes; i++)
-		if (cfg->sizes[i] > m)
-			m = cfg->sizes[i];
-	return m;
-}
-
 static void check_op(const struct bench_cfg *cfg, struct vb_opts *o)
 {
 	bool rpc = o->mode == VB_MODE_RPC;
@@ -217,7 +196,7 @@ static void check_mrs(const struct bench_cfg *cfg, const struct vb_opts *o)
 	if (o->mr_total % o->mr_count)
 		bench_usage_error(cfg, "--mr-total must split evenly into "
 				  "--mr-count MRs");
-	if (o->mr_total / o->mr_count < max_size(cfg))
+	if (o->mr_total / o->mr_count < bench_max_size(cfg))
 		bench_usage_error(cfg, "each MR must hold the largest size");
 }
 

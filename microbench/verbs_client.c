@@ -8,7 +8,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
-#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,35 +24,15 @@
 static void plan(struct vb_client *c)
 {
 	const struct vb_opts *o = c->o;
-	unsigned int i;
 
 	c->nthreads = c->cfg->threads;
 	c->nqps = o->qps;
 	c->sq_cap = o->mode == VB_MODE_LAT ? 1 :
 		    o->mode == VB_MODE_TPUT ? o->depth : VB_RPC_SQ;
 	c->rq_depth = o->mode == VB_MODE_RPC ? o->depth : 0;
-	for (i = 0; i < c->cfg->nsizes; i++)
-		if (c->cfg->sizes[i] > c->max_size)
-			c->max_size = c->cfg->sizes[i];
+	c->max_size = bench_max_size(c->cfg);
 	c->slot = vb_slot(c->max_size);
 	c->session = (uint32_t)(bench_now_ns() ^ ((uint64_t)getpid() << 16));
-}
-
-static void resolve_peer(struct vb_client *c)
-{
-	struct addrinfo hints = {
-		.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-	};
-	struct addrinfo *res;
-	char port[16];
-	int err;
-
-	snprintf(port, sizeof(port), "%u", c->cfg->port);
-	err = getaddrinfo(c->cfg->peer, port, &hints, &res);
-	if (err)
-		bench_die("peer %s: %s", c->cfg->peer, gai_strerror(err));
-	memcpy(&c->dst, res->ai_addr, res->ai_addrlen);
-	freeaddrinfo(res);
 }
 
 static struct ibv_cq *make_cq(struct vb_client *c, unsigned int per_qp)
@@ -418,7 +397,7 @@ void vb_client_open(struct vb_client *c, const struct bench_cfg *cfg,
 	for (i = 0; i < c->nqps; i++)
 		c->qps[i].index = i;
 	c->ch = vb_channel();
-	resolve_peer(c);
+	bench_resolve(cfg->peer, cfg->port, &c->dst);
 	for (i = 0; i < c->nqps; i++)
 		connect_qp(c, &c->qps[i]);
 }

@@ -28,7 +28,6 @@
 #include <endian.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <netdb.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,23 +129,6 @@ static unsigned int split_peers(const struct bench_cfg *cfg,
 	if (!n)
 		bench_usage_error(cfg, "PEERS: no address");
 	return n;
-}
-
-static void resolve_name(const struct bench_cfg *cfg, struct ctrl_peer *p)
-{
-	struct addrinfo hints = {
-		.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-	};
-	struct addrinfo *res;
-	char port[16];
-	int err;
-
-	snprintf(port, sizeof(port), "%u", cfg->port);
-	err = getaddrinfo(p->name, port, &hints, &res);
-	if (err)
-		bench_die("peer %s: %s", p->name, gai_strerror(err));
-	memcpy(&p->dst, res->ai_addr, res->ai_addrlen);
-	freeaddrinfo(res);
 }
 
 static void expect(struct rdma_event_channel *ch, const struct ctrl_peer *p,
@@ -309,7 +291,7 @@ int vb_ctrl(const struct bench_cfg *cfg, const struct vb_opts *o)
 
 	n = split_peers(cfg, peers);
 	for (i = 0; i < n; i++)
-		resolve_name(cfg, &peers[i]);
+		bench_resolve(peers[i].name, cfg->port, &peers[i].dst);
 	bench_steps_mark("args", 0);
 
 	list_devices();
@@ -404,13 +386,6 @@ static void refuse(struct ctrl_server *s, struct rdma_cm_id *id,
 	s->refused++;
 }
 
-static uint8_t min_u8(int a, int b)
-{
-	int m = a < b ? a : b;
-
-	return m < 0 ? 0 : m > 255 ? 255 : (uint8_t)m;
-}
-
 /* true: the id is ours now (accepted); false: destroy it after the ack. */
 static bool on_request(struct ctrl_server *s, struct rdma_cm_event *ev)
 {
@@ -428,10 +403,10 @@ static bool on_request(struct ctrl_server *s, struct rdma_cm_event *ev)
 	struct rdma_conn_param p = {
 		.private_data = rep,
 		.private_data_len = sizeof(rep),
-		.responder_resources = min_u8(req->initiator_depth,
-					      s->attr.max_qp_rd_atom),
-		.initiator_depth = min_u8(req->responder_resources,
-					  s->attr.max_qp_init_rd_atom),
+		.responder_resources = vb_min_u8(req->initiator_depth,
+						 s->attr.max_qp_rd_atom),
+		.initiator_depth = vb_min_u8(req->responder_resources,
+					     s->attr.max_qp_init_rd_atom),
 		.rnr_retry_count = 7,
 	};
 	struct rdma_cm_id *id = ev->id;
@@ -493,12 +468,7 @@ static void on_event(struct ctrl_server *s, struct rdma_cm_event *ev)
 	default:
 		break;
 	}
-	rdma_ack_cm_event(ev);
-	if (drop) {
-		if (drop->qp)
-			rdma_destroy_qp(drop);
-		rdma_destroy_id(drop);
-	}
+	vb_cm_ack_drop(ev, drop);
 }
 
 static void catch_signals(void)
@@ -527,13 +497,10 @@ int vb_ctrl_serve(const struct bench_cfg *cfg, const struct vb_opts *o)
 	struct rdma_event_channel *ch;
 	struct rdma_cm_id *listen;
 	struct rdma_cm_event *ev;
-	unsigned int i;
 
 	(void)o;
 	catch_signals();
-	for (i = 0; i < cfg->nsizes; i++)
-		if (cfg->sizes[i] > s.len)
-			s.len = cfg->sizes[i];
+	s.len = bench_max_size(cfg);
 	ch = vb_channel();
 	s.ctx = pick_device(cfg);
 	if (ibv_query_device(s.ctx, &s.attr))

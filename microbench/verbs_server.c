@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "session.h"
 #include "verbs.h"
 
 #define SPIN_POLLS	1024
@@ -27,7 +28,8 @@ struct vb_server {
 	const struct bench_cfg *cfg;
 	struct rdma_event_channel *ch;
 	struct rdma_cm_id *listen;
-	bool open, begun, done;
+	struct bench_session sess;
+	bool begun, done;
 	struct vb_hello h;
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
@@ -40,7 +42,6 @@ struct vb_server {
 	struct ibv_mr **mrs;
 	struct vb_region *regions;	/* one per MR */
 	unsigned int nmrs, nopen, nclosed;
-	uint64_t requests, cpu0, t0, deadline;
 	char why[VB_REJECT_MAX];
 };
 
@@ -85,7 +86,7 @@ static const char *check_tput(const struct vb_hello *h)
 static const char *check_hello(const struct vb_server *s,
 			       const struct vb_hello *h)
 {
-	if (s->open)
+	if (s->sess.open)
 		return h->session != s->h.session ? "busy with another client" :
 		       h->qp_index != s->nopen + s->nclosed ?
 		       "QP out of order" : NULL;
@@ -167,10 +168,7 @@ static const char *open_session(struct vb_server *s, struct rdma_cm_id *id,
 	if (!s->scq || !s->rcq)
 		return "server: cannot create CQs that large";
 	s->qps = bench_zalloc(h->nqps, sizeof(*s->qps));
-	s->open = true;
-	s->cpu0 = bench_cpu_ns();
-	s->t0 = bench_now_ns();
-	s->deadline = s->t0 + bench_sec_ns(s->cfg->session_timeout);
+	bench_session_open(&s->sess);
 	return open_memory(s);
 }
 
@@ -246,21 +244,14 @@ static const char *open_qp(struct vb_server *s, struct rdma_cm_id *id,
 	return make_welcome(s, q);
 }
 
-static uint8_t min_u8(int a, int b)
-{
-	int m = a < b ? a : b;
-
-	return m < 0 ? 0 : m > 255 ? 255 : (uint8_t)m;
-}
-
 static const char *accept_qp(struct vb_server *s, struct rdma_cm_event *ev)
 {
 	const struct rdma_conn_param *req = &ev->param.conn;
 	struct rdma_conn_param p = {
-		.responder_resources = min_u8(req->initiator_depth,
-					      s->attr.max_qp_rd_atom),
-		.initiator_depth = min_u8(req->responder_resources,
-					  s->attr.max_qp_init_rd_atom),
+		.responder_resources = vb_min_u8(req->initiator_depth,
+						 s->attr.max_qp_rd_atom),
+		.initiator_depth = vb_min_u8(req->responder_resources,
+					     s->attr.max_qp_init_rd_atom),
 		.rnr_retry_count = 7,
 	};
 
@@ -291,7 +282,7 @@ static struct rdma_cm_id *on_request(struct vb_server *s,
 				     struct rdma_cm_event *ev)
 {
 	const struct rdma_conn_param *p = &ev->param.conn;
-	bool first = !s->open;
+	bool first = !s->sess.open;
 	const char *why;
 	struct vb_hello h;
 
@@ -397,12 +388,7 @@ static void on_event(struct vb_server *s, struct rdma_cm_event *ev)
 	default:
 		break;
 	}
-	rdma_ack_cm_event(ev);
-	if (drop) {
-		if (drop->qp)
-			rdma_destroy_qp(drop);
-		rdma_destroy_id(drop);
-	}
+	vb_cm_ack_drop(ev, drop);
 }
 
 /* Room in q's send queue: reap the shared send CQ until there is. */
@@ -471,7 +457,7 @@ static void on_request_wc(struct vb_server *s, const struct ibv_wc *wc)
 			  q->index, len, s->slot);
 	reply(s, q, slot, len);
 	post_request_recv(s, q, slot);
-	s->requests++;
+	s->sess.requests++;
 }
 
 static void rpc_spin(struct vb_server *s)
@@ -486,34 +472,6 @@ static void rpc_spin(struct vb_server *s)
 		for (j = 0; j < n; j++)
 			on_request_wc(s, &wc[j]);
 	}
-}
-
-static void check_deadlines(const struct vb_server *s, uint64_t first)
-{
-	uint64_t now = bench_now_ns();
-
-	if (!s->open && now > first)
-		bench_die("no client connected within %g s (--timeout)",
-			  s->cfg->timeout);
-	if (s->open && now > s->deadline)
-		bench_die("session still running after %g s "
-			  "(--session-timeout)", s->cfg->session_timeout);
-}
-
-static void report(const struct vb_server *s)
-{
-	uint64_t cpu = bench_cpu_ns() - s->cpu0;
-
-	bench_meta("server_seconds", "%.3f", (bench_now_ns() - s->t0) / 1e9);
-	bench_meta("server_cpu_seconds", "%.3f", cpu / 1e9);
-	if (s->h.mode != VB_MODE_RPC)
-		return;
-	bench_meta("server_requests", "%" PRIu64, s->requests);
-	if (s->requests)
-		bench_meta("server_cpu_us_per_req", "%.3f",
-			   cpu / 1e3 / (double)s->requests);
-	else
-		bench_meta("server_cpu_us_per_req", "nan");
 }
 
 static void teardown(struct vb_server *s)
@@ -541,25 +499,26 @@ static void teardown(struct vb_server *s)
 int vb_serve(const struct bench_cfg *cfg, const struct vb_opts *o)
 {
 	struct vb_server s = { .cfg = cfg };
-	uint64_t first = bench_now_ns() + bench_sec_ns(cfg->timeout);
 	struct rdma_cm_event *ev;
 
 	(void)o;
+	bench_session_init(&s.sess, cfg);
 	listen_on(&s);
 	while (!s.done) {
 		int wait_ms = 100;
 
-		if (s.open && s.h.mode == VB_MODE_RPC) {
+		if (s.sess.open && s.h.mode == VB_MODE_RPC) {
 			rpc_spin(&s);
 			wait_ms = 0;
 		}
-		while (s.open && vb_reap(s.scq, s.qps, "server: send"))
+		while (s.sess.open && vb_reap(s.scq, s.qps, "server: send"))
 			;
 		if (vb_cm_poll(s.ch, wait_ms, &ev))
 			on_event(&s, ev);
-		check_deadlines(&s, first);
+		bench_session_check(&s.sess);
 	}
-	report(&s);
+	/* lat and tput requests are one-sided: the server sees none. */
+	bench_session_report(&s.sess, s.h.mode == VB_MODE_RPC);
 	teardown(&s);
 	return 0;
 }

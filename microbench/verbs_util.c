@@ -71,6 +71,21 @@ int vb_cm_poll(struct rdma_event_channel *ch, int timeout_ms,
 	return 1;
 }
 
+/*
+ * Acks ev, then destroys drop (if any: an id the event refused or closed)
+ * and its QP; in this order, as rdma_destroy_id() waits for the acks of
+ * the id's events.
+ */
+void vb_cm_ack_drop(struct rdma_cm_event *ev, struct rdma_cm_id *drop)
+{
+	rdma_ack_cm_event(ev);
+	if (!drop)
+		return;
+	if (drop->qp)
+		rdma_destroy_qp(drop);
+	rdma_destroy_id(drop);
+}
+
 /* The next event, or exit naming step when deadline (ns) passes first. */
 struct rdma_cm_event *vb_cm_wait(struct rdma_event_channel *ch,
 				 uint64_t deadline, const char *step)

@@ -28,15 +28,114 @@ test_cluster_down() {
 # next to its own; TEST_LOG_PREFIX tells two runs of a test apart.
 test_log() { echo "${TEST_LOG_DIR:-$TESTS_DIR/logs}/${TEST_LOG_PREFIX:-}$1"; }
 
+# collect_guest_logs [-d] [-e REGEX] [-n LINES] [-m] [-c] NAME: what the
+# guests logged, kept next to the test's log (test_log NAME-...) by its
+# teardown while the cluster and $AE_STATE_DIR are still there:
+#   -d  every guest's kernel lines about LITE or trouble (grep -E
+#       lite|WARN|BUG|Oops, and |REGEX with -e; no double quotes in it),
+#       the last LINES (default 40) of each, in NAME-dmesg.log
+#   -m  node1's manager log, in NAME-manager.log
+#   -c  every guest's console log, in NAME-GUEST.console.log
+# Never fails: the teardown must go on to stop the cluster.
+collect_guest_logs() {
+	local opt dmesg=0 manager=0 consoles=0 re="lite|WARN|BUG|Oops" lines=40 name c OPTIND=1
+	while getopts de:n:mc opt; do
+		case $opt in
+		d) dmesg=1 ;;
+		e) re+="|$OPTARG" ;;
+		n) lines=$OPTARG ;;
+		m) manager=1 ;;
+		c) consoles=1 ;;
+		*) echo "collect_guest_logs: bad option" >&2 ;;
+		esac
+	done
+	shift $((OPTIND - 1))
+	name=$1
+	if [ "$dmesg" = 1 ]; then
+		ae exec all -- "dmesg | grep -E \"$re\" | tail -n $lines" >"$(test_log "$name-dmesg.log")" 2>&1 || true
+	fi
+	if [ "$manager" = 1 ]; then
+		ae exec node1 -- cat /var/log/lite-manager.log >"$(test_log "$name-manager.log")" 2>&1 || true
+	fi
+	if [ "$consoles" = 1 ]; then
+		for c in "$AE_STATE_DIR"/*.console.log; do
+			[ ! -f "$c" ] || cp "$c" "$(test_log "$name-${c##*/}")" || true
+		done
+	fi
+	return 0
+}
+
 # summary TEXT: a line tests/run shows under the test's result.
 summary() { echo "summary: $*"; }
 
 # guest_kernel: the kernel the cluster's first guest runs.
 guest_kernel() { "$LITE_AE" exec node1 -- uname -r; }
 
+# ae ARGS...: lite-ae of this tree, on the test's inventory and state.
+ae() { "$LITE_AE" "$@"; }
+
+# on_nodes NAME CMD-FOR-NODE1 CMD-FOR-NODE2 ...: run in parallel, outputs in
+# $TEST_TMP/NAME.nodeN; fails if any exited non-zero or printed FAIL.
+on_nodes() {
+	local name=$1 n=0 pids=() rc=0 c
+	shift
+	for c in "$@"; do
+		n=$((n + 1))
+		ae -t 600 exec "node$n" -- "$c" >"$TEST_TMP/$name.node$n" 2>&1 &
+		pids+=($!)
+	done
+	for n in "${!pids[@]}"; do
+		wait "${pids[$n]}" || rc=1
+	done
+	for n in $(seq "$#"); do
+		sed "s/^/node$n: /" "$TEST_TMP/$name.node$n"
+	done
+	assert_no_match "$name: no failed check" '^FAIL' "$(cat "$TEST_TMP/$name".node*)"
+	assert_eq "$name: every node exited 0" 0 "$rc"
+	echo "ok: $name"
+}
+
+# wait_line FILE REGEX [SECS [SHOW...]]: until FILE, the output of a
+# command running in the background, has a line matching the extended
+# REGEX. Fails after SECS (default 120), or at once when FILE has a line
+# starting with FAIL (the command failed a check: waiting longer cannot
+# help). On failure it prints the files SHOW (default FILE): the command's
+# side of the story, and a peer's too when the command depends on one.
+wait_line() {
+	local file=$1 re=$2 secs=${3:-120} i
+	local show=("${@:4}")
+	[ "${#show[@]}" -gt 0 ] || show=("$file")
+	for ((i = 0; i < secs * 5; i++)); do
+		grep -qsE -- "$re" "$file" && return 0
+		grep -qs '^FAIL' "$file" && break
+		sleep 0.2
+	done
+	cat "${show[@]}" || true
+	fail "never saw /$re/ in ${file##*/}"
+}
+
 fail() {
 	echo "FAIL: $*" >&2
 	exit 1
+}
+
+# requires WHAT...: skip the test unless everything it needs is here: each
+# WHAT is 'root' (the test runs as uid 0) or a command (found in PATH).
+# Otherwise it names what is missing on a 'SKIP: ' line and exits 77,
+# which tests/run reports as SKIP (the test neither passed nor failed), as
+# automake and blktests do. Call it first, before the test starts or traps
+# anything: a skipped test has nothing to tear down.
+requires() {
+	local w missing=()
+	for w in "$@"; do
+		case $w in
+		root) [ "$EUID" = 0 ] || missing+=(root) ;;
+		*) command -v "$w" >/dev/null 2>&1 || missing+=("$w") ;;
+		esac
+	done
+	[ "${#missing[@]}" -gt 0 ] || return 0
+	echo "SKIP: needs $(printf '%s, ' "${missing[@]}" | sed 's/, $//')" >&2
+	exit 77
 }
 
 assert_eq() { # WHAT EXPECTED ACTUAL
