@@ -159,6 +159,7 @@ int lite_ctrl_call(u16 node, u32 gen, u16 type, const void *req, u32 req_len,
 		return ret;
 	}
 	lite_stat_ctrl(type, false);
+	lite_stat_peer(node, LITE_PSTAT_CTRL_SENT, 1);
 	ret = lite_ctrl_send(peer, type, id, 0, req, req_len);
 	if (!ret) {
 		left = wait_for_completion_timeout(&wait.done,
@@ -173,9 +174,11 @@ int lite_ctrl_call(u16 node, u32 gen, u16 type, const void *req, u32 req_len,
 		ret = wait.status;
 	if (!ret && resp)
 		*resp_len = wait.resp_len;
-	if (ret == -ETIMEDOUT)
+	if (ret == -ETIMEDOUT) {
 		lite_warn("node %u: no response to request type %u within %u ms\n",
 			  node, type, lite_ctrl_timeout_ms);
+		lite_stat_peer(node, LITE_PSTAT_TIMEOUTS, 1);
+	}
 	return ret;
 }
 

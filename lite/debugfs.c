@@ -179,6 +179,7 @@ static const struct file_operations lite_pool_fops = {
 };
 
 DEFINE_SHOW_ATTRIBUTE(lite_stats);
+DEFINE_SHOW_ATTRIBUTE(lite_peer_stats);
 
 void lite_debugfs_init(void)
 {
@@ -186,6 +187,8 @@ void lite_debugfs_init(void)
 	debugfs_create_file("pool", 0400, lite_debugfs, NULL, &lite_pool_fops);
 	debugfs_create_file("counters", 0400, lite_debugfs, NULL,
 			    &lite_stats_fops);
+	debugfs_create_file("peers", 0400, lite_debugfs, NULL,
+			    &lite_peer_stats_fops);
 	debugfs_create_file("rdma_probe", 0600, lite_debugfs, NULL,
 			    &lite_probe_fops);
 }

@@ -282,6 +282,7 @@ int lite_handles_revoke(u16 node, u32 gen, u32 lmr_id)
 	if (m) {
 		WRITE_ONCE(m->revoked, true);
 		refcount_inc(&m->refs);
+		lite_stat_peer(node, LITE_PSTAT_REVOKED, 1);
 	} else if (lite_maps_pending[node]) {
 		m = kzalloc(sizeof(*m), GFP_ATOMIC);
 		if (m) {

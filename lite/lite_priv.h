@@ -330,7 +330,10 @@ void lite_prio_end(int prio);
 u64 lite_prio_low_step(struct lite_peer *peer, int prio, u64 want);
 void lite_prio_low_done(struct lite_peer *peer, int prio, u64 step);
 
-/* stats.c: counters, in /sys/kernel/debug/lite/counters */
+/*
+ * stats.c: counters, in /sys/kernel/debug/lite/counters, and per node id
+ * (kept across the node's generations) in .../peers
+ */
 enum lite_stat {
 	LITE_STAT_ATOMIC_NIC,		/* atomic WRs to an owner's NIC */
 	LITE_STAT_ATOMIC_LOOPBACK,	/* atomic WRs to our own NIC */
@@ -338,10 +341,24 @@ enum lite_stat {
 	LITE_STAT_NR,
 };
 
+enum lite_peer_stat {
+	LITE_PSTAT_RDMA_OPS,		/* one-sided WRs posted to its memory */
+	LITE_PSTAT_RDMA_BYTES,
+	LITE_PSTAT_RPC_SENT,		/* messages written into its rings */
+	LITE_PSTAT_RPC_BYTES,
+	LITE_PSTAT_RING_FULL,		/* sends that found its ring full */
+	LITE_PSTAT_TIMEOUTS,		/* RDMA ops, RPC and control calls */
+	LITE_PSTAT_REVOKED,		/* our mappings of its LMRs it revoked */
+	LITE_PSTAT_CTRL_SENT,		/* control requests to it */
+	LITE_PSTAT_NR,
+};
+
 struct seq_file;
 void lite_stat_inc(enum lite_stat stat);
 void lite_stat_ctrl(u16 type, bool served);
+void lite_stat_peer(u16 node, enum lite_peer_stat stat, u64 n);
 int lite_stats_show(struct seq_file *m, void *unused);
+int lite_peer_stats_show(struct seq_file *m, void *unused);
 
 /* debugfs.c: /sys/kernel/debug/lite */
 void lite_debugfs_init(void);

@@ -281,8 +281,13 @@ static int lite_op_post_one(struct lite_rdma_op *op, bool write, u64 off,
 		.remote_addr	= h->chunk[off >> h->chunk_shift] + (off & mask),
 		.rkey		= lite_handle_rkey(h, off),
 	};
+	int ret = lite_op_post_wr(op, &wr.wr);
 
-	return lite_op_post_wr(op, &wr.wr);
+	if (!ret) {
+		lite_stat_peer(op->peer->id, LITE_PSTAT_RDMA_OPS, 1);
+		lite_stat_peer(op->peer->id, LITE_PSTAT_RDMA_BYTES, len);
+	}
+	return ret;
 }
 
 /* Bytes from LMR offset @off to the end of its chunk. */
@@ -380,6 +385,7 @@ static int lite_op_wait(struct lite_rdma_op *op, bool spin)
 						 nsecs_to_jiffies(deadline - now) : 0)) {
 			lite_warn("node %u: RDMA operation timed out after %u ms\n",
 				  op->peer->id, lite_op_timeout_ms);
+			lite_stat_peer(op->peer->id, LITE_PSTAT_TIMEOUTS, 1);
 			return -ETIMEDOUT;
 		}
 	}
@@ -550,8 +556,11 @@ int lite_rdma_atomic(struct lite_handle *h, u64 off, enum ib_wr_opcode opcode,
 	if (!ret)
 		ret = lite_op_post_wr(op, &wr.wr);
 	lite_op_posted(op);
-	if (!ret)
+	if (!ret) {
 		lite_stat_inc(LITE_STAT_ATOMIC_NIC);
+		lite_stat_peer(peer->id, LITE_PSTAT_RDMA_OPS, 1);
+		lite_stat_peer(peer->id, LITE_PSTAT_RDMA_BYTES, sizeof(u64));
+	}
 	ret = lite_op_wait(op, true) ?: ret;
 	if (!ret) {
 		ib_dma_sync_single_for_cpu(peer->dev->ibdev, op->dma,

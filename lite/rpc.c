@@ -787,10 +787,14 @@ static int lite_rpc_send_msg(u16 node, u32 port, struct iov_iter *src, u32 len,
 	mutex_lock(&tr->lock);
 	pos = tr->head % LITE_RPC_RING_SIZE;
 	need = LITE_RPC_RING_SIZE - pos < span ? LITE_RPC_RING_SIZE - pos + span : span;
+	if (!lite_rpc_has_room(tr, need))
+		lite_stat_peer(node, LITE_PSTAT_RING_FULL, 1);
 	left = wait_event_interruptible_timeout(tr->wq, lite_rpc_has_room(tr, need),
 			msecs_to_jiffies(lite_rpc_timeout_ms));
 	if (left <= 0 || tr->dead) {
 		ret = left < 0 ? -EINTR : tr->dead ? -ENOTCONN : -ETIMEDOUT;
+		if (ret == -ETIMEDOUT)
+			lite_stat_peer(node, LITE_PSTAT_TIMEOUTS, 1);
 		kfree(tx);
 		goto out;
 	}
@@ -805,8 +809,11 @@ static int lite_rpc_send_msg(u16 node, u32 port, struct iov_iter *src, u32 len,
 	imm = LITE_IMM_REQ << 30 | port << 24 | pos / LITE_RPC_ALIGN;
 	ret = lite_rpc_post(&peer->qps[port % peer->nr_qps], tx,
 			    sizeof(*hdr) + len, imm, tr->dma + pos, tr->rkey);
-	if (!ret)
+	if (!ret) {
 		tr->head += need;
+		lite_stat_peer(node, LITE_PSTAT_RPC_SENT, 1);
+		lite_stat_peer(node, LITE_PSTAT_RPC_BYTES, len);
+	}
 out:
 	mutex_unlock(&tr->lock);
 	lite_prio_end(prio);
@@ -922,7 +929,10 @@ static int lite_rpc_call_wait(struct lite_rpc_call *call,
 	}
 	call->abandoned = true;
 	xa_unlock_irqrestore(&lite_rpc_calls, flags);
-	return left < 0 ? -EINTR : -ETIMEDOUT;
+	if (left < 0)
+		return -EINTR;
+	lite_stat_peer(call->node, LITE_PSTAT_TIMEOUTS, 1);
+	return -ETIMEDOUT;
 }
 
 /*

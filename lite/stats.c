@@ -2,7 +2,10 @@
 /*
  * Counters of what LITE did since the module was loaded, for people and
  * tests to read in /sys/kernel/debug/lite/counters ("name value" lines):
- * where atomics ran, and control messages by type, sent and served.
+ * where atomics ran, and control messages by type, sent and served; and
+ * per peer in /sys/kernel/debug/lite/peers (a header, then one row per
+ * node id with anything to count; a node that leaves and rejoins keeps
+ * its row). 'lite-ae stats' collects both from every host.
  */
 #include <linux/atomic.h>
 #include <linux/seq_file.h>
@@ -36,7 +39,19 @@ static const char *const lite_ctrl_names[LITE_CTRL_NR_TYPES] = {
 	[LITE_CTRL_LOCK_DESTROY]	= "lock_destroy",
 };
 
+static const char *const lite_peer_stat_names[LITE_PSTAT_NR] = {
+	[LITE_PSTAT_RDMA_OPS]		= "rdma_ops",
+	[LITE_PSTAT_RDMA_BYTES]		= "rdma_bytes",
+	[LITE_PSTAT_RPC_SENT]		= "rpc_sent",
+	[LITE_PSTAT_RPC_BYTES]		= "rpc_bytes",
+	[LITE_PSTAT_RING_FULL]		= "ring_full",
+	[LITE_PSTAT_TIMEOUTS]		= "timeouts",
+	[LITE_PSTAT_REVOKED]		= "revoked",
+	[LITE_PSTAT_CTRL_SENT]		= "ctrl_sent",
+};
+
 static atomic64_t lite_stats[LITE_STAT_NR];
+static atomic64_t lite_peer_stats[LITE_MAX_NODES][LITE_PSTAT_NR];
 static atomic64_t lite_ctrl_sent[LITE_CTRL_NR_TYPES];
 static atomic64_t lite_ctrl_served[LITE_CTRL_NR_TYPES];
 
@@ -51,6 +66,38 @@ void lite_stat_ctrl(u16 type, bool served)
 	if (type && type < LITE_CTRL_NR_TYPES)
 		atomic64_inc(served ? &lite_ctrl_served[type] :
 			     &lite_ctrl_sent[type]);
+}
+
+/* @n more of @stat for node @node (ignored when @node is not a node id). */
+void lite_stat_peer(u16 node, enum lite_peer_stat stat, u64 n)
+{
+	if (node && node < LITE_MAX_NODES)
+		atomic64_add(n, &lite_peer_stats[node][stat]);
+}
+
+int lite_peer_stats_show(struct seq_file *m, void *unused)
+{
+	u64 v[LITE_PSTAT_NR], any;
+	unsigned int node, i;
+
+	seq_puts(m, "node");
+	for (i = 0; i < LITE_PSTAT_NR; i++)
+		seq_printf(m, " %s", lite_peer_stat_names[i]);
+	seq_putc(m, '\n');
+	for (node = 1; node < LITE_MAX_NODES; node++) {
+		any = 0;
+		for (i = 0; i < LITE_PSTAT_NR; i++) {
+			v[i] = atomic64_read(&lite_peer_stats[node][i]);
+			any |= v[i];
+		}
+		if (!any)
+			continue;
+		seq_printf(m, "%u", node);
+		for (i = 0; i < LITE_PSTAT_NR; i++)
+			seq_printf(m, " %llu", v[i]);
+		seq_putc(m, '\n');
+	}
+	return 0;
 }
 
 int lite_stats_show(struct seq_file *m, void *unused)

@@ -217,6 +217,29 @@ lite_uninstall() {
 	return "$rc"
 }
 
+# lite_stats DIR: every node's LITE counters (docs/architecture.md, debugfs
+# counters and peers) into DIR/<host>.txt, or why there are none. Fails only
+# when a host cannot be reached or DIR cannot be written.
+lite_stats() {
+	local dir=$1 h rc=0 out
+	[ "$AE_DRY_RUN" = 1 ] || mkdir -p "$dir" || ae_die "cannot create $dir"
+	for h in "${INV_NODES[@]}"; do
+		out=$dir/$h.txt
+		[ "$AE_DRY_RUN" != 1 ] || out=/dev/stdout
+		ae_ssh "$h" "d=/sys/kernel/debug/lite
+			mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+			if [ -r \$d/peers ]; then
+				echo '# counters'; cat \$d/counters; echo '# peers'; cat \$d/peers
+			else
+				echo '# no LITE counters here (lite.ko not loaded, or no debugfs)'
+			fi" >"$out" || {
+			ae_warn "$h: cannot read LITE's counters"
+			rc=1
+		}
+	done
+	return "$rc"
+}
+
 # lite_status_cmd HOST: prints "node_id=.. nodes=.." or "not-loaded".
 lite_status_cmd() {
 	echo "if [ -e /dev/lite ]; then $(lite_rdir "$1")/lite/tools/lite-join --status 2>&1 || true; else echo not-loaded; fi"

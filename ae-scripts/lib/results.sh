@@ -94,6 +94,8 @@ fig_run() {
 	[ "${PIPESTATUS[0]}" = 0 ] || ae_die "$name: experiment failed; partial data kept in $dir"
 	echo "run_seconds: $((SECONDS - t0))" >>"$dir/provenance.txt"
 	ae_log "$name: measured in $((SECONDS - t0)) s"
+	# What LITE counted on each node, since its module was loaded.
+	lite_stats "$dir/stats" || ae_warn "$name: counters incomplete in $dir/stats"
 	fig_plot_dir "$name" "$dir"
 }
 
