@@ -354,6 +354,8 @@ enum lite_peer_stat {
 };
 
 struct seq_file;
+int lite_stats_init(void);
+void lite_stats_exit(void);
 void lite_stat_inc(enum lite_stat stat);
 void lite_stat_ctrl(u16 type, bool served);
 void lite_stat_peer(u16 node, enum lite_peer_stat stat, u64 n);

@@ -36,11 +36,14 @@ static int __init lite_init(void)
 		lite_err("qps_per_peer must be 1..%d\n", LITE_MAX_QPS_PER_PEER);
 		return -EINVAL;
 	}
+	ret = lite_stats_init();
+	if (ret)
+		return ret;
 	lite_rpc_init();
 	lite_prio_init();
 	ret = lite_ctrl_init();
 	if (ret)
-		return ret;
+		goto err_stats;
 	ret = lite_api_init();
 	if (ret)
 		goto err_ctrl;
@@ -60,6 +63,8 @@ err_api:
 	lite_api_exit();
 err_ctrl:
 	lite_ctrl_exit();
+err_stats:
+	lite_stats_exit();
 	return ret;
 }
 
@@ -75,6 +80,7 @@ static void __exit lite_exit(void)
 	lite_lmr_exit();
 	lite_pool_exit();
 	lite_user_exit();
+	lite_stats_exit();
 	lite_info("unloaded\n");
 }
 

@@ -244,7 +244,10 @@ err:
 	return ERR_PTR(-ENOMEM);
 }
 
-/* Post @wr for @op: done fires only once it completed too. */
+/*
+ * Post @wr for @op: done fires only once it completed too. Every one-sided
+ * WR (read, write, atomic; one SGE each) goes through here: counted here.
+ */
 static int lite_op_post_wr(struct lite_rdma_op *op, const struct ib_send_wr *wr)
 {
 	int ret;
@@ -255,8 +258,12 @@ static int lite_op_post_wr(struct lite_rdma_op *op, const struct ib_send_wr *wr)
 	if (ret) {
 		atomic_dec(&op->pending);
 		refcount_dec(&op->refs);
+		return ret;
 	}
-	return ret;
+	lite_stat_peer(op->peer->id, LITE_PSTAT_RDMA_OPS, 1);
+	lite_stat_peer(op->peer->id, LITE_PSTAT_RDMA_BYTES,
+		       wr->sg_list[0].length);
+	return 0;
 }
 
 /* Post one WR moving @len bytes between local @dma and LMR offset @off. */
@@ -281,13 +288,8 @@ static int lite_op_post_one(struct lite_rdma_op *op, bool write, u64 off,
 		.remote_addr	= h->chunk[off >> h->chunk_shift] + (off & mask),
 		.rkey		= lite_handle_rkey(h, off),
 	};
-	int ret = lite_op_post_wr(op, &wr.wr);
 
-	if (!ret) {
-		lite_stat_peer(op->peer->id, LITE_PSTAT_RDMA_OPS, 1);
-		lite_stat_peer(op->peer->id, LITE_PSTAT_RDMA_BYTES, len);
-	}
-	return ret;
+	return lite_op_post_wr(op, &wr.wr);
 }
 
 /* Bytes from LMR offset @off to the end of its chunk. */
@@ -556,11 +558,8 @@ int lite_rdma_atomic(struct lite_handle *h, u64 off, enum ib_wr_opcode opcode,
 	if (!ret)
 		ret = lite_op_post_wr(op, &wr.wr);
 	lite_op_posted(op);
-	if (!ret) {
+	if (!ret)
 		lite_stat_inc(LITE_STAT_ATOMIC_NIC);
-		lite_stat_peer(peer->id, LITE_PSTAT_RDMA_OPS, 1);
-		lite_stat_peer(peer->id, LITE_PSTAT_RDMA_BYTES, sizeof(u64));
-	}
 	ret = lite_op_wait(op, true) ?: ret;
 	if (!ret) {
 		ib_dma_sync_single_for_cpu(peer->dev->ibdev, op->dma,

@@ -787,10 +787,13 @@ static int lite_rpc_send_msg(u16 node, u32 port, struct iov_iter *src, u32 len,
 	mutex_lock(&tr->lock);
 	pos = tr->head % LITE_RPC_RING_SIZE;
 	need = LITE_RPC_RING_SIZE - pos < span ? LITE_RPC_RING_SIZE - pos + span : span;
-	if (!lite_rpc_has_room(tr, need))
+	left = 1;
+	if (!lite_rpc_has_room(tr, need)) {
 		lite_stat_peer(node, LITE_PSTAT_RING_FULL, 1);
-	left = wait_event_interruptible_timeout(tr->wq, lite_rpc_has_room(tr, need),
-			msecs_to_jiffies(lite_rpc_timeout_ms));
+		left = wait_event_interruptible_timeout(tr->wq,
+				lite_rpc_has_room(tr, need),
+				msecs_to_jiffies(lite_rpc_timeout_ms));
+	}
 	if (left <= 0 || tr->dead) {
 		ret = left < 0 ? -EINTR : tr->dead ? -ENOTCONN : -ETIMEDOUT;
 		if (ret == -ETIMEDOUT)

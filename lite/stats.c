@@ -8,6 +8,7 @@
  * its row). 'lite-ae stats' collects both from every host.
  */
 #include <linux/atomic.h>
+#include <linux/percpu.h>
 #include <linux/seq_file.h>
 
 #include "lite_priv.h"
@@ -51,7 +52,11 @@ static const char *const lite_peer_stat_names[LITE_PSTAT_NR] = {
 };
 
 static atomic64_t lite_stats[LITE_STAT_NR];
-static atomic64_t lite_peer_stats[LITE_MAX_NODES][LITE_PSTAT_NR];
+/* Per CPU: every one-sided WR and RPC message adds to them. */
+struct lite_peer_counts {
+	u64 v[LITE_MAX_NODES][LITE_PSTAT_NR];
+};
+static struct lite_peer_counts __percpu *lite_peer_counts;
 static atomic64_t lite_ctrl_sent[LITE_CTRL_NR_TYPES];
 static atomic64_t lite_ctrl_served[LITE_CTRL_NR_TYPES];
 
@@ -68,17 +73,29 @@ void lite_stat_ctrl(u16 type, bool served)
 			     &lite_ctrl_sent[type]);
 }
 
+int lite_stats_init(void)
+{
+	lite_peer_counts = alloc_percpu(struct lite_peer_counts);
+	return lite_peer_counts ? 0 : -ENOMEM;
+}
+
+void lite_stats_exit(void)
+{
+	free_percpu(lite_peer_counts);
+}
+
 /* @n more of @stat for node @node (ignored when @node is not a node id). */
 void lite_stat_peer(u16 node, enum lite_peer_stat stat, u64 n)
 {
 	if (node && node < LITE_MAX_NODES)
-		atomic64_add(n, &lite_peer_stats[node][stat]);
+		this_cpu_add(lite_peer_counts->v[node][stat], n);
 }
 
 int lite_peer_stats_show(struct seq_file *m, void *unused)
 {
 	u64 v[LITE_PSTAT_NR], any;
 	unsigned int node, i;
+	int cpu;
 
 	seq_puts(m, "node");
 	for (i = 0; i < LITE_PSTAT_NR; i++)
@@ -87,7 +104,9 @@ int lite_peer_stats_show(struct seq_file *m, void *unused)
 	for (node = 1; node < LITE_MAX_NODES; node++) {
 		any = 0;
 		for (i = 0; i < LITE_PSTAT_NR; i++) {
-			v[i] = atomic64_read(&lite_peer_stats[node][i]);
+			v[i] = 0;
+			for_each_possible_cpu(cpu)
+				v[i] += per_cpu_ptr(lite_peer_counts, cpu)->v[node][i];
 			any |= v[i];
 		}
 		if (!any)
