@@ -5,134 +5,15 @@
  * argument is checked here against the handle: permission, password,
  * bounds. The owner checks again what reaches it over the network.
  */
-#include <linux/cred.h>
 #include <linux/module.h>
 #include <linux/slab.h>
-#include <linux/xarray.h>
 
 #include "lite_priv.h"
-#include "lite_handle.h"
-#include "lite_api.h"
-#include "lite_ubuf.h"
-#include "ctrl_msg.h"
+#include "lite_ctx.h"
+#include "wire.h"
 #include "include/uapi/lite.h"
 
 #define LITE_RELAY_MAX	(1U << 20)	/* memcpy between nodes, per step */
-
-struct lite_ctx {
-	struct xarray		handles;	/* id -> struct lite_handle */
-	struct xarray		replies;	/* RPC descriptors it owes */
-	u64			owner;		/* names it to lock homes */
-	u32			uid;		/* of the opener; 0: the kernel */
-	struct lite_user	*user;		/* its limits, or NULL */
-	struct lite_async	*async;		/* posted reads and writes */
-};
-
-struct lite_ctx *lite_kernel_ctx;
-static atomic64_t lite_next_owner;
-
-/**
- * lite_ctx_create() - a context for the current task's credentials
- * @limited: count its resources against the per-user limits (user.c)
- *
- * Return: the context, or NULL when out of memory.
- */
-struct lite_ctx *lite_ctx_create(bool limited)
-{
-	struct lite_ctx *ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
-
-	if (!ctx)
-		return NULL;
-	xa_init_flags(&ctx->handles, XA_FLAGS_ALLOC1);
-	xa_init(&ctx->replies);
-	ctx->owner = atomic64_inc_return(&lite_next_owner);
-	ctx->uid = from_kuid_munged(&init_user_ns, current_fsuid());
-	if (limited) {
-		ctx->user = lite_user_get(0, ctx->uid);
-		if (!ctx->user) {
-			kfree(ctx);
-			return NULL;
-		}
-	}
-	/* Charged to ctx->user, which outlives it (lite_ctx_destroy). */
-	ctx->async = lite_async_create(ctx->user);
-	if (!ctx->async) {
-		lite_user_put(ctx->user);
-		kfree(ctx);
-		return NULL;
-	}
-	return ctx;
-}
-
-static struct lite_handle *lite_ctx_get(struct lite_ctx *ctx, u32 id)
-{
-	struct lite_handle *h;
-
-	xa_lock(&ctx->handles);
-	h = xa_load(&ctx->handles, id);
-	if (h)
-		kref_get(&h->ref);
-	xa_unlock(&ctx->handles);
-	return h;
-}
-
-/* Ask the owner to free the LMR behind @h (which has ADMIN). */
-static int lite_free_lmr(struct lite_handle *h)
-{
-	struct lite_ctrl_lmr msg = { .lmr_id = cpu_to_le32(h->lmr_id) };
-
-	lite_handle_mark_revoked(h);
-	if (h->lmr)
-		return lite_lmr_free(h->lmr_id, lite_node_id(), lite_node_gen());
-	return lite_ctrl_call(h->node, h->gen, LITE_CTRL_FREE, &msg, sizeof(msg),
-			      NULL, NULL);
-}
-
-/**
- * lite_ctx_destroy() - drop every handle of a context; free the LMRs it
- * allocated (every other node's mapping of them is revoked)
- * @ctx: the context
- */
-void lite_ctx_destroy(struct lite_ctx *ctx)
-{
-	struct lite_handle *h;
-	unsigned long id;
-	void *entry;
-
-	/* First: freeing its LMRs below would wait for these anyway. */
-	lite_async_destroy(ctx->async);
-	lite_rpc_ctx_release(ctx);
-	xa_for_each(&ctx->replies, id, entry)
-		lite_rpc_drop_token(id);
-	xa_destroy(&ctx->replies);
-	lite_sync_owner_gone(ctx->owner);
-
-	xa_for_each(&ctx->handles, id, h) {
-		xa_erase(&ctx->handles, id);
-		if (h->perm & LITE_PERM_ADMIN && !lite_handle_revoked(h))
-			lite_free_lmr(h);
-		lite_handle_put(h);
-	}
-	xa_destroy(&ctx->handles);
-	lite_user_put(ctx->user);
-	kfree(ctx);
-}
-
-/* The owner's current generation, or 0 when it is not reachable. */
-static u32 lite_node_gen_of(u16 node)
-{
-	struct lite_peer *peer;
-	u32 gen;
-
-	if (node == lite_node_id())
-		return lite_node_gen();
-	peer = lite_peer_get(node, 0);
-	if (!peer)
-		return 0;
-	gen = peer->gen;
-	lite_peer_put(peer);
-	return gen;
-}
 
 static int lite_check_node(u32 node)
 {
@@ -152,25 +33,26 @@ static int lite_ctx_map(struct lite_ctx *ctx, u16 node, u32 gen,
 			const struct lite_lmr_desc *d, u32 len, s32 password,
 			u64 charged, u32 *id)
 {
+	struct lite_user *user = lite_ctx_user(ctx);
 	struct lite_handle *h;
-	int ret = lite_user_charge(ctx->user, LITE_RES_HANDLES, 1);
+	int ret = lite_user_charge(user, LITE_RES_HANDLES, 1);
 
 	if (ret) {
-		lite_user_uncharge(ctx->user, LITE_RES_LMR_BYTES, charged);
+		lite_user_uncharge(user, LITE_RES_LMR_BYTES, charged);
 		return ret;
 	}
 	h = lite_handle_new(node, gen, d, len, password);
 	if (IS_ERR(h)) {
-		lite_user_uncharge(ctx->user, LITE_RES_HANDLES, 1);
-		lite_user_uncharge(ctx->user, LITE_RES_LMR_BYTES, charged);
+		lite_user_uncharge(user, LITE_RES_HANDLES, 1);
+		lite_user_uncharge(user, LITE_RES_LMR_BYTES, charged);
 		return PTR_ERR(h);
 	}
 	/* Before it is visible: another thread may unmap it at once. */
-	if (ctx->user)
-		lite_user_hold(ctx->user);
-	h->user = ctx->user;
+	if (user)
+		lite_user_hold(user);
+	h->user = user;
 	h->charged = charged;
-	ret = xa_alloc(&ctx->handles, id, h, XA_LIMIT(1, INT_MAX), GFP_KERNEL);
+	ret = lite_ctx_add_handle(ctx, h, id);
 	if (ret)
 		lite_handle_put(h);
 	return ret;
@@ -197,31 +79,25 @@ int lite_api_alloc(struct lite_ctx *ctx, u32 node, u64 size, u32 flags,
 	gen = lite_node_gen_of(node);
 	if (!gen)
 		return -ENOTCONN;
-	ret = lite_user_charge(ctx->user, LITE_RES_LMR_BYTES, size);
+	ret = lite_user_charge(lite_ctx_user(ctx), LITE_RES_LMR_BYTES, size);
 	if (ret)
 		return ret;
 	d = kzalloc(LITE_CTRL_MAX_PAYLOAD, GFP_KERNEL);
 	if (!d) {
-		lite_user_uncharge(ctx->user, LITE_RES_LMR_BYTES, size);
+		lite_user_uncharge(lite_ctx_user(ctx), LITE_RES_LMR_BYTES, size);
 		return -ENOMEM;
 	}
 	lite_map_pending_begin(node);
-	if (node == lite_node_id())
-		ret = lite_lmr_create(size, flags, node, gen, d, &len);
-	else
-		ret = lite_ctrl_call(node, gen, LITE_CTRL_ALLOC, &req,
-				     sizeof(req), d, &len);
+	ret = lite_ctrl_call(node, gen, LITE_CTRL_ALLOC, &req, sizeof(req), d,
+			     &len);
 	if (ret) {
-		lite_user_uncharge(ctx->user, LITE_RES_LMR_BYTES, size);
+		lite_user_uncharge(lite_ctx_user(ctx), LITE_RES_LMR_BYTES, size);
 	} else {
 		ret = lite_ctx_map(ctx, node, gen, d, len, password, size, id);
 		if (ret) {	/* do not leak it on the owner */
 			fmsg = (struct lite_ctrl_lmr) { .lmr_id = d->lmr_id };
-			if (node == lite_node_id())
-				lite_lmr_free(le32_to_cpu(d->lmr_id), node, gen);
-			else
-				lite_ctrl_call(node, gen, LITE_CTRL_FREE, &fmsg,
-					       sizeof(fmsg), NULL, NULL);
+			lite_ctrl_call(node, gen, LITE_CTRL_FREE, &fmsg,
+				       sizeof(fmsg), NULL, NULL);
 		}
 	}
 	lite_map_pending_end(node);
@@ -231,7 +107,7 @@ int lite_api_alloc(struct lite_ctx *ctx, u32 node, u64 size, u32 flags,
 
 int lite_api_free(struct lite_ctx *ctx, u32 id)
 {
-	struct lite_handle *h = lite_ctx_get(ctx, id);
+	struct lite_handle *h = lite_ctx_handle(ctx, id);
 	int ret;
 
 	if (!h)
@@ -240,11 +116,11 @@ int lite_api_free(struct lite_ctx *ctx, u32 id)
 		lite_handle_put(h);
 		return -EPERM;
 	}
-	if (xa_erase(&ctx->handles, id) != h) {
+	if (!lite_ctx_remove_handle(ctx, id, h)) {
 		lite_handle_put(h);
 		return -ENOENT;	/* a concurrent free won */
 	}
-	ret = lite_free_lmr(h);
+	ret = lite_handle_free_lmr(h);
 	lite_handle_put(h);	/* the context's */
 	lite_handle_put(h);
 	/* Already revoked by the owner, or the owner left: nothing to free. */
@@ -253,28 +129,28 @@ int lite_api_free(struct lite_ctx *ctx, u32 id)
 
 int lite_api_unmap(struct lite_ctx *ctx, u32 id)
 {
-	struct lite_handle *h = lite_ctx_get(ctx, id);
-	bool admin;
+	struct lite_handle *h = lite_ctx_handle(ctx, id);
+	bool removed;
 
 	if (!h)
 		return -ENOENT;
-	admin = h->perm & LITE_PERM_ADMIN;
-	lite_handle_put(h);
 	/* The creator's handle is the LMR's lifetime: nothing could free it. */
-	if (admin)
+	if (h->perm & LITE_PERM_ADMIN) {
+		lite_handle_put(h);
 		return lite_api_free(ctx, id);
-	h = xa_erase(&ctx->handles, id);
-	if (!h)
-		return -ENOENT;
+	}
+	removed = lite_ctx_remove_handle(ctx, id, h);
+	if (removed)
+		lite_handle_put(h);	/* the context's */
 	lite_handle_put(h);
-	return 0;
+	return removed ? 0 : -ENOENT;
 }
 
 /* Look up @id and check it allows @perm over [@off, @off + @len). */
 static struct lite_handle *lite_use(struct lite_ctx *ctx, u32 id, u32 perm,
 				    u64 off, u64 len, int *err)
 {
-	struct lite_handle *h = lite_ctx_get(ctx, id);
+	struct lite_handle *h = lite_ctx_handle(ctx, id);
 
 	*err = 0;
 	if (!h)
@@ -301,7 +177,7 @@ static struct lite_handle *lite_use(struct lite_ctx *ctx, u32 id, u32 perm,
  */
 int lite_api_mmap(struct lite_ctx *ctx, struct vm_area_struct *vma)
 {
-	return lite_ubuf_mmap(ctx->user, vma);
+	return lite_ubuf_mmap(lite_ctx_user(ctx), vma);
 }
 
 int lite_api_rw(struct lite_ctx *ctx, u32 id, s32 password, u64 off,
@@ -356,6 +232,7 @@ int lite_api_rw(struct lite_ctx *ctx, u32 id, s32 password, u64 off,
 int lite_api_post(struct lite_ctx *ctx, u32 id, s32 password, u64 off,
 		  u64 addr, bool kernel, u64 len, bool write, u64 cookie)
 {
+	struct lite_async *as = lite_ctx_async(ctx);
 	struct lite_handle *h;
 	struct iov_iter iter;
 	struct kvec kv;
@@ -381,11 +258,11 @@ int lite_api_post(struct lite_ctx *ctx, u32 id, s32 password, u64 off,
 			iov_iter_ubuf(&iter, write ? ITER_SOURCE : ITER_DEST,
 				      u64_to_user_ptr(addr), len);
 		}
-		ret = lite_async_post_local(ctx->async, h->lmr, off, &iter, len,
-					    write, cookie);
+		ret = lite_async_post_local(as, h->lmr, off, &iter, len, write,
+					    cookie);
 	} else {
-		ret = lite_rdma_post(ctx->async, h, off, addr, kernel, len,
-				     write, cookie);
+		ret = lite_rdma_post(as, h, off, addr, kernel, len, write,
+				     cookie);
 	}
 	lite_handle_put(h);
 	return ret;
@@ -404,13 +281,13 @@ int lite_api_post(struct lite_ctx *ctx, u32 id, s32 password, u64 off,
 int lite_api_poll(struct lite_ctx *ctx, struct lite_completion *out,
 		  unsigned int max, int timeout_ms)
 {
-	int ret = lite_async_wait(ctx->async, false, timeout_ms);
+	int ret = lite_async_wait(lite_ctx_async(ctx), false, timeout_ms);
 
 	if (ret == -ETIMEDOUT)
 		return 0;
 	if (ret)
 		return ret;
-	return lite_async_reap(ctx->async, out, max, NULL);
+	return lite_async_reap(lite_ctx_async(ctx), out, max, NULL);
 }
 
 /**
@@ -424,18 +301,18 @@ int lite_api_poll(struct lite_ctx *ctx, struct lite_completion *out,
  */
 int lite_api_fence(struct lite_ctx *ctx, int timeout_ms)
 {
-	int ret = lite_async_wait(ctx->async, true, timeout_ms);
+	int ret = lite_async_wait(lite_ctx_async(ctx), true, timeout_ms);
 	int first = 0;
 
 	if (ret)
 		return ret;
-	lite_async_reap(ctx->async, NULL, UINT_MAX, &first);
+	lite_async_reap(lite_ctx_async(ctx), NULL, UINT_MAX, &first);
 	return first;
 }
 
 unsigned int lite_api_outstanding(struct lite_ctx *ctx)
 {
-	return lite_async_outstanding(ctx->async);
+	return lite_async_outstanding(lite_ctx_async(ctx));
 }
 
 int lite_api_memset(struct lite_ctx *ctx, u32 id, u64 off, u32 value,
@@ -559,16 +436,13 @@ int lite_api_publish(struct lite_ctx *ctx, u32 id, u64 identifier, u32 perm,
 		return ret;
 	if (perm & ~h->perm) {
 		ret = -EPERM;
-	} else if (h->lmr) {
-		ret = lite_lmr_publish(h->lmr_id, identifier, perm, password,
-				       lite_node_id(), ctx->uid);
 	} else {
 		req = (struct lite_ctrl_publish) {
 			.identifier = cpu_to_le64(identifier),
 			.lmr_id = cpu_to_le32(h->lmr_id),
 			.perm = cpu_to_le32(perm),
 			.password = cpu_to_le32(password),
-			.uid = cpu_to_le32(ctx->uid),
+			.uid = cpu_to_le32(lite_ctx_uid(ctx)),
 		};
 		ret = lite_ctrl_call(h->node, h->gen, LITE_CTRL_PUBLISH, &req,
 				     sizeof(req), NULL, NULL);
@@ -586,7 +460,7 @@ int lite_api_ask(struct lite_ctx *ctx, u32 node, u64 identifier, u32 perm,
 		.identifier = cpu_to_le64(identifier),
 		.perm = cpu_to_le32(perm),
 		.password = cpu_to_le32(password),
-		.uid = cpu_to_le32(ctx->uid),
+		.uid = cpu_to_le32(lite_ctx_uid(ctx)),
 	};
 	struct lite_lmr_desc *d;
 	u32 gen, len = LITE_CTRL_MAX_PAYLOAD;
@@ -604,12 +478,8 @@ int lite_api_ask(struct lite_ctx *ctx, u32 node, u64 identifier, u32 perm,
 	if (!d)
 		return -ENOMEM;
 	lite_map_pending_begin(node);
-	if (node == lite_node_id())
-		ret = lite_lmr_ask(identifier, perm, password, node, gen,
-				   ctx->uid, d, &len);
-	else
-		ret = lite_ctrl_call(node, gen, LITE_CTRL_ASK, &req, sizeof(req),
-				     d, &len);
+	ret = lite_ctrl_call(node, gen, LITE_CTRL_ASK, &req, sizeof(req), d,
+			     &len);
 	if (!ret)
 		ret = lite_ctx_map(ctx, node, gen, d, len, password, 0, id);
 	lite_map_pending_end(node);
@@ -620,7 +490,7 @@ int lite_api_ask(struct lite_ctx *ctx, u32 node, u64 identifier, u32 perm,
 int lite_api_lmr_info(struct lite_ctx *ctx, u32 id, u32 *node, u64 *size,
 		      u32 *perm)
 {
-	struct lite_handle *h = lite_ctx_get(ctx, id);
+	struct lite_handle *h = lite_ctx_handle(ctx, id);
 
 	if (!h)
 		return -ENOENT;
@@ -652,31 +522,4 @@ int lite_api_atomic(struct lite_ctx *ctx, u32 id, s32 password, u32 op,
 	}
 	lite_handle_put(h);
 	return ret;
-}
-
-/* The RPC descriptors a context may reply to: only those it received. */
-void lite_ctx_note_token(struct lite_ctx *ctx, u32 desc)
-{
-	if (xa_err(xa_store(&ctx->replies, desc, xa_mk_value(1), GFP_KERNEL)))
-		lite_rpc_drop_token(desc);
-}
-
-bool lite_ctx_forget_token(struct lite_ctx *ctx, u32 desc)
-{
-	return xa_erase(&ctx->replies, desc) != NULL;
-}
-
-u64 lite_ctx_owner(struct lite_ctx *ctx)
-{
-	return ctx->owner;
-}
-
-u32 lite_ctx_uid(struct lite_ctx *ctx)
-{
-	return ctx->uid;
-}
-
-struct lite_user *lite_ctx_user(struct lite_ctx *ctx)
-{
-	return ctx->user;
 }

@@ -27,8 +27,8 @@
 #include <linux/slab.h>
 
 #include "lite_priv.h"
-#include "lite_handle.h"
-#include "ctrl_msg.h"
+#include "lite_ctx.h"
+#include "wire.h"
 #include "include/uapi/lite.h"
 
 #define LITE_LOOP_DEPTH		2	/* one atomic, and ib_drain_sq()'s */
@@ -104,8 +104,8 @@ static void lite_loop_reset(void)
 	lite_loop_close();	/* completes our atomic, flushed */
 	ret = lite_loop_open();
 	if (ret)
-		lite_err("cannot recreate the loopback QPs for atomics: %d\n",
-			 ret);
+		pr_err("cannot recreate the loopback QPs for atomics: %d\n",
+		       ret);
 }
 
 /*
@@ -158,14 +158,14 @@ static int lite_loop_post(u64 addr, u32 rkey, enum ib_wr_opcode opcode,
 		lite_stat_inc(LITE_STAT_ATOMIC_LOOPBACK);
 		done = wait_for_completion_timeout(&op->done, LITE_LOOP_TIMEOUT);
 		if (!done) {
-			lite_err("loopback atomic: no completion in %u s\n",
-				 LITE_LOOP_TIMEOUT / HZ);
+			pr_err("loopback atomic: no completion in %u s\n",
+			       LITE_LOOP_TIMEOUT / HZ);
 			lite_loop_reset();
 			/* Late but successful (before the drain) counts. */
 			done = completion_done(&op->done);
 		} else if (op->status != IB_WC_SUCCESS) {
-			lite_err("loopback atomic failed: %s\n",
-				 ib_wc_status_msg(op->status));
+			pr_err("loopback atomic failed: %s\n",
+			       ib_wc_status_msg(op->status));
 			lite_loop_reset();
 		}
 		if (!done)
@@ -451,17 +451,17 @@ void lite_atomic_start(struct lite_dev *dev)
 	WARN_ON_ONCE(lite_loop.qp);
 	lite_loop.dev = dev;
 	if (dev->ibdev->attrs.atomic_cap == IB_ATOMIC_NONE) {
-		lite_info("atomics run on the CPU: the device has no RDMA atomics\n");
+		pr_info("atomics run on the CPU: the device has no RDMA atomics\n");
 	} else if (lite_param_unsafe_global_rkey) {
-		lite_info("atomics run on the CPU: unsafe_global_rkey=1\n");
+		pr_info("atomics run on the CPU: unsafe_global_rkey=1\n");
 	} else {
 		ret = lite_loop_open() ?: lite_loop_selftest();
 		if (ret) {
-			lite_warn("atomics run on the CPU: a compare-and-swap through the device failed its check: %d\n",
-				  ret);
+			pr_warn("atomics run on the CPU: a compare-and-swap through the device failed its check: %d\n",
+				ret);
 			lite_loop_close();
 		} else {
-			lite_info("atomics run on the NIC\n");
+			pr_info("atomics run on the NIC\n");
 		}
 	}
 	mutex_unlock(&lite_loop.lock);

@@ -11,7 +11,7 @@
 #include <linux/random.h>
 #include <linux/string.h>
 
-#include "auth.h"
+#include "lite_priv.h"
 
 /**
  * lite_auth_init() - set up @a for a new manager connection

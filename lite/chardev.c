@@ -10,7 +10,7 @@
 #include <linux/uaccess.h>
 
 #include "lite_priv.h"
-#include "lite_api.h"
+#include "lite_ctx.h"
 #include "include/uapi/lite.h"
 
 static long lite_ioctl_join(void __user *uarg)
@@ -605,8 +605,8 @@ int lite_chardev_init(void)
 {
 	/* Every ioctl works on a read-only open too: others get nothing. */
 	if (lite_dev_mode & ~0660) {
-		lite_err("dev_mode %#o: only owner and group read/write bits\n",
-			 lite_dev_mode);
+		pr_err("dev_mode %#o: only owner and group read/write bits\n",
+		       lite_dev_mode);
 		return -EINVAL;
 	}
 	lite_misc.mode = lite_dev_mode;

@@ -78,7 +78,7 @@ static void lite_cq_event(struct ib_cq *cq, void *ctx)
 
 static void lite_cq_async_event(struct ib_event *ev, void *ctx)
 {
-	lite_warn("CQ event: %s\n", ib_event_msg(ev->event));
+	pr_warn("CQ event: %s\n", ib_event_msg(ev->event));
 }
 
 /**

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Control messages between nodes (ctrl_msg.h): a caller sends a request and
+ * Control messages between nodes (wire.h): a caller sends a request and
  * sleeps until the response with its id arrives, the peer leaves, or the
  * timeout passes. Requests are served on a workqueue, never in the CQ's
  * context, because serving one may sleep (allocating a GiB, revoking a
@@ -12,7 +12,8 @@
 #include <linux/xarray.h>
 
 #include "lite_priv.h"
-#include "ctrl_msg.h"
+#include "lite_ctx.h"
+#include "wire.h"
 #include "wire_check.h"
 
 static unsigned int lite_ctrl_timeout_ms = 10000;
@@ -58,8 +59,8 @@ static void lite_ctrl_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct lite_peer *peer = tx->lqp->peer;
 
 	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR)
-		lite_warn("node %u: control message failed: %s\n", peer->id,
-			  ib_wc_status_msg(wc->status));
+		lite_peer_warn(peer, "control message failed: %s\n",
+			       ib_wc_status_msg(wc->status));
 	ib_dma_unmap_single(peer->dev->ibdev, tx->dma, tx->len, DMA_TO_DEVICE);
 	lite_qp_complete(tx->lqp);
 	kfree(tx);
@@ -121,9 +122,76 @@ err_put:
 	return ret;
 }
 
+/*
+ * Serve one request from @src; the response goes to @resp (room for
+ * LITE_CTRL_MAX_PAYLOAD bytes). Process context: handlers may sleep.
+ */
+static int lite_ctrl_dispatch(u16 src, u32 src_gen, u16 type, const void *req,
+			      u32 len, void *resp, u32 *resp_len)
+{
+	int ret;
+
+	*resp_len = 0;
+	if (type == LITE_CTRL_REVOKE) {
+		const struct lite_ctrl_lmr *r = req;
+
+		ret = len == sizeof(*r) ?
+		      lite_handles_revoke(src, src_gen, le32_to_cpu(r->lmr_id)) :
+		      -EPROTO;
+	} else if (type == LITE_CTRL_RPC_OPEN) {
+		ret = len == sizeof(struct lite_ctrl_rpc_open) ?
+		      lite_rpc_serve_open(src, src_gen, req, resp) : -EPROTO;
+		*resp_len = sizeof(struct lite_ctrl_rpc_ring);
+	} else if (type == LITE_CTRL_CTX_GONE) {
+		ret = lite_sync_serve_ctx_gone(src, req, len);
+	} else if (type >= LITE_CTRL_ATOMIC) {
+		ret = lite_sync_serve(src, src_gen, type, req, len, resp,
+				      resp_len);
+	} else {
+		ret = lite_lmr_serve(src, src_gen, type, req, len, resp,
+				     resp_len);
+	}
+	if (ret)
+		*resp_len = 0;
+	return ret;
+}
+
+/*
+ * A request to this node: served here, in the caller's context, by the
+ * handler a peer's request reaches, so that local and remote callers take
+ * one path and get the same checks.
+ */
+static int lite_ctrl_call_local(u32 gen, u16 type, const void *req,
+				u32 req_len, void *resp, u32 *resp_len)
+{
+	u32 room = resp ? *resp_len : 0, len;
+	void *out = resp;
+	int ret;
+
+	if (gen && gen != lite_node_gen())
+		return -ENOTCONN;	/* a generation of ours that left */
+	if (room < LITE_CTRL_MAX_PAYLOAD) {
+		out = kzalloc(LITE_CTRL_MAX_PAYLOAD, GFP_KERNEL);
+		if (!out)
+			return -ENOMEM;
+	}
+	ret = lite_ctrl_dispatch(lite_node_id(), lite_node_gen(), type, req,
+				 req_len, out, &len);
+	if (!ret && len > room)
+		ret = -EPROTO;
+	if (!ret && resp) {
+		if (out != resp)
+			memcpy(resp, out, len);
+		*resp_len = len;
+	}
+	if (out != resp)
+		kfree(out);
+	return ret;
+}
+
 /**
  * lite_ctrl_call() - send a request to a node and wait for its response
- * @node: the node
+ * @node: the node; this node's own requests are served at once
  * @gen: its generation as the caller knows it; 0 for the current one
  * @type: LITE_CTRL_*
  * @req: the request payload
@@ -148,9 +216,13 @@ int lite_ctrl_call(u16 node, u32 gen, u16 type, const void *req, u32 req_len,
 	u32 id;
 	int ret;
 
+	if (node && node == lite_node_id())
+		return lite_ctrl_call_local(gen, type, req, req_len, resp,
+					    resp_len);
 	peer = lite_peer_get(node, gen);
 	if (!peer)
 		return -ENOTCONN;
+	gen = peer->gen;	/* for the messages below */
 	init_completion(&wait.done);
 	ret = xa_alloc_cyclic_irq(&lite_ctrl_waits, &id, &wait, xa_limit_32b,
 				  &lite_ctrl_next_id, GFP_KERNEL);
@@ -175,8 +247,8 @@ int lite_ctrl_call(u16 node, u32 gen, u16 type, const void *req, u32 req_len,
 	if (!ret && resp)
 		*resp_len = wait.resp_len;
 	if (ret == -ETIMEDOUT) {
-		lite_warn("node %u: no response to request type %u within %u ms\n",
-			  node, type, lite_ctrl_timeout_ms);
+		lite_node_warn(node, gen, "no response to request type %u within %u ms\n",
+			       type, lite_ctrl_timeout_ms);
 		lite_stat_peer(node, LITE_PSTAT_TIMEOUTS, 1);
 	}
 	return ret;
@@ -238,31 +310,11 @@ static void lite_ctrl_serve(struct work_struct *work)
 	/* The handlers and the answer want the requester UP here. */
 	lite_peer_wait_up(w->src, w->src_gen, HZ);
 	resp = kzalloc(LITE_CTRL_MAX_PAYLOAD, GFP_KERNEL);
-	if (!resp) {
+	if (!resp)
 		ret = -ENOMEM;
-	} else if (w->type == LITE_CTRL_REVOKE) {
-		const struct lite_ctrl_lmr *r = (const void *)w->data;
-
-		ret = w->len == sizeof(*r) ?
-		      lite_handles_revoke(w->src, w->src_gen,
-					  le32_to_cpu(r->lmr_id)) :
-		      -EPROTO;
-	} else if (w->type == LITE_CTRL_RPC_OPEN) {
-		ret = w->len == sizeof(struct lite_ctrl_rpc_open) ?
-		      lite_rpc_serve_open(w->src, w->src_gen, (void *)w->data,
-					  resp) : -EPROTO;
-		resp_len = sizeof(struct lite_ctrl_rpc_ring);
-	} else if (w->type == LITE_CTRL_OWNER_GONE) {
-		ret = lite_sync_serve_owner_gone(w->src, w->data, w->len);
-	} else if (w->type >= LITE_CTRL_ATOMIC) {
-		ret = lite_sync_serve(w->src, w->src_gen, w->type, w->data,
-				      w->len, resp, &resp_len);
-	} else {
-		ret = lite_lmr_serve(w->src, w->src_gen, w->type, w->data,
-				     w->len, resp, &resp_len);
-	}
-	if (ret)
-		resp_len = 0;
+	else
+		ret = lite_ctrl_dispatch(w->src, w->src_gen, w->type, w->data,
+					 w->len, resp, &resp_len);
 	peer = lite_peer_get(w->src, w->src_gen);
 	if (peer)	/* else the requester left: nobody to answer */
 		lite_ctrl_send(peer, w->type | LITE_CTRL_RESP, w->req_id, ret,
@@ -302,7 +354,7 @@ void lite_ctrl_recv(struct lite_peer *peer, const void *buf, u32 len)
 	}
 	w = kmalloc(sizeof(*w) + plen, GFP_ATOMIC);
 	if (!w) {
-		lite_warn("node %u: request dropped: out of memory\n", peer->id);
+		lite_peer_warn(peer, "request dropped: out of memory\n");
 		return;	/* the requester times out */
 	}
 	INIT_WORK(&w->work, lite_ctrl_serve);
@@ -315,8 +367,8 @@ void lite_ctrl_recv(struct lite_peer *peer, const void *buf, u32 len)
 	queue_work(lite_ctrl_wq, &w->work);
 	return;
 bad:
-	lite_warn("node %u: malformed control message (%u bytes) dropped\n",
-		  peer->id, len);
+	lite_peer_warn(peer, "malformed control message (%u bytes) dropped\n",
+		       len);
 }
 
 int lite_ctrl_init(void)

@@ -41,7 +41,7 @@ static int lite_add_one(struct ib_device *ibdev)
 		return -EOPNOTSUPP;
 	if (lite_param_port < rdma_start_port(ibdev) ||
 	    lite_param_port > rdma_end_port(ibdev)) {
-		lite_warn("%s has no port %u\n", dev_name(&ibdev->dev), lite_param_port);
+		pr_warn("%s has no port %u\n", dev_name(&ibdev->dev), lite_param_port);
 		return -EOPNOTSUPP;
 	}
 
@@ -66,22 +66,22 @@ static int lite_add_one(struct ib_device *ibdev)
 	if (IS_ERR(dev->pd)) {
 		ret = PTR_ERR(dev->pd);
 		dev->pd = NULL;
-		lite_err("%s: ib_alloc_pd failed: %d\n", dev_name(&ibdev->dev), ret);
+		pr_err("%s: ib_alloc_pd failed: %d\n", dev_name(&ibdev->dev), ret);
 		goto err_free;
 	}
 	cqe = min(LITE_CQ_DEPTH, ibdev->attrs.max_cqe);
 	ret = lite_cq_create(dev, cqe);
 	if (ret) {
-		lite_err("%s: ib_create_cq(%d) failed: %d\n", dev_name(&ibdev->dev), cqe, ret);
+		pr_err("%s: ib_create_cq(%d) failed: %d\n", dev_name(&ibdev->dev), cqe, ret);
 		goto err_free;
 	}
 	lite_dev = dev;
 	lite_dev_dying = false;
 	mutex_unlock(&lite_dev_lock);
-	lite_info("using %s port %u\n", dev_name(&ibdev->dev), dev->port);
+	pr_info("using %s port %u\n", dev_name(&ibdev->dev), dev->port);
 	if (lite_param_unsafe_global_rkey)
-		lite_warn("unsafe_global_rkey=1: every peer can read and write all memory of this node that %s can reach, not only LITE's (docs/security.md)\n",
-			  dev_name(&ibdev->dev));
+		pr_warn("unsafe_global_rkey=1: every peer can read and write all memory of this node that %s can reach, not only LITE's (docs/security.md)\n",
+			dev_name(&ibdev->dev));
 	return 0;
 
 err_free:
@@ -116,7 +116,7 @@ static void lite_remove_one(struct ib_device *ibdev, void *client_data)
 	/* RPC calls whose peer left still sync their reply buffers. */
 	lite_dev_put(dev);
 	wait_var_event(&dev->users, !atomic_read(&dev->users));
-	lite_info("detached from %s\n", dev_name(&ibdev->dev));
+	pr_info("detached from %s\n", dev_name(&ibdev->dev));
 	lite_dev_free(dev);
 }
 

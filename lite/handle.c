@@ -24,8 +24,8 @@
 #include <linux/wait.h>
 
 #include "lite_priv.h"
-#include "lite_handle.h"
-#include "ctrl_msg.h"
+#include "lite_ctx.h"
+#include "wire.h"
 #include "include/uapi/lite.h"
 #include "wire_check.h"
 
@@ -256,6 +256,19 @@ void lite_handle_mark_revoked(struct lite_handle *h)
 	smp_mb();
 }
 
+/*
+ * Ask the owner to free the LMR behind @h (which has ADMIN); this node's
+ * handles on it stop working first.
+ */
+int lite_handle_free_lmr(struct lite_handle *h)
+{
+	struct lite_ctrl_lmr msg = { .lmr_id = cpu_to_le32(h->lmr_id) };
+
+	lite_handle_mark_revoked(h);
+	return lite_ctrl_call(h->node, h->gen, LITE_CTRL_FREE, &msg, sizeof(msg),
+			      NULL, NULL);
+}
+
 /**
  * lite_handles_revoke() - revoke every handle of this node on an LMR
  * @node: the owner
@@ -303,8 +316,8 @@ int lite_handles_revoke(u16 node, u32 gen, u32 lmr_id)
 				  LITE_REVOKE_WAIT);
 	lite_map_put(m);
 	if (!left) {
-		lite_warn("node %u LMR %u: operations still in flight after revocation\n",
-			  node, lmr_id);
+		lite_node_warn(node, gen, "LMR %u: operations still in flight after revocation\n",
+			       lmr_id);
 		return -EBUSY;
 	}
 	return 0;

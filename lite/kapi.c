@@ -7,7 +7,7 @@
 #include <linux/uio.h>
 
 #include "lite_priv.h"
-#include "lite_api.h"
+#include "lite_ctx.h"
 #include "include/lite_kapi.h"
 
 /**
@@ -351,18 +351,6 @@ int liteapi_umap_lmr(unsigned int lite_handler)
 	return lite_api_unmap(lite_kernel_ctx, lite_handler);
 }
 EXPORT_SYMBOL_GPL(liteapi_umap_lmr);
-
-int lite_api_init(void)
-{
-	lite_kernel_ctx = lite_ctx_create(false);
-	return lite_kernel_ctx ? 0 : -ENOMEM;
-}
-
-void lite_api_exit(void)
-{
-	lite_ctx_destroy(lite_kernel_ctx);
-	lite_kernel_ctx = NULL;
-}
 
 static struct iov_iter *lite_kvec_iter(struct iov_iter *iter, struct kvec *kv,
 				       const void *buf, u32 size, bool source)

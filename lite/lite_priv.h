@@ -16,9 +16,22 @@
 
 #include "include/lite_proto.h"
 
-#define lite_err(fmt, ...)	pr_err("lite: " fmt, ##__VA_ARGS__)
-#define lite_warn(fmt, ...)	pr_warn("lite: " fmt, ##__VA_ARGS__)
-#define lite_info(fmt, ...)	pr_info("lite: " fmt, ##__VA_ARGS__)
+/*
+ * Messages about a peer name it by id and generation (pr_fmt, in Kbuild,
+ * prefixes the module's name).
+ */
+#define lite_node_err(node, gen, fmt, ...) \
+	pr_err("node %u gen %u: " fmt, node, gen, ##__VA_ARGS__)
+#define lite_node_warn(node, gen, fmt, ...) \
+	pr_warn("node %u gen %u: " fmt, node, gen, ##__VA_ARGS__)
+#define lite_node_info(node, gen, fmt, ...) \
+	pr_info("node %u gen %u: " fmt, node, gen, ##__VA_ARGS__)
+#define lite_peer_err(peer, fmt, ...) \
+	lite_node_err((peer)->id, (peer)->gen, fmt, ##__VA_ARGS__)
+#define lite_peer_warn(peer, fmt, ...) \
+	lite_node_warn((peer)->id, (peer)->gen, fmt, ##__VA_ARGS__)
+#define lite_peer_info(peer, fmt, ...) \
+	lite_node_info((peer)->id, (peer)->gen, fmt, ##__VA_ARGS__)
 
 /* main.c: module parameters */
 extern char *lite_param_device;
@@ -166,6 +179,7 @@ int lite_membership_join(const char *manager, u16 port, u32 ib_port,
 void lite_membership_exit(void);
 u16 lite_node_id(void);
 u32 lite_node_gen(void);
+u32 lite_node_gen_of(u16 node);
 unsigned int lite_nr_nodes(u64 *connected);
 unsigned int lite_qps_per_peer(void);
 struct lite_peer *lite_peer_get(u16 id, u32 gen);
@@ -175,6 +189,26 @@ void lite_peer_put(struct lite_peer *peer);
 bool lite_peer_alive(u16 id, u32 gen);
 struct lite_dev *lite_peer_dev(u16 id, u32 gen);
 struct lite_dev *lite_peer_dev_hold(u16 id);
+
+/* auth.c: the MACs of the manager connection (include/lite_proto.h says
+ * what one covers), HMAC-SHA256 under the cluster key */
+struct crypto_shash;
+
+/* One manager connection's keys, nonces and message counts. */
+struct lite_auth {
+	struct crypto_shash	*tfm;		/* keyed */
+	u8			manager_nonce[LITE_NONCE_LEN];
+	u8			node_nonce[LITE_NONCE_LEN];
+	u64			tx_seq;
+	u64			rx_seq;
+};
+
+int lite_auth_init(struct lite_auth *a, const u8 key[LITE_KEY_LEN]);
+void lite_auth_free(struct lite_auth *a);
+void lite_auth_seal(struct lite_auth *a, const struct lite_msg_hdr *hdr,
+		    void *body, u32 len);
+int lite_auth_verify(struct lite_auth *a, const struct lite_msg_hdr *hdr,
+		     const void *body, u32 len);
 
 /* ctrl.c: request/response control messages between nodes' modules */
 int lite_ctrl_init(void);
@@ -232,35 +266,10 @@ int lite_user_charge(struct lite_user *u, enum lite_res res, u64 n);
 void lite_user_uncharge(struct lite_user *u, enum lite_res res, u64 n);
 void lite_user_exit(void);
 
-/* handle.c, rdma.c, api.c: handles, data operations, the API */
-struct lite_ctx;
-struct lite_ctx *lite_ctx_create(bool limited);
-void lite_ctx_destroy(struct lite_ctx *ctx);
-extern struct lite_ctx *lite_kernel_ctx;
-int lite_handles_revoke(u16 node, u32 gen, u32 lmr_id);
-int lite_api_init(void);
-void lite_api_exit(void);
-void lite_ctx_note_token(struct lite_ctx *ctx, u32 desc);
-bool lite_ctx_forget_token(struct lite_ctx *ctx, u32 desc);
-u64 lite_ctx_owner(struct lite_ctx *ctx);
-u32 lite_ctx_uid(struct lite_ctx *ctx);
-struct lite_user *lite_ctx_user(struct lite_ctx *ctx);
+struct lite_ctx;		/* a context: lite_ctx.h */
 
-/* rdma.c: a context's queue of operations posted without waiting */
-struct lite_async;
-struct lite_completion;
-struct lite_async *lite_async_create(struct lite_user *user);
-void lite_async_destroy(struct lite_async *as);
-int lite_async_post_local(struct lite_async *as, struct lite_lmr *lmr, u64 off,
-			  struct iov_iter *iter, u64 len, bool write,
-			  u64 cookie);
-unsigned int lite_async_reap(struct lite_async *as,
-			     struct lite_completion *out, unsigned int max,
-			     int *first_err);
-int lite_async_wait(struct lite_async *as, bool all, int timeout_ms);
-unsigned int lite_async_outstanding(struct lite_async *as);
-
-/* rpc.c: RPC over write-with-immediate (docs/rpc.md) */
+/* rpc.c, rpc_client.c, rpc_server.c: RPC over write-with-immediate
+ * (docs/rpc.md); their internals: rpc.h */
 struct lite_ctrl_rpc_open;
 struct lite_ctrl_rpc_ring;
 void lite_rpc_init(void);
@@ -317,8 +326,8 @@ int lite_lock_destroy(struct lite_ctx *ctx, u32 node, u32 id);
 int lite_barrier(struct lite_ctx *ctx, u32 nr);
 int lite_sync_serve(u16 src, u32 src_gen, u16 type, const void *req, u32 len,
 		    void *resp, u32 *resp_len);
-int lite_sync_serve_owner_gone(u16 src, const void *req, u32 len);
-void lite_sync_owner_gone(u64 owner);
+int lite_sync_serve_ctx_gone(u16 src, const void *req, u32 len);
+void lite_sync_ctx_gone(u64 owner);
 void lite_sync_peer_down(u16 node);
 void lite_sync_exit(void);
 

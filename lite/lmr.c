@@ -19,7 +19,8 @@
 #include <linux/workqueue.h>
 
 #include "lite_priv.h"
-#include "ctrl_msg.h"
+#include "lite_ctx.h"
+#include "wire.h"
 #include "include/uapi/lite.h"
 
 #define LITE_CHUNK_SHIFT_MAX	22	/* 4 MiB: the pool's largest piece */
@@ -222,8 +223,9 @@ static bool lite_lmr_revoke_on(struct lite_lmr *lmr, u16 node)
 				 NULL, NULL);
 
 	if (ret && ret != -ENOTCONN)
-		lite_warn("LMR %u: node %u did not confirm revocation (%d); its pages stay until it does or leaves\n",
-			  lmr->id, node, ret);
+		lite_node_warn(node, lite_node_gen_of(node),
+			       "did not confirm revocation of LMR %u (%d); its pages stay until it does or leaves\n",
+			       lmr->id, ret);
 	return !ret;
 }
 

@@ -6,6 +6,7 @@
 #include <linux/module.h>
 
 #include "lite_priv.h"
+#include "lite_ctx.h"
 
 char *lite_param_device = "";
 module_param_named(device, lite_param_device, charp, 0444);
@@ -33,7 +34,7 @@ static int __init lite_init(void)
 
 	if (!lite_param_qps_per_peer ||
 	    lite_param_qps_per_peer > LITE_MAX_QPS_PER_PEER) {
-		lite_err("qps_per_peer must be 1..%d\n", LITE_MAX_QPS_PER_PEER);
+		pr_err("qps_per_peer must be 1..%d\n", LITE_MAX_QPS_PER_PEER);
 		return -EINVAL;
 	}
 	ret = lite_stats_init();
@@ -44,7 +45,7 @@ static int __init lite_init(void)
 	ret = lite_ctrl_init();
 	if (ret)
 		goto err_stats;
-	ret = lite_api_init();
+	ret = lite_ctx_init();
 	if (ret)
 		goto err_ctrl;
 	ret = lite_device_init();
@@ -54,13 +55,13 @@ static int __init lite_init(void)
 	if (ret)
 		goto err_device;
 	lite_debugfs_init();
-	lite_info("loaded (qps_per_peer=%u)\n", lite_param_qps_per_peer);
+	pr_info("loaded (qps_per_peer=%u)\n", lite_param_qps_per_peer);
 	return 0;
 
 err_device:
 	lite_device_exit();
 err_api:
-	lite_api_exit();
+	lite_ctx_exit();
 err_ctrl:
 	lite_ctrl_exit();
 err_stats:
@@ -72,7 +73,7 @@ static void __exit lite_exit(void)
 {
 	lite_debugfs_exit();
 	lite_chardev_exit();
-	lite_api_exit();	/* frees what kernel users left, cluster-wide */
+	lite_ctx_exit();	/* frees what kernel users left, cluster-wide */
 	lite_prio_exit();
 	lite_membership_exit();
 	lite_device_exit();
@@ -81,7 +82,7 @@ static void __exit lite_exit(void)
 	lite_pool_exit();
 	lite_user_exit();
 	lite_stats_exit();
-	lite_info("unloaded\n");
+	pr_info("unloaded\n");
 }
 
 module_init(lite_init);

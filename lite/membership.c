@@ -18,7 +18,6 @@
 #include <linux/wait.h>
 #include <net/sock.h>
 
-#include "auth.h"
 #include "lite_priv.h"
 #include "wire_check.h"
 
@@ -58,6 +57,22 @@ u16 lite_node_id(void)
 u32 lite_node_gen(void)
 {
 	return READ_ONCE(lite_cluster.gen);
+}
+
+/* @node's current generation (this node's too), or 0: not reachable. */
+u32 lite_node_gen_of(u16 node)
+{
+	struct lite_peer *peer;
+	u32 gen;
+
+	if (node == lite_node_id())
+		return lite_node_gen();
+	peer = lite_peer_get(node, 0);
+	if (!peer)
+		return 0;
+	gen = peer->gen;
+	lite_peer_put(peer);
+	return gen;
 }
 
 unsigned int lite_qps_per_peer(void)
@@ -294,9 +309,9 @@ static int lite_recv_msg(struct socket *sock, union lite_msg_body *body)
 	if (ret)
 		return ret;
 	if (lite_check_mgr_hdr(&hdr, &type, &len)) {
-		lite_err("manager: bad message header (magic %#x version %u type %u length %u)\n",
-			 le32_to_cpu(hdr.magic), le16_to_cpu(hdr.version),
-			 le16_to_cpu(hdr.type), le32_to_cpu(hdr.length));
+		pr_err("manager: bad message header (magic %#x version %u type %u length %u)\n",
+		       le32_to_cpu(hdr.magic), le16_to_cpu(hdr.version),
+		       le16_to_cpu(hdr.type), le32_to_cpu(hdr.length));
 		return -EPROTO;
 	}
 	ret = lite_recv_all(sock, body, len);
@@ -304,8 +319,8 @@ static int lite_recv_msg(struct socket *sock, union lite_msg_body *body)
 		return ret;
 	if (lite_msg_has_mac(type) &&
 	    lite_auth_verify(&lite_cluster.auth, &hdr, body, len)) {
-		lite_err("manager: message type %u with a wrong MAC (another cluster key, or not our manager); disconnecting\n",
-			 type);
+		pr_err("manager: message type %u with a wrong MAC (another cluster key, or not our manager); disconnecting\n",
+		       type);
 		return -EACCES;
 	}
 	return type;
@@ -339,12 +354,12 @@ static int lite_handle_peer_up(const struct lite_msg_peer_up *up)
 	struct lite_peer *peer;
 
 	if (lite_check_mgr_peer_up(up, lite_cluster.node_id, link)) {
-		lite_err("manager: invalid PEER_UP for node %u\n", id);
+		pr_err("manager: invalid PEER_UP for node %u\n", id);
 		return -EPROTO;
 	}
 	if (lite_cluster.peers[id]) {
 		if (lite_cluster.peers[id]->gen == gen) {
-			lite_err("manager: duplicate PEER_UP for node %u\n", id);
+			pr_err("manager: duplicate PEER_UP for node %u\n", id);
 			return -EPROTO;
 		}
 		lite_peer_remove(id);	/* an older incarnation */
@@ -359,7 +374,7 @@ static int lite_handle_peer_up(const struct lite_msg_peer_up *up)
 	info.src_node = cpu_to_le16(lite_cluster.node_id);
 	info.src_gen = cpu_to_le32(lite_cluster.gen);
 	info.dst_gen = cpu_to_le32(gen);
-	lite_info("node %u (%s) announced, generation %u\n", id, peer->name, gen);
+	lite_peer_info(peer, "announced (%s)\n", peer->name);
 	return lite_send_msg(lite_cluster.sock, LITE_MSG_QP_INFO, &info,
 			     sizeof(info));
 }
@@ -370,14 +385,15 @@ static int lite_handle_qp_info(const struct lite_msg_qp_info *info)
 	struct lite_peer *peer;
 
 	if (lite_check_mgr_qp_info(info, lite_cluster.node_id, lite_cluster.k)) {
-		lite_err("manager: invalid QP_INFO from node %u\n", src);
+		pr_err("manager: invalid QP_INFO from node %u\n", src);
 		return -EPROTO;
 	}
 	peer = lite_cluster.peers[src];
 	if (!peer || peer->gen != le32_to_cpu(info->src_gen) ||
 	    le16_to_cpu(info->dst_node) != lite_cluster.node_id ||
 	    le32_to_cpu(info->dst_gen) != lite_cluster.gen) {
-		lite_info("stale QP_INFO from node %u dropped\n", src);
+		lite_node_info(src, le32_to_cpu(info->src_gen),
+			       "stale QP_INFO dropped\n");
 		return 0;
 	}
 	lite_peer_connect(peer, info);
@@ -390,12 +406,12 @@ static int lite_handle_peer_down(const struct lite_msg_peer_down *down)
 	struct lite_peer *peer;
 
 	if (lite_check_mgr_peer_down(down, lite_cluster.node_id)) {
-		lite_err("manager: invalid PEER_DOWN for node %u\n", id);
+		pr_err("manager: invalid PEER_DOWN for node %u\n", id);
 		return -EPROTO;
 	}
 	peer = lite_cluster.peers[id];
 	if (peer && peer->gen == le32_to_cpu(down->generation)) {
-		lite_info("node %u (%s) left\n", id, peer->name);
+		lite_peer_info(peer, "left (%s)\n", peer->name);
 		lite_peer_remove(id);
 	}
 	return 0;
@@ -411,7 +427,7 @@ static int lite_handle_msg(int type, const union lite_msg_body *body)
 	case LITE_MSG_PEER_DOWN:
 		return lite_handle_peer_down(&body->peer_down);
 	default:
-		lite_err("manager: message type %d after joining\n", type);
+		pr_err("manager: message type %d after joining\n", type);
 		return -EPROTO;
 	}
 }
@@ -436,8 +452,8 @@ static int lite_membership_thread(void *unused)
 	if (!kthread_should_stop()) {
 		/* The manager dropped us, or will: the next JOIN leaves first. */
 		WRITE_ONCE(lite_cluster.lost, true);
-		lite_warn("disconnected from the manager (%d); peers stay connected, no membership changes until lite-join rejoins\n",
-			  ret);
+		pr_warn("disconnected from the manager (%d); peers stay connected, no membership changes until lite-join rejoins\n",
+			ret);
 	}
 
 	/* Wait for lite_membership_exit(), which owns the socket. */
@@ -483,25 +499,25 @@ static int lite_join_handshake(struct socket *sock, struct lite_dev *dev)
 		if (!ret)
 			ret = lite_recv_msg(sock, body);
 	} else if (ret >= 0 && ret != LITE_MSG_REJECT) {
-		lite_err("manager: expected CHALLENGE, got type %d\n", ret);
+		pr_err("manager: expected CHALLENGE, got type %d\n", ret);
 		ret = -EPROTO;
 	} else if (ret == -EAGAIN) {
-		lite_err("manager: no CHALLENGE within 10 s (a manager older than protocol version 2?)\n");
+		pr_err("manager: no CHALLENGE within 10 s (a manager older than protocol version 2?)\n");
 		ret = -ETIMEDOUT;
 	}
 	if (ret == LITE_MSG_REJECT) {
 		u32 err = le32_to_cpu(body->reject.error);
 
 		body->reject.reason[LITE_REASON_LEN - 1] = '\0';
-		lite_err("manager refused the join: %s (%u)\n",
-			 body->reject.reason, err);
+		pr_err("manager refused the join: %s (%u)\n",
+		       body->reject.reason, err);
 		ret = err > 0 && err < MAX_ERRNO ? -(int)err : -ECONNREFUSED;
 	} else if (ret == LITE_MSG_WELCOME) {
 		id = le16_to_cpu(body->welcome.node_id);
 		k = le16_to_cpu(body->welcome.qps_per_peer);
 		if (lite_check_mgr_welcome(&body->welcome, lite_param_qps_per_peer)) {
-			lite_err("manager: invalid WELCOME (id %u, K %u, generation %u)\n",
-				 id, k, le32_to_cpu(body->welcome.generation));
+			pr_err("manager: invalid WELCOME (id %u, K %u, generation %u)\n",
+			       id, k, le32_to_cpu(body->welcome.generation));
 			ret = -EPROTO;
 		} else {
 			lite_cluster.node_id = id;
@@ -510,7 +526,7 @@ static int lite_join_handshake(struct socket *sock, struct lite_dev *dev)
 			ret = 0;
 		}
 	} else if (ret >= 0) {
-		lite_err("manager: expected WELCOME, got type %d\n", ret);
+		pr_err("manager: expected WELCOME, got type %d\n", ret);
 		ret = -EPROTO;
 	}
 	kfree(body);
@@ -554,7 +570,7 @@ int lite_membership_join(const char *manager, u16 port, u32 ib_port,
 	 * (its peers did too): leave what is left of that membership first.
 	 */
 	if (READ_ONCE(lite_cluster.lost)) {
-		lite_info("leaving the cluster whose manager connection was lost, to rejoin\n");
+		pr_info("leaving the cluster whose manager connection was lost, to rejoin\n");
 		lite_membership_exit();
 	}
 	mutex_lock(&lite_cluster.lock);
@@ -579,14 +595,14 @@ int lite_membership_join(const char *manager, u16 port, u32 ib_port,
 	sock->sk->sk_rcvtimeo = LITE_JOIN_TIMEOUT;
 	ret = kernel_connect(sock, (struct sockaddr *)&sin, sizeof(sin), 0);
 	if (ret) {
-		lite_err("cannot reach the manager at %pI4:%u: %d\n",
-			 &sin.sin_addr, port, ret);
+		pr_err("cannot reach the manager at %pI4:%u: %d\n",
+		       &sin.sin_addr, port, ret);
 		goto err_release;
 	}
 	lite_cluster.dev = dev;
 	ret = lite_auth_init(&lite_cluster.auth, key);
 	if (ret) {
-		lite_err("hmac(sha256) unavailable: %d\n", ret);
+		pr_err("hmac(sha256) unavailable: %d\n", ret);
 		goto err_release;
 	}
 	ret = lite_join_handshake(sock, dev);
@@ -612,9 +628,9 @@ int lite_membership_join(const char *manager, u16 port, u32 ib_port,
 	lite_cluster.thread = thread;
 	lite_lmr_set_device(dev);
 	*node_id = lite_cluster.node_id;
-	lite_info("joined the cluster at %pI4:%u as node %u (generation %u, %u QPs per peer)\n",
-		  &sin.sin_addr, port, lite_cluster.node_id, lite_cluster.gen,
-		  lite_cluster.k);
+	pr_info("joined the cluster at %pI4:%u as node %u (generation %u, %u QPs per peer)\n",
+		&sin.sin_addr, port, lite_cluster.node_id, lite_cluster.gen,
+		lite_cluster.k);
 	mutex_unlock(&lite_cluster.lock);
 	return 0;
 
@@ -666,7 +682,7 @@ void lite_membership_exit(void)
 	if (lite_cluster.sock) {
 		sock_release(lite_cluster.sock);
 		lite_cluster.sock = NULL;
-		lite_info("left the cluster (was node %u)\n", lite_cluster.node_id);
+		pr_info("left the cluster (was node %u)\n", lite_cluster.node_id);
 	}
 	lite_cluster.node_id = 0;
 	lite_rpc_wake_all();	/* receivers see node_id 0 and fail */

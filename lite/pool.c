@@ -169,8 +169,8 @@ static void lite_pool_qp_reset(struct lite_dev *dev)
 	struct ib_qp *qp = lite_qp_create_loopback(dev, 1);
 
 	if (IS_ERR(qp)) {
-		lite_err("cannot recreate the registration QP: %ld\n",
-			 PTR_ERR(qp));
+		pr_err("cannot recreate the registration QP: %ld\n",
+		       PTR_ERR(qp));
 		return;		/* the old one stays; growth keeps failing */
 	}
 	ib_destroy_qp(lite_pool.qp);
@@ -232,14 +232,14 @@ static int lite_region_register(struct lite_region *r, struct lite_dev *dev)
 	}
 	/* A local operation: the device completes it without a peer. */
 	if (!wait_for_completion_timeout(&w->done, LITE_REG_TIMEOUT)) {
-		lite_err("registering %u MiB of LITE memory: no completion in %u s\n",
-			 r->nr_blocks << (LITE_BLOCK_SHIFT - 20),
-			 LITE_REG_TIMEOUT / HZ);
+		pr_err("registering %u MiB of LITE memory: no completion in %u s\n",
+		       r->nr_blocks << (LITE_BLOCK_SHIFT - 20),
+		       LITE_REG_TIMEOUT / HZ);
 		ret = -ETIMEDOUT;
 	} else if (w->status != IB_WC_SUCCESS) {
-		lite_err("registering %u MiB of LITE memory failed: %s\n",
-			 r->nr_blocks << (LITE_BLOCK_SHIFT - 20),
-			 ib_wc_status_msg(w->status));
+		pr_err("registering %u MiB of LITE memory failed: %s\n",
+		       r->nr_blocks << (LITE_BLOCK_SHIFT - 20),
+		       ib_wc_status_msg(w->status));
 		ret = -EIO;
 	}
 	if (refcount_dec_and_test(&w->refs))
@@ -468,14 +468,14 @@ int lite_pool_start(struct lite_dev *dev)
 	if (!lite_param_unsafe_global_rkey) {
 		if (!(attrs->device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS) ||
 		    !(attrs->page_size_cap & LITE_BLOCK_SIZE)) {
-			lite_err("%s cannot fast-register 4 MiB pages; load lite with unsafe_global_rkey=1 to expose all its DMA-able memory instead (docs/security.md)\n",
-				 dev_name(&dev->ibdev->dev));
+			pr_err("%s cannot fast-register 4 MiB pages; load lite with unsafe_global_rkey=1 to expose all its DMA-able memory instead (docs/security.md)\n",
+			       dev_name(&dev->ibdev->dev));
 			return -EOPNOTSUPP;
 		}
 		qp = lite_qp_create_loopback(dev, 1);
 		if (IS_ERR(qp)) {
-			lite_err("cannot create the registration QP: %ld\n",
-				 PTR_ERR(qp));
+			pr_err("cannot create the registration QP: %ld\n",
+			       PTR_ERR(qp));
 			return PTR_ERR(qp);
 		}
 	}

@@ -39,8 +39,8 @@ static void lite_qp_event(struct ib_event *event, void *context)
 {
 	struct lite_qp *lqp = context;
 
-	lite_warn("node %u QP %u: async event %s\n", lqp->peer->id, lqp->index,
-		  ib_event_msg(event->event));
+	lite_peer_warn(lqp->peer, "QP %u: async event %s\n", lqp->index,
+		       ib_event_msg(event->event));
 	if (event->event == IB_EVENT_QP_FATAL ||
 	    event->event == IB_EVENT_QP_ACCESS_ERR)
 		WRITE_ONCE(lqp->peer->state, LITE_PEER_FAILED);
@@ -82,8 +82,8 @@ static void lite_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			lite_warn("node %u QP %u: receive failed: %s\n", peer->id,
-				  lqp->index, ib_wc_status_msg(wc->status));
+			lite_peer_warn(peer, "QP %u: receive failed: %s\n",
+				       lqp->index, ib_wc_status_msg(wc->status));
 		return;
 	}
 	ib_dma_sync_single_for_cpu(peer->dev->ibdev, rx->dma, LITE_RX_BUF_SIZE,
@@ -94,14 +94,14 @@ static void lite_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 		else
 			lite_ctrl_recv(peer, rx->data, wc->byte_len);
 	} else if (!lite_hello_ok(lqp, wc, rx->data)) {
-		lite_warn("node %u QP %u: unexpected message (%u bytes) dropped\n",
-			  peer->id, lqp->index, wc->byte_len);
+		lite_peer_warn(peer, "QP %u: unexpected message (%u bytes) dropped\n",
+			       lqp->index, wc->byte_len);
 	} else {
 		set_bit(lqp->index, &peer->hello_seen);
 		if (bitmap_weight(&peer->hello_seen, peer->nr_qps) == peer->nr_qps) {
 			lite_peer_set_up(peer);
-			lite_info("node %u (%s): %u QPs up\n", peer->id,
-				  peer->name, peer->nr_qps);
+			lite_peer_info(peer, "%u QPs up (%s)\n", peer->nr_qps,
+				       peer->name);
 		}
 	}
 	ib_dma_sync_single_for_device(peer->dev->ibdev, rx->dma,
@@ -109,8 +109,8 @@ static void lite_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	/* Under the lock: once teardown set closing, nothing is reposted. */
 	spin_lock_irqsave(&peer->lock, flags);
 	if (!peer->closing && lite_post_rx(rx))
-		lite_warn("node %u QP %u: cannot repost a receive\n", peer->id,
-			  lqp->index);
+		lite_peer_warn(peer, "QP %u: cannot repost a receive\n",
+			       lqp->index);
 	spin_unlock_irqrestore(&peer->lock, flags);
 }
 
@@ -119,8 +119,8 @@ static void lite_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct lite_qp *lqp = container_of(wc->wr_cqe, struct lite_qp, tx_cqe);
 
 	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR) {
-		lite_warn("node %u QP %u: hello failed: %s\n", lqp->peer->id,
-			  lqp->index, ib_wc_status_msg(wc->status));
+		lite_peer_warn(lqp->peer, "QP %u: hello failed: %s\n",
+			       lqp->index, ib_wc_status_msg(wc->status));
 		WRITE_ONCE(lqp->peer->state, LITE_PEER_FAILED);
 	}
 }
@@ -424,7 +424,8 @@ struct lite_peer *lite_peer_create(struct lite_dev *dev, u16 id, u32 gen,
 		peer->qps[i].index = i;
 		ret = lite_qp_create(peer, &peer->qps[i]);
 		if (ret) {
-			lite_err("node %u: creating QP %u failed: %d\n", id, i, ret);
+			lite_node_err(id, gen, "creating QP %u failed: %d\n", i,
+				      ret);
 			lite_peer_destroy(peer);
 			return ERR_PTR(ret);
 		}
@@ -546,8 +547,8 @@ int lite_peer_connect(struct lite_peer *peer,
 		ret = lite_qp_connect(&peer->qps[i], le32_to_cpu(info->qp[i].qpn),
 				      le32_to_cpu(info->qp[i].psn));
 		if (ret) {
-			lite_err("node %u: connecting QP %u failed: %d\n",
-				 peer->id, i, ret);
+			lite_peer_err(peer, "connecting QP %u failed: %d\n", i,
+				      ret);
 			peer->state = LITE_PEER_FAILED;
 			return ret;
 		}

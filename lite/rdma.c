@@ -20,8 +20,7 @@
 #include <linux/slab.h>
 
 #include "lite_priv.h"
-#include "lite_handle.h"
-#include "lite_ubuf.h"
+#include "lite_ctx.h"
 #include "include/uapi/lite.h"
 
 #define LITE_BOUNCE_MAX		(1U << 20)
@@ -174,10 +173,10 @@ static void lite_op_done(struct ib_cq *cq, struct ib_wc *wc)
 	lite_qp_complete(op->lqp);
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			lite_warn("node %u: RDMA %s failed: %s\n", op->peer->id,
-				  op->atomic ? "atomic" :
-				  wc->opcode == IB_WC_RDMA_READ ? "read" : "write",
-				  ib_wc_status_msg(wc->status));
+			lite_peer_warn(op->peer, "RDMA %s failed: %s\n",
+				       op->atomic ? "atomic" :
+				       wc->opcode == IB_WC_RDMA_READ ? "read" : "write",
+				       ib_wc_status_msg(wc->status));
 		WRITE_ONCE(op->status, -EIO);
 	}
 	if (atomic_dec_and_test(&op->pending))
@@ -385,8 +384,9 @@ static int lite_op_wait(struct lite_rdma_op *op, bool spin)
 		now = ktime_get_ns();
 		if (!wait_for_completion_timeout(&op->done, now < deadline ?
 						 nsecs_to_jiffies(deadline - now) : 0)) {
-			lite_warn("node %u: RDMA operation timed out after %u ms\n",
-				  op->peer->id, lite_op_timeout_ms);
+			lite_peer_warn(op->peer,
+				       "RDMA operation timed out after %u ms\n",
+				       lite_op_timeout_ms);
 			lite_stat_peer(op->peer->id, LITE_PSTAT_TIMEOUTS, 1);
 			return -ETIMEDOUT;
 		}
@@ -874,8 +874,8 @@ void lite_async_destroy(struct lite_async *as)
 
 	if (!wait_event_timeout(as->wq, lite_async_ready(as, true),
 				msecs_to_jiffies(lite_op_timeout_ms)))
-		lite_warn("closing with RDMA operations in flight after %u ms\n",
-			  lite_op_timeout_ms);
+		pr_warn("closing with RDMA operations in flight after %u ms\n",
+			lite_op_timeout_ms);
 	spin_lock_irq(&as->lock);
 	list_for_each_entry_safe(op, tmp, &as->busy, alink) {
 		op->detached = true;

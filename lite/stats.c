@@ -12,7 +12,7 @@
 #include <linux/seq_file.h>
 
 #include "lite_priv.h"
-#include "ctrl_msg.h"
+#include "wire.h"
 
 static const char *const lite_stat_names[LITE_STAT_NR] = {
 	[LITE_STAT_ATOMIC_NIC]		= "atomic_wr_remote",
@@ -36,7 +36,7 @@ static const char *const lite_ctrl_names[LITE_CTRL_NR_TYPES] = {
 	[LITE_CTRL_UNLOCK]		= "unlock",
 	[LITE_CTRL_BARRIER]		= "barrier",
 	[LITE_CTRL_WAKE]		= "wake",
-	[LITE_CTRL_OWNER_GONE]		= "owner_gone",
+	[LITE_CTRL_CTX_GONE]		= "ctx_gone",
 	[LITE_CTRL_LOCK_DESTROY]	= "lock_destroy",
 };
 

@@ -16,8 +16,8 @@
 #include <linux/xarray.h>
 
 #include "lite_priv.h"
-#include "lite_handle.h"
-#include "ctrl_msg.h"
+#include "lite_ctx.h"
+#include "wire.h"
 #include "include/uapi/lite.h"
 
 #define LITE_MAX_LOCKS		4096	/* per home node */
@@ -38,7 +38,7 @@ struct lite_ticket {
 	struct list_head	link;
 	u16			node;
 	u32			gen;
-	u64			owner;	/* the open file's token */
+	u64			ctx_id;	/* the open file's token */
 	u32			ticket;
 };
 
@@ -116,8 +116,6 @@ static int lite_wake(const struct lite_ticket *t, int status)
 		.ticket = cpu_to_le32(t->ticket), .status = cpu_to_le32(-status),
 	};
 
-	if (t->node == lite_node_id())
-		return lite_wake_local(t->ticket, t->node, status);
 	return lite_ctrl_call(t->node, t->gen, LITE_CTRL_WAKE, &msg,
 			      sizeof(msg), NULL, NULL);
 }
@@ -190,7 +188,7 @@ static bool lite_ticket_same(const struct lite_ticket *a,
 			     const struct lite_ticket *b)
 {
 	return a->node == b->node && a->gen == b->gen &&
-	       a->owner == b->owner && a->ticket == b->ticket;
+	       a->ctx_id == b->ctx_id && a->ticket == b->ticket;
 }
 
 /*
@@ -239,7 +237,7 @@ static void lite_lock_pass(u32 id, struct lite_ticket next)
  * LOCK on the home node: 1 when granted at once, 0 when @ticket is queued
  * (its node gets a WAKE when the lock is handed over).
  */
-static int lite_lock_acquire_local(u32 id, u16 node, u32 gen, u64 owner,
+static int lite_lock_acquire_local(u32 id, u16 node, u32 gen, u64 ctx_id,
 				   u32 uid, u32 ticket)
 {
 	struct lite_ticket *t;
@@ -250,7 +248,7 @@ static int lite_lock_acquire_local(u32 id, u16 node, u32 gen, u64 owner,
 	if (!t)
 		return -ENOMEM;
 	*t = (struct lite_ticket) {
-		.node = node, .gen = gen, .owner = owner, .ticket = ticket,
+		.node = node, .gen = gen, .ctx_id = ctx_id, .ticket = ticket,
 	};
 	mutex_lock(&lite_sync.lock);
 	l = idr_find(&lite_sync.locks, id);
@@ -259,7 +257,7 @@ static int lite_lock_acquire_local(u32 id, u16 node, u32 gen, u64 owner,
 	} else if (!lite_lock_may_use(l, uid)) {
 		ret = -EACCES;
 	} else if (l->held && l->holder.node == node &&
-		   l->holder.owner == owner) {
+		   l->holder.ctx_id == ctx_id) {
 		ret = -EDEADLK;
 	} else if (!l->held) {
 		l->held = true;
@@ -279,7 +277,7 @@ static int lite_lock_acquire_local(u32 id, u16 node, u32 gen, u64 owner,
  * UNLOCK on the home node. With @ticket: its waiter gave up; withdraw the
  * ticket, or release the lock if the ticket was already made the holder.
  */
-static int lite_lock_release_local(u32 id, u16 node, u64 owner, u32 uid,
+static int lite_lock_release_local(u32 id, u16 node, u64 ctx_id, u32 uid,
 				   u32 ticket)
 {
 	struct lite_ticket next, *t, *tmp;
@@ -296,16 +294,16 @@ static int lite_lock_release_local(u32 id, u16 node, u64 owner, u32 uid,
 	} else if (ticket) {
 		list_for_each_entry_safe(t, tmp, &l->waiters, link) {
 			if (t->node == node && t->ticket == ticket &&
-			    t->owner == owner) {
+			    t->ctx_id == ctx_id) {
 				list_del(&t->link);
 				kfree(t);
 			}
 		}
 		if (l->held && l->holder.node == node &&
-		    l->holder.ticket == ticket && l->holder.owner == owner)
+		    l->holder.ticket == ticket && l->holder.ctx_id == ctx_id)
 			pass = lite_lock_next(l, &next);
 	} else if (!l->held || l->holder.node != node ||
-		   l->holder.owner != owner) {
+		   l->holder.ctx_id != ctx_id) {
 		ret = -EPERM;
 	} else {
 		pass = lite_lock_next(l, &next);
@@ -376,8 +374,6 @@ int lite_lock_create(struct lite_ctx *ctx, u32 node, u32 *id)
 
 	if (ret)
 		return ret;
-	if (node == lite_node_id())
-		return lite_lock_create_local(node, lite_ctx_uid(ctx), id);
 	ret = lite_ctrl_call(node, 0, LITE_CTRL_LOCK_CREATE, &req, sizeof(req),
 			     &resp, &len);
 	if (!ret && (len != sizeof(resp) || le64_to_cpu(resp.value) >= LITE_MAX_LOCKS))
@@ -393,26 +389,14 @@ static int lite_lock_simple(struct lite_ctx *ctx, u32 node, u32 id, u16 type,
 {
 	struct lite_ctrl_lock req = {
 		.lock = cpu_to_le32(id), .ticket = cpu_to_le32(ticket),
-		.owner = cpu_to_le64(lite_ctx_owner(ctx)),
+		.ctx_id = cpu_to_le64(lite_ctx_id(ctx)),
 		.uid = cpu_to_le32(lite_ctx_uid(ctx)),
 	};
-	u32 uid = lite_ctx_uid(ctx);
 	int ret = lite_sync_check_node(node);
 
 	if (ret)
 		return ret;
-	if (node != lite_node_id())
-		return lite_ctrl_call(node, 0, type, &req, sizeof(req), NULL,
-				      NULL);
-	switch (type) {
-	case LITE_CTRL_LOCK_ASK:
-		return lite_lock_exists_local(id, uid);
-	case LITE_CTRL_UNLOCK:
-		return lite_lock_release_local(id, node, lite_ctx_owner(ctx),
-					       uid, ticket);
-	default:
-		return lite_lock_destroy_local(id, uid);
-	}
+	return lite_ctrl_call(node, 0, type, &req, sizeof(req), NULL, NULL);
 }
 
 /**
@@ -443,7 +427,7 @@ int lite_lock_ask(struct lite_ctx *ctx, u32 node, u32 id)
 int lite_lock(struct lite_ctx *ctx, u32 node, u32 id)
 {
 	struct lite_ctrl_lock req = {
-		.lock = cpu_to_le32(id), .owner = cpu_to_le64(lite_ctx_owner(ctx)),
+		.lock = cpu_to_le32(id), .ctx_id = cpu_to_le64(lite_ctx_id(ctx)),
 		.uid = cpu_to_le32(lite_ctx_uid(ctx)),
 	};
 	struct lite_ctrl_u64 resp;
@@ -457,16 +441,10 @@ int lite_lock(struct lite_ctx *ctx, u32 node, u32 id)
 	if (!w)
 		return -ENOMEM;
 	req.ticket = cpu_to_le32(ticket);
-	if (node == lite_node_id()) {
-		ret = lite_lock_acquire_local(id, node, lite_node_gen(),
-					      lite_ctx_owner(ctx),
-					      lite_ctx_uid(ctx), ticket);
-	} else {
-		ret = lite_ctrl_call(node, 0, LITE_CTRL_LOCK, &req, sizeof(req),
-				     &resp, &len);
-		if (!ret)
-			ret = len == sizeof(resp) ? le64_to_cpu(resp.value) : -EPROTO;
-	}
+	ret = lite_ctrl_call(node, 0, LITE_CTRL_LOCK, &req, sizeof(req), &resp,
+			     &len);
+	if (!ret)
+		ret = len == sizeof(resp) ? le64_to_cpu(resp.value) : -EPROTO;
 	if (ret) {	/* granted at once (1), or failed */
 		xa_erase_irq(&lite_sync_waits, ticket);
 		kfree(w);
@@ -616,15 +594,10 @@ int lite_barrier(struct lite_ctx *ctx, u32 nr)
 	if (!w)
 		return -ENOMEM;
 	req.ticket = cpu_to_le32(ticket);
-	if (home == lite_node_id()) {
-		ret = lite_barrier_arrive_local(nr, lite_ctx_uid(ctx), home,
-						lite_node_gen(), ticket);
-	} else {
-		ret = lite_ctrl_call(home, 0, LITE_CTRL_BARRIER, &req,
-				     sizeof(req), &resp, &len);
-		if (!ret)
-			ret = len == sizeof(resp) ? le64_to_cpu(resp.value) : -EPROTO;
-	}
+	ret = lite_ctrl_call(home, 0, LITE_CTRL_BARRIER, &req, sizeof(req),
+			     &resp, &len);
+	if (!ret)
+		ret = len == sizeof(resp) ? le64_to_cpu(resp.value) : -EPROTO;
 	if (ret) {
 		xa_erase_irq(&lite_sync_waits, ticket);
 		kfree(w);
@@ -649,7 +622,7 @@ static int lite_sync_serve_lock(u16 src, u32 src_gen, u16 type,
 {
 	u32 lock = le32_to_cpu(l->lock), uid = le32_to_cpu(l->uid);
 	u32 ticket = le32_to_cpu(l->ticket);
-	u64 owner = le64_to_cpu(l->owner);
+	u64 ctx_id = le64_to_cpu(l->ctx_id);
 
 	switch (type) {
 	case LITE_CTRL_LOCK_CREATE:
@@ -657,10 +630,10 @@ static int lite_sync_serve_lock(u16 src, u32 src_gen, u16 type,
 	case LITE_CTRL_LOCK_ASK:
 		return lite_lock_exists_local(lock, uid);
 	case LITE_CTRL_LOCK:
-		return lite_lock_acquire_local(lock, src, src_gen, owner, uid,
+		return lite_lock_acquire_local(lock, src, src_gen, ctx_id, uid,
 					       ticket);
 	case LITE_CTRL_UNLOCK:
-		return lite_lock_release_local(lock, src, owner, uid, ticket);
+		return lite_lock_release_local(lock, src, ctx_id, uid, ticket);
 	case LITE_CTRL_LOCK_DESTROY:
 		return lite_lock_destroy_local(lock, uid);
 	default:
@@ -737,11 +710,11 @@ struct lite_sync_pass {
 };
 
 /*
- * Drop @node's tickets (only @owner's unless @any_owner) and hand on the
+ * Drop @node's tickets (only @ctx_id's unless @any_ctx) and hand on the
  * locks they hold; the new holders are woken after the sync lock is
- * dropped. Barrier arrivals of @node go too when @any_owner.
+ * dropped. Barrier arrivals of @node go too when @any_ctx.
  */
-static void lite_sync_forget(u16 node, u64 owner, bool any_owner)
+static void lite_sync_forget(u16 node, u64 ctx_id, bool any_ctx)
 {
 	struct lite_barrier *b, *btmp;
 	struct lite_sync_pass *p, *ptmp;
@@ -753,13 +726,13 @@ static void lite_sync_forget(u16 node, u64 owner, bool any_owner)
 	mutex_lock(&lite_sync.lock);
 	idr_for_each_entry(&lite_sync.locks, l, id) {
 		list_for_each_entry_safe(t, tmp, &l->waiters, link) {
-			if (t->node == node && (any_owner || t->owner == owner)) {
+			if (t->node == node && (any_ctx || t->ctx_id == ctx_id)) {
 				list_del(&t->link);
 				kfree(t);
 			}
 		}
 		if (!l->held || l->holder.node != node ||
-		    (!any_owner && l->holder.owner != owner))
+		    (!any_ctx && l->holder.ctx_id != ctx_id))
 			continue;
 		p = kmalloc(sizeof(*p), GFP_KERNEL | __GFP_NOFAIL);
 		p->id = id;
@@ -770,7 +743,7 @@ static void lite_sync_forget(u16 node, u64 owner, bool any_owner)
 	}
 	list_for_each_entry_safe(b, btmp, &lite_sync.barriers, link) {
 		list_for_each_entry_safe(t, tmp, &b->waiters, link) {
-			if (t->node == node && any_owner) {
+			if (t->node == node && any_ctx) {
 				list_del(&t->link);
 				kfree(t);
 				b->arrived--;
@@ -789,35 +762,35 @@ static void lite_sync_forget(u16 node, u64 owner, bool any_owner)
 }
 
 /**
- * lite_sync_owner_gone() - an open file of this node closed: release the
+ * lite_sync_ctx_gone() - an open file of this node closed: release the
  * locks it holds on this node and on every other, drop its tickets
- * @owner: its token
+ * @ctx_id: its token
  */
-void lite_sync_owner_gone(u64 owner)
+void lite_sync_ctx_gone(u64 ctx_id)
 {
-	struct lite_ctrl_lock req = { .owner = cpu_to_le64(owner) };
+	struct lite_ctrl_lock req = { .ctx_id = cpu_to_le64(ctx_id) };
 	u64 connected;
 	u16 me = lite_node_id();
 	unsigned int n;
 
 	if (!me)
 		return;
-	lite_sync_forget(me, owner, false);
+	lite_sync_forget(me, ctx_id, false);
 	lite_nr_nodes(&connected);
 	for (n = 1; n < LITE_MAX_NODES; n++)
 		if (n != me && connected & BIT_ULL(n))
-			lite_ctrl_call(n, 0, LITE_CTRL_OWNER_GONE, &req,
+			lite_ctrl_call(n, 0, LITE_CTRL_CTX_GONE, &req,
 				       sizeof(req), NULL, NULL);
 }
 
-/* OWNER_GONE from @src. */
-int lite_sync_serve_owner_gone(u16 src, const void *req, u32 len)
+/* CTX_GONE from @src. */
+int lite_sync_serve_ctx_gone(u16 src, const void *req, u32 len)
 {
 	const struct lite_ctrl_lock *l = req;
 
 	if (len != sizeof(*l))
 		return -EPROTO;
-	lite_sync_forget(src, le64_to_cpu(l->owner), false);
+	lite_sync_forget(src, le64_to_cpu(l->ctx_id), false);
 	return 0;
 }
 

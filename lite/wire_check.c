@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Checks of what arrives from the network, before anything acts on it:
- * control messages and LMR descriptions from other nodes (ctrl_msg.h), RPC
- * requests in a ring (rpc_wire.h), messages from the manager
+ * control messages, LMR descriptions and RPC requests in a ring from other
+ * nodes (wire.h), messages from the manager
  * (include/lite_proto.h). Each check is a pure function of the bytes and of
  * the few facts its caller passes in (the sender, our id, K): no locks, no
  * allocation, no global state. That lets this same file be built into
@@ -65,7 +65,7 @@ int lite_check_ctrl_hdr(const void *buf, u32 len, u16 peer_id, u32 peer_gen,
 }
 
 /*
- * Request payloads by type (ctrl_msg.h), each of a fixed size. A type
+ * Request payloads by type (wire.h), each of a fixed size. A type
  * missing here has size 0: update with enum lite_ctrl_type.
  */
 static const u16 lite_ctrl_req_size[LITE_CTRL_NR_TYPES] = {
@@ -84,7 +84,7 @@ static const u16 lite_ctrl_req_size[LITE_CTRL_NR_TYPES] = {
 	[LITE_CTRL_UNLOCK]	= sizeof(struct lite_ctrl_lock),
 	[LITE_CTRL_BARRIER]	= sizeof(struct lite_ctrl_barrier),
 	[LITE_CTRL_WAKE]	= sizeof(struct lite_ctrl_wake),
-	[LITE_CTRL_OWNER_GONE]	= sizeof(struct lite_ctrl_lock),
+	[LITE_CTRL_CTX_GONE]	= sizeof(struct lite_ctrl_lock),
 	[LITE_CTRL_LOCK_DESTROY]	= sizeof(struct lite_ctrl_lock),
 };
 
@@ -102,7 +102,7 @@ static const u16 lite_ctrl_resp_size[LITE_CTRL_NR_TYPES] = {
  * @type: LITE_CTRL_*, with LITE_CTRL_RESP for a response
  * @plen: the payload's length
  *
- * A request's payload has its type's size (ctrl_msg.h). A response's is
+ * A request's payload has its type's size (wire.h). A response's is
  * empty (a failed request, or a type that returns nothing), its type's
  * size, or for ALLOC and ASK an LMR description: a header and whole chunk
  * addresses, checked further by lite_check_lmr_desc().

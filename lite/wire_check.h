@@ -9,17 +9,16 @@
 
 #include <linux/types.h>
 
-#include "ctrl_msg.h"
-#include "rpc_wire.h"
+#include "wire.h"
 #include "include/lite_proto.h"
 
-/* Control messages and LMR descriptions from other nodes (ctrl_msg.h) */
+/* Control messages and LMR descriptions from other nodes (wire.h) */
 int lite_check_ctrl_hdr(const void *buf, u32 len, u16 peer_id, u32 peer_gen,
 			u16 *type, u32 *plen);
 int lite_check_ctrl_len(u16 type, u32 plen);
 int lite_check_lmr_desc(const struct lite_lmr_desc *d, u32 len);
 
-/* RPC requests in a ring (rpc_wire.h) */
+/* RPC requests in a ring (wire.h) */
 int lite_check_rpc_place(u32 byte_len, u32 off, u32 pos, u32 ring_size,
 			 u32 *span);
 int lite_check_rpc_hdr(const struct lite_rpc_hdr *hdr, u32 byte_len);

@@ -161,7 +161,7 @@ static void test_ctrl_len(void)
 		{ LITE_CTRL_UNLOCK,	sizeof(struct lite_ctrl_lock) },
 		{ LITE_CTRL_BARRIER,	sizeof(struct lite_ctrl_barrier) },
 		{ LITE_CTRL_WAKE,	sizeof(struct lite_ctrl_wake) },
-		{ LITE_CTRL_OWNER_GONE,	sizeof(struct lite_ctrl_lock) },
+		{ LITE_CTRL_CTX_GONE,	sizeof(struct lite_ctrl_lock) },
 		{ LITE_CTRL_LOCK_CREATE, sizeof(struct lite_ctrl_lock) },
 		{ LITE_CTRL_LOCK_DESTROY, sizeof(struct lite_ctrl_lock) },
 	};

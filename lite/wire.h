@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Control messages between the LITE modules of two nodes: sent with
- * IB_WR_SEND on the pool QPs, one message per receive buffer. All fields
- * little endian. A request carries an id the response echoes; the receiver
- * checks every field (lengths, LMR ids, offsets) before it acts.
- * Described in docs/protocol.md ("Node to node").
+ * What the LITE modules of two nodes send each other (docs/protocol.md,
+ * "Node to node"). All fields little endian; the receiver checks every
+ * field (wire_check.c) before it acts. Built in user space too (fuzz/).
+ *
+ * Control messages: sent with IB_WR_SEND on the pool QPs, one message per
+ * receive buffer. A request carries an id the response echoes.
  */
-#ifndef LITE_CTRL_MSG_H
-#define LITE_CTRL_MSG_H
+#ifndef LITE_WIRE_H
+#define LITE_WIRE_H
 
 #include <linux/types.h>
 
@@ -30,7 +31,7 @@ enum lite_ctrl_type {
 	LITE_CTRL_UNLOCK,	/* lite_ctrl_lock -> nothing */
 	LITE_CTRL_BARRIER,	/* lite_ctrl_barrier -> lite_ctrl_u64 (1: done) */
 	LITE_CTRL_WAKE,		/* lite_ctrl_wake -> nothing (home to waiter) */
-	LITE_CTRL_OWNER_GONE,	/* lite_ctrl_lock (owner only) -> nothing */
+	LITE_CTRL_CTX_GONE,	/* lite_ctrl_lock (ctx_id only) -> nothing */
 	LITE_CTRL_LOCK_DESTROY,	/* lite_ctrl_lock -> nothing */
 	LITE_CTRL_NR_TYPES,
 };
@@ -123,7 +124,7 @@ struct lite_ctrl_u64 {
 struct lite_ctrl_lock {
 	__le32	lock;
 	__le32	ticket;		/* the waiter's, for WAKE */
-	__le64	owner;		/* the open file on the requesting node */
+	__le64	ctx_id;		/* the open file (context) on the requesting node */
 	__le32	uid;		/* its user */
 	__le32	reserved;
 };
@@ -168,4 +169,25 @@ struct lite_lmr_desc {
 #define LITE_LMR_MAX_CHUNKS \
 	((LITE_CTRL_MAX_PAYLOAD - sizeof(struct lite_lmr_desc)) / sizeof(__le64))
 
-#endif /* LITE_CTRL_MSG_H */
+/*
+ * RPC requests (docs/rpc.md): written into the receiver's ring, each
+ * starting with this header.
+ */
+#define LITE_RPC_RING_SHIFT	22	/* 4 MiB: > 2 * (largest message) */
+#define LITE_RPC_RING_SIZE	(1U << LITE_RPC_RING_SHIFT)
+#define LITE_RPC_ALIGN		64	/* every message starts on this */
+#define LITE_RPC_MAGIC		0x4c525043U	/* "CPRL" */
+#define LITE_CALL_ID_MAX	0x0fffffff	/* 28 bits of a reply's immediate */
+
+/* At the start of every message in a ring. Little endian. */
+struct lite_rpc_hdr {
+	__le32	magic;
+	__le32	len;		/* payload bytes after the header */
+	__le32	call_id;	/* 0: one-way */
+	__le32	reply_max;
+	__le64	reply_addr;	/* DMA address on the caller */
+	__le32	reply_rkey;
+	__le32	reserved;
+};
+
+#endif /* LITE_WIRE_H */

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * LITE RPC internals (docs/rpc.md) shared by its three files, split the
+ * way rtrs splits its client and server: rpc.c posts messages and sorts
+ * incoming immediates, rpc_client.c is the calling side (our rings on
+ * other nodes, calls waiting for replies), rpc_server.c the receiving side
+ * (rings on this node, ports, replies owed). The ring and the header of a
+ * request, which cross the wire: wire.h.
+ */
+#ifndef LITE_RPC_H
+#define LITE_RPC_H
+
+#include "lite_priv.h"
+
+/* The immediate: kind in bits 31-30. */
+#define LITE_IMM_KIND(imm)	((imm) >> 30)
+#define LITE_IMM_REQ		0	/* port 29-24, ring offset / 64 23-0 */
+#define LITE_IMM_REPLY		1	/* error 29-28, call id 27-0 */
+#define LITE_IMM_ACK		2	/* port 29-24, consumed / 64 mod 2^24 */
+#define LITE_IMM_PORT(imm)	(((imm) >> 24) & 0x3f)
+#define LITE_IMM_LOW24(imm)	((imm) & 0xffffff)
+#define LITE_IMM_ERR(imm)	(((imm) >> 28) & 0x3)
+#define LITE_IMM_CALL(imm)	((imm) & 0x0fffffff)
+
+enum { LITE_RPC_OK, LITE_RPC_EMSGSIZE, LITE_RPC_ECONNREFUSED };
+
+/* A send in flight: owns its buffer until the completion. */
+struct lite_rpc_tx {
+	struct ib_cqe		cqe;
+	struct lite_qp		*lqp;
+	u64			dma;
+	u32			len;
+	u32			call_id;	/* a request's, failed on error */
+	u8			data[];
+};
+
+/* rpc.c: posting */
+int lite_rpc_post(struct lite_qp *lqp, struct lite_rpc_tx *tx, u32 len,
+		  u32 imm, u64 remote, u32 rkey);
+int lite_rpc_post_imm(u16 node, u32 gen, u32 imm);
+
+static inline u32 lite_imm_reply(int err, u32 call_id)
+{
+	return LITE_IMM_REPLY << 30 | err << 28 | call_id;
+}
+
+/* rpc_client.c: what arrives for callers */
+void lite_rpc_rx_ack(struct lite_peer *peer, u32 imm);
+void lite_rpc_rx_reply(struct lite_peer *peer, u32 imm, u32 byte_len,
+		       bool with_data);
+void lite_rpc_fail_call(u32 id, int status);
+void lite_rpc_client_peer_down(u16 node);
+
+/* rpc_server.c: what arrives for receivers */
+void lite_rpc_rx_request(struct lite_peer *peer, u32 imm, u32 byte_len);
+void lite_rpc_server_peer_down(u16 node);
+
+#endif /* LITE_RPC_H */

@@ -1,0 +1,615 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * LITE RPC, the receiving side (docs/rpc.md): a ring on this node for each
+ * (port, sender), made when the sender opens it; requests queued on their
+ * port in arrival order for the threads in lite_rpc_recv(); the reply
+ * owed for each (a descriptor, valid once); acknowledgements every
+ * quarter ring. Arrivals are handled in the CQ's context, which only
+ * queues and wakes; copying to the receiver and replying run in its
+ * process context.
+ */
+#include <linux/module.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/xarray.h>
+
+#include "rpc.h"
+#include "lite_ctx.h"
+#include "wire.h"
+#include "wire_check.h"
+#include "include/uapi/lite.h"
+
+/*
+ * A ring on this node for (port, sender). When the sender leaves it drops
+ * out of the table; it is freed then, or by the last receiver still
+ * holding one of its messages (which may be stuck in a page fault).
+ */
+struct lite_rpc_ring {
+	u16			node;
+	u32			gen;
+	u8			port;
+	struct lite_piece	mem;		/* from the pool */
+	void			*buf;		/* its kernel address */
+	u64			dma;		/* its DMA address */
+	u64			received;	/* bytes spanned by arrivals */
+	u64			consumed;	/* bytes given back, in order */
+	u64			acked;		/* consumed, as last told */
+	struct list_head	msgs;		/* arrival order */
+	unsigned int		busy;		/* messages being taken */
+	bool			gone;		/* out of the table */
+};
+
+struct lite_rpc_msg {
+	struct list_head	ring_link;
+	struct list_head	queue_link;
+	struct lite_rpc_ring	*ring;
+	u32			off;		/* of the header */
+	u32			span;		/* ring bytes, skipped tail too */
+	u32			len;
+	u32			call_id;
+	u32			reply_max;
+	u32			reply_rkey;
+	u64			reply_addr;
+	bool			done;
+};
+
+struct lite_rpc_port {
+	struct lite_ctx		*ctx;		/* NULL: not registered */
+	u32			max_size;
+	char			name[LITE_NAME_MAX];
+	struct list_head	queue;
+	unsigned int		receivers;	/* threads in lite_rpc_recv */
+	wait_queue_head_t	wq;
+	struct lite_wait_hist	gaps;		/* between requests (wait.c) */
+	u64			last_arrival;	/* ktime_get_ns() */
+};
+
+/* A reply owed by a receiver: what the descriptor stands for. */
+struct lite_rpc_token {
+	u16	node;
+	u32	gen;
+	u32	call_id;
+	u32	reply_max;
+	u32	reply_rkey;
+	u64	reply_addr;
+};
+
+static struct {
+	spinlock_t		lock;	/* everything below */
+	struct lite_rpc_port	ports[LITE_MAX_PORT];
+	struct lite_rpc_ring	*rings[LITE_MAX_PORT][LITE_MAX_NODES];
+	struct list_head	orphans;	/* messages nobody will take */
+	struct xarray		tokens;		/* descriptor -> token */
+	u32			next_token;
+} lite_rpc = {
+	.lock		= __SPIN_LOCK_UNLOCKED(lite_rpc.lock),
+	.orphans	= LIST_HEAD_INIT(lite_rpc.orphans),
+	.tokens		= XARRAY_INIT(lite_rpc.tokens, XA_FLAGS_ALLOC1),
+};
+
+static void lite_rpc_orphans_work(struct work_struct *work);
+static DECLARE_WORK(lite_rpc_orphans, lite_rpc_orphans_work);
+/* Out of the table, no message taken: nobody else can reach it. */
+static void lite_rpc_ring_free(struct lite_rpc_ring *ring)
+{
+	struct lite_rpc_msg *m, *tmp;
+
+	list_for_each_entry_safe(m, tmp, &ring->msgs, ring_link)
+		kfree(m);
+	lite_pool_free(&ring->mem);
+	kfree(ring);
+}
+
+/* Give @msg's ring space back; acknowledge every quarter ring. */
+static void lite_rpc_release(struct lite_rpc_msg *msg)
+{
+	struct lite_rpc_ring *ring = msg->ring;
+	struct lite_rpc_msg *m, *tmp;
+	u32 imm = 0;
+	u16 node = ring->node;
+	u32 gen = ring->gen;
+
+	spin_lock_bh(&lite_rpc.lock);
+	msg->done = true;
+	if (!--ring->busy && ring->gone) {
+		spin_unlock_bh(&lite_rpc.lock);
+		lite_rpc_ring_free(ring);	/* its sender left meanwhile */
+		return;
+	}
+	list_for_each_entry_safe(m, tmp, &ring->msgs, ring_link) {
+		if (!m->done)
+			break;
+		ring->consumed += m->span;
+		list_del(&m->ring_link);
+		kfree(m);
+	}
+	if (ring->consumed - ring->acked >= LITE_RPC_RING_SIZE / 4) {
+		ring->acked = ring->consumed;
+		imm = LITE_IMM_ACK << 30 | (u32)ring->port << 24 |
+		      ((ring->consumed / LITE_RPC_ALIGN) & 0xffffff);
+	}
+	spin_unlock_bh(&lite_rpc.lock);
+	if (imm && lite_rpc_post_imm(node, gen, imm) == -ENOMEM)
+		lite_node_warn(node, gen, "cannot acknowledge RPC ring space\n");
+}
+
+/* Fail the caller of @msg (if it waits for a reply) and release it. */
+static void lite_rpc_refuse(struct lite_rpc_msg *msg, int err)
+{
+	if (msg->call_id)
+		lite_rpc_post_imm(msg->ring->node, msg->ring->gen,
+				  lite_imm_reply(err, msg->call_id));
+	lite_rpc_release(msg);
+}
+
+static void lite_rpc_orphans_work(struct work_struct *work)
+{
+	struct lite_rpc_msg *msg;
+
+	for (;;) {
+		spin_lock_bh(&lite_rpc.lock);
+		msg = list_first_entry_or_null(&lite_rpc.orphans,
+					       struct lite_rpc_msg, queue_link);
+		if (msg) {
+			list_del_init(&msg->queue_link);
+			msg->ring->busy++;
+		}
+		spin_unlock_bh(&lite_rpc.lock);
+		if (!msg)
+			return;
+		lite_rpc_refuse(msg, LITE_RPC_ECONNREFUSED);
+	}
+}
+
+/*
+ * A request arrived at ring offset @off. Rings fill in order: it starts
+ * where the previous one ended, or at 0 when it did not fit at the end.
+ */
+void lite_rpc_rx_request(struct lite_peer *peer, u32 imm, u32 byte_len)
+{
+	u8 port = LITE_IMM_PORT(imm);
+	u32 off = LITE_IMM_LOW24(imm) * LITE_RPC_ALIGN;
+	struct lite_rpc_ring *ring;
+	struct lite_rpc_hdr *hdr;
+	struct lite_rpc_port *p;
+	struct lite_rpc_msg *msg;
+	u32 pos, span;
+
+	msg = kzalloc(sizeof(*msg), GFP_ATOMIC);
+	spin_lock_bh(&lite_rpc.lock);
+	ring = lite_rpc.rings[port][peer->id];
+	if (!ring || ring->gen != peer->gen)
+		goto drop;
+	if (!msg) {
+		lite_peer_err(peer, "out of memory, port %u's ring is lost\n",
+			      port);
+		goto drop;
+	}
+	pos = ring->received % LITE_RPC_RING_SIZE;
+	if (lite_check_rpc_place(byte_len, off, pos, LITE_RPC_RING_SIZE, &span))
+		goto bad;
+	ib_dma_sync_single_for_cpu(peer->dev->ibdev, ring->dma + off, byte_len,
+				   DMA_FROM_DEVICE);
+	hdr = ring->buf + off;
+	if (lite_check_rpc_hdr(hdr, byte_len))
+		goto bad;
+	ring->received += span;
+	*msg = (struct lite_rpc_msg) {
+		.ring		= ring,
+		.off		= off,
+		.span		= span,
+		.len		= byte_len - sizeof(*hdr),
+		.call_id	= le32_to_cpu(hdr->call_id),
+		.reply_max	= le32_to_cpu(hdr->reply_max),
+		.reply_rkey	= le32_to_cpu(hdr->reply_rkey),
+		.reply_addr	= le64_to_cpu(hdr->reply_addr),
+	};
+	list_add_tail(&msg->ring_link, &ring->msgs);
+	p = &lite_rpc.ports[port];
+	if (p->ctx) {
+		u64 now = ktime_get_ns();
+
+		/* Receivers spin about as long as requests come apart. */
+		if (p->last_arrival)
+			lite_wait_learn(&p->gaps, now - p->last_arrival);
+		p->last_arrival = now;
+		list_add_tail(&msg->queue_link, &p->queue);
+		wake_up(&p->wq);
+	} else {
+		list_add_tail(&msg->queue_link, &lite_rpc.orphans);
+		lite_ctrl_queue(&lite_rpc_orphans);
+	}
+	spin_unlock_bh(&lite_rpc.lock);
+	return;
+bad:
+	lite_peer_warn(peer, "malformed RPC request (port %u, offset %u, %u bytes) dropped\n",
+		       port, off, byte_len);
+drop:
+	spin_unlock_bh(&lite_rpc.lock);
+	kfree(msg);
+}
+/* ---- ports -------------------------------------------------------------- */
+
+/**
+ * lite_rpc_register() - receive requests to @port on this node
+ * @ctx: the context that will receive them (until it is destroyed)
+ * @port: 0 .. LITE_MAX_PORT - 1
+ * @max_size: largest request accepted
+ * @name: for logs
+ *
+ * Return: 0, -EINVAL, or -EADDRINUSE.
+ */
+int lite_rpc_register(struct lite_ctx *ctx, u32 port, u32 max_size,
+		      const char *name)
+{
+	struct lite_rpc_port *p;
+	int ret = 0;
+
+	if (port >= LITE_MAX_PORT || !max_size || max_size > LITE_RPC_MAX_MSG)
+		return -EINVAL;
+	p = &lite_rpc.ports[port];
+	spin_lock_bh(&lite_rpc.lock);
+	if (p->ctx) {
+		ret = -EADDRINUSE;
+	} else {
+		p->ctx = ctx;
+		p->max_size = max_size;
+		strscpy(p->name, name, sizeof(p->name));
+		p->gaps = (struct lite_wait_hist) {};
+		p->last_arrival = 0;
+	}
+	spin_unlock_bh(&lite_rpc.lock);
+	if (!ret)
+		pr_info("port %u registered (%s, requests up to %u bytes)\n",
+			port, p->name, max_size);
+	return ret;
+}
+
+/* Unregister @ctx's ports: callers queued there get ECONNREFUSED. */
+static void lite_rpc_unregister(struct lite_ctx *ctx)
+{
+	struct lite_rpc_port *p;
+	unsigned int i;
+
+	spin_lock_bh(&lite_rpc.lock);
+	for (i = 0; i < LITE_MAX_PORT; i++) {
+		p = &lite_rpc.ports[i];
+		if (p->ctx != ctx)
+			continue;
+		p->ctx = NULL;
+		list_splice_tail_init(&p->queue, &lite_rpc.orphans);
+		wake_up_all(&p->wq);
+	}
+	spin_unlock_bh(&lite_rpc.lock);
+	lite_ctrl_queue(&lite_rpc_orphans);
+}
+
+/* RPC_OPEN on the receiver: the ring of (@port, @src), made on first use. */
+int lite_rpc_serve_open(u16 src, u32 src_gen, const struct lite_ctrl_rpc_open *req,
+			struct lite_ctrl_rpc_ring *resp)
+{
+	u32 port = le32_to_cpu(req->port);
+	struct lite_rpc_ring *ring, *fresh = NULL;
+	struct lite_dev *dev = NULL;
+	u32 max_size;
+	int ret = -ENOTCONN;
+
+	if (port >= LITE_MAX_PORT || req->reserved)
+		return -EINVAL;
+	spin_lock_bh(&lite_rpc.lock);
+	max_size = lite_rpc.ports[port].ctx ? lite_rpc.ports[port].max_size : 0;
+	ring = lite_rpc.rings[port][src];
+	spin_unlock_bh(&lite_rpc.lock);
+	if (!max_size)
+		return -ECONNREFUSED;
+	if (!ring) {
+		dev = lite_peer_dev(src, src_gen);
+		if (!dev)
+			return -ENOTCONN;
+		fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
+		if (!fresh)
+			return -ENOMEM;
+		ret = lite_pool_alloc(LITE_RPC_RING_SIZE, true, &fresh->mem);
+		if (ret) {
+			kfree(fresh);
+			return ret;
+		}
+		fresh->buf = lite_piece_kaddr(&fresh->mem, 0);
+		fresh->dma = lite_piece_dma(&fresh->mem, 0);
+		fresh->node = src;
+		fresh->gen = src_gen;
+		fresh->port = port;
+		INIT_LIST_HEAD(&fresh->msgs);
+	}
+	ret = -ENOTCONN;
+	spin_lock_bh(&lite_rpc.lock);
+	ring = lite_rpc.rings[port][src];
+	/*
+	 * Only while the sender is a member: lite_rpc_peer_down() takes this
+	 * lock after the sender left the table, so it drops a ring added here.
+	 */
+	if (!ring && fresh && lite_peer_alive(src, src_gen))
+		ring = lite_rpc.rings[port][src] = fresh;
+	if (ring && ring->gen == src_gen) {	/* else the old incarnation's */
+		*resp = (struct lite_ctrl_rpc_ring) {
+			.dma		= cpu_to_le64(lite_piece_addr(&ring->mem, 0)),
+			.rkey		= cpu_to_le32(lite_piece_rkey(&ring->mem)),
+			.size		= cpu_to_le32(LITE_RPC_RING_SIZE),
+			.max_size	= cpu_to_le32(max_size),
+			.head		= cpu_to_le64(ring->received),
+		};
+		ret = 0;
+	}
+	spin_unlock_bh(&lite_rpc.lock);
+	if (fresh && ring != fresh)	/* a concurrent open won, or too late */
+		lite_rpc_ring_free(fresh);
+	return ret;
+}
+/* ---- receiving and replying --------------------------------------------- */
+
+struct lite_rpc_wait_arg {
+	struct lite_rpc_port	*port;
+	struct lite_ctx		*ctx;
+};
+
+static bool lite_rpc_queue_ready(void *arg)
+{
+	struct lite_rpc_wait_arg *a = arg;
+
+	return !list_empty_careful(&a->port->queue) ||
+	       READ_ONCE(a->port->ctx) != a->ctx || !lite_node_id();
+}
+
+/**
+ * lite_rpc_recv() - take the next request on @port
+ * @ctx: the context that registered @port
+ * @port: the port
+ * @dst: where the payload goes
+ * @size: room at @dst
+ * @nonblock: fail with -EAGAIN instead of waiting
+ * @desc: out: the descriptor to reply with, LITE_DESC_NO_REPLY for one-way
+ * @src_node: out: the sender
+ *
+ * Several threads may receive on one port; each request goes to one.
+ * A request larger than @size is consumed: -EMSGSIZE here and for its
+ * caller.
+ *
+ * Return: the request's length, or a negative errno.
+ */
+int lite_rpc_recv(struct lite_ctx *ctx, u32 port, struct iov_iter *dst,
+		  u32 size, bool nonblock, u64 *desc, u32 *src_node)
+{
+	struct lite_rpc_wait_arg arg;
+	struct lite_rpc_token *tok;
+	struct lite_rpc_msg *msg;
+	struct lite_rpc_port *p;
+	struct lite_dev *dev;
+	int ret;
+	u32 id;
+
+	if (port >= LITE_MAX_PORT)
+		return -EINVAL;
+	p = &lite_rpc.ports[port];
+	arg = (struct lite_rpc_wait_arg) { .port = p, .ctx = ctx };
+	for (;;) {
+		if (!lite_node_id())
+			return -ENOTCONN;
+		spin_lock_bh(&lite_rpc.lock);
+		if (p->ctx != ctx) {
+			spin_unlock_bh(&lite_rpc.lock);
+			return -ENOENT;
+		}
+		msg = list_first_entry_or_null(&p->queue, struct lite_rpc_msg,
+					       queue_link);
+		if (msg) {
+			list_del_init(&msg->queue_link);
+			msg->ring->busy++;
+		}
+		spin_unlock_bh(&lite_rpc.lock);
+		if (msg)
+			break;
+		if (nonblock)
+			return -EAGAIN;
+		if (lite_spin(&p->gaps, lite_rpc_queue_ready, &arg,
+			      ktime_get_ns(), U64_MAX))
+			continue;
+		if (wait_event_interruptible(p->wq, lite_rpc_queue_ready(&arg)))
+			return -EINTR;
+	}
+
+	*src_node = msg->ring->node;
+	*desc = LITE_DESC_NO_REPLY;
+	if (msg->len > size) {
+		lite_rpc_refuse(msg, LITE_RPC_EMSGSIZE);
+		return -EMSGSIZE;
+	}
+	if (copy_to_iter(msg->ring->buf + msg->off + sizeof(struct lite_rpc_hdr),
+			 msg->len, dst) != msg->len) {
+		lite_rpc_refuse(msg, LITE_RPC_EMSGSIZE);
+		return -EFAULT;
+	}
+	ret = msg->len;
+	if (msg->call_id) {
+		tok = kmalloc(sizeof(*tok), GFP_KERNEL);
+		dev = lite_peer_dev(msg->ring->node, msg->ring->gen);
+		if (tok && dev) {
+			*tok = (struct lite_rpc_token) {
+				.node = msg->ring->node, .gen = msg->ring->gen,
+				.call_id = msg->call_id,
+				.reply_max = msg->reply_max,
+				.reply_rkey = msg->reply_rkey,
+				.reply_addr = msg->reply_addr,
+			};
+			if (xa_alloc_cyclic(&lite_rpc.tokens, &id, tok,
+					    xa_limit_31b, &lite_rpc.next_token,
+					    GFP_KERNEL) >= 0) {
+				lite_ctx_note_token(ctx, id);
+				*desc = id;
+				tok = NULL;
+			}
+		}
+		if (tok || !dev) {
+			kfree(tok);
+			ret = dev ? -ENOMEM : -ENOTCONN;
+		}
+	}
+	lite_rpc_release(msg);
+	return ret;
+}
+
+/**
+ * lite_rpc_reply() - answer the request behind @desc, once
+ * @ctx: the context that received it
+ * @desc: its descriptor
+ * @src: the reply
+ * @len: its size, at most the caller's room
+ * @prio: LITE_PRIO_*
+ *
+ * A reply larger than the caller's room is not sent: the caller gets
+ * -EMSGSIZE, and so does this call.
+ *
+ * Return: 0 once the reply is on the wire, or a negative errno.
+ */
+int lite_rpc_reply(struct lite_ctx *ctx, u64 desc, struct iov_iter *src,
+		   u32 len, int prio)
+{
+	struct lite_rpc_token *tok;
+	struct lite_rpc_tx *tx;
+	struct lite_peer *peer;
+	int ret;
+
+	if (prio > LITE_PRIO_LOW)
+		return -EINVAL;
+	if (desc > INT_MAX || !lite_ctx_forget_token(ctx, desc))
+		return -EALREADY;
+	tok = xa_erase(&lite_rpc.tokens, desc);
+	if (!tok)
+		return -EALREADY;
+	if (len > tok->reply_max) {
+		lite_rpc_post_imm(tok->node, tok->gen,
+				  lite_imm_reply(LITE_RPC_EMSGSIZE, tok->call_id));
+		kfree(tok);
+		return -EMSGSIZE;
+	}
+	ret = -ENOMEM;
+	tx = kmalloc(sizeof(*tx) + len, GFP_KERNEL);
+	if (!tx)
+		goto out;
+	tx->call_id = 0;
+	if (copy_from_iter(tx->data, len, src) != len) {
+		/* Do not leave the caller waiting for its timeout. */
+		lite_rpc_post_imm(tok->node, tok->gen,
+				  lite_imm_reply(LITE_RPC_EMSGSIZE, tok->call_id));
+		kfree(tx);
+		ret = -EFAULT;
+		goto out;
+	}
+	peer = lite_peer_get(tok->node, tok->gen);
+	if (!peer) {
+		kfree(tx);
+		ret = -ENOTCONN;
+		goto out;
+	}
+	lite_prio_begin(prio);
+	if (len)
+		ret = lite_rpc_post(lite_peer_pick_qp(peer), tx, len,
+				    lite_imm_reply(0, tok->call_id),
+				    tok->reply_addr, tok->reply_rkey);
+	else
+		ret = lite_rpc_post(lite_peer_pick_qp(peer), tx, 0,
+				    lite_imm_reply(0, tok->call_id), 0, 0);
+	lite_prio_end(prio);
+out:
+	kfree(tok);
+	return ret;
+}
+
+/**
+ * lite_rpc_drop_token() - forget a reply token (its context is going away)
+ * @desc: the descriptor
+ *
+ * The caller gets ECONNREFUSED instead of waiting for its timeout.
+ */
+void lite_rpc_drop_token(u64 desc)
+{
+	struct lite_rpc_token *tok = xa_erase(&lite_rpc.tokens, desc);
+
+	if (!tok)
+		return;
+	lite_rpc_post_imm(tok->node, tok->gen,
+			  lite_imm_reply(LITE_RPC_ECONNREFUSED, tok->call_id));
+	kfree(tok);
+}
+
+/**
+ * lite_rpc_ctx_release() - a context goes away: unregister its ports
+ * @ctx: the context
+ */
+void lite_rpc_ctx_release(struct lite_ctx *ctx)
+{
+	lite_rpc_unregister(ctx);
+	flush_work(&lite_rpc_orphans);
+}
+/* ---- membership --------------------------------------------------------- */
+
+/*
+ * @ring is out of the table and its sender's QPs are drained: free it
+ * unless a receiver still holds one of its messages. Never waits for one: a receiver may
+ * be stuck copying to user memory (FUSE, userfaultfd) indefinitely.
+ */
+static void lite_rpc_drop_ring(struct lite_rpc_ring *ring)
+{
+	bool idle;
+
+	/* busy drops, and the walk of ring->msgs, in one critical section */
+	spin_lock_bh(&lite_rpc.lock);
+	ring->gone = true;
+	idle = !ring->busy;
+	spin_unlock_bh(&lite_rpc.lock);
+	if (idle)
+		lite_rpc_ring_free(ring);
+}
+/* @node left: free the rings it wrote to, with its queued requests. */
+void lite_rpc_server_peer_down(u16 node)
+{
+	struct lite_rpc_ring *rings[LITE_MAX_PORT];
+	struct lite_rpc_msg *m;
+	unsigned int i;
+
+	spin_lock_bh(&lite_rpc.lock);
+	for (i = 0; i < LITE_MAX_PORT; i++) {
+		rings[i] = lite_rpc.rings[i][node];
+		lite_rpc.rings[i][node] = NULL;
+		if (!rings[i])
+			continue;
+		/* Queued requests of the node go with its ring. */
+		list_for_each_entry(m, &rings[i]->msgs, ring_link)
+			list_del_init(&m->queue_link);
+	}
+	spin_unlock_bh(&lite_rpc.lock);
+	for (i = 0; i < LITE_MAX_PORT; i++)
+		if (rings[i])
+			lite_rpc_drop_ring(rings[i]);
+}
+
+/**
+ * lite_rpc_wake_all() - wake every receiver: this node left the cluster
+ * (the module or the device goes away), so they fail with -ENOTCONN
+ */
+void lite_rpc_wake_all(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < LITE_MAX_PORT; i++)
+		wake_up_all(&lite_rpc.ports[i].wq);
+}
+void lite_rpc_init(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < LITE_MAX_PORT; i++) {
+		INIT_LIST_HEAD(&lite_rpc.ports[i].queue);
+		init_waitqueue_head(&lite_rpc.ports[i].wq);
+	}
+}
