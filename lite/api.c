@@ -58,15 +58,59 @@ static int lite_ctx_map(struct lite_ctx *ctx, u16 node, u32 gen,
 	return ret;
 }
 
+/*
+ * Ask @node for an LMR description (ALLOC or ASK, @req) and make it a
+ * handle of @ctx. @charged LMR bytes, already counted against the
+ * context's user, go with the handle or are given back on failure. An LMR
+ * allocated for a handle that could not be made is freed on its owner.
+ */
+static int lite_api_map(struct lite_ctx *ctx, u32 node, u16 type,
+			const void *req, u32 req_len, s32 password,
+			u64 charged, u32 *id)
+{
+	u32 gen = lite_node_gen_of(node), len = LITE_CTRL_MAX_PAYLOAD;
+	struct lite_ctrl_lmr fmsg;
+	struct lite_lmr_desc *d;
+	int ret;
+
+	if (!gen) {
+		ret = -ENOTCONN;
+		goto uncharge;
+	}
+	d = kzalloc(LITE_CTRL_MAX_PAYLOAD, GFP_KERNEL);
+	if (!d) {
+		ret = -ENOMEM;
+		goto uncharge;
+	}
+	lite_map_pending_begin(node);
+	ret = lite_ctrl_call(node, gen, type, req, req_len, d, &len);
+	if (ret) {
+		lite_map_pending_end(node);
+		kfree(d);
+		goto uncharge;
+	}
+	/* From here on the handle (or its failure) gives @charged back. */
+	ret = lite_ctx_map(ctx, node, gen, d, len, password, charged, id);
+	if (ret && type == LITE_CTRL_ALLOC) {
+		fmsg = (struct lite_ctrl_lmr) { .lmr_id = d->lmr_id };
+		lite_ctrl_call(node, gen, LITE_CTRL_FREE, &fmsg, sizeof(fmsg),
+			       NULL, NULL);
+	}
+	lite_map_pending_end(node);
+	kfree(d);
+	return ret;
+
+uncharge:
+	lite_user_uncharge(lite_ctx_user(ctx), LITE_RES_LMR_BYTES, charged);
+	return ret;
+}
+
 int lite_api_alloc(struct lite_ctx *ctx, u32 node, u64 size, u32 flags,
 		   s32 password, u32 *id)
 {
 	struct lite_ctrl_alloc req = {
 		.size = cpu_to_le64(size), .flags = cpu_to_le32(flags),
 	};
-	struct lite_ctrl_lmr fmsg;
-	struct lite_lmr_desc *d;
-	u32 gen, len = LITE_CTRL_MAX_PAYLOAD;
 	int ret;
 
 	ret = lite_check_node(node);
@@ -76,39 +120,33 @@ int lite_api_alloc(struct lite_ctx *ctx, u32 node, u64 size, u32 flags,
 		return -EINVAL;
 	if (size > LITE_LMR_MAX_SIZE)
 		return -EFBIG;
-	gen = lite_node_gen_of(node);
-	if (!gen)
-		return -ENOTCONN;
 	ret = lite_user_charge(lite_ctx_user(ctx), LITE_RES_LMR_BYTES, size);
 	if (ret)
 		return ret;
-	d = kzalloc(LITE_CTRL_MAX_PAYLOAD, GFP_KERNEL);
-	if (!d) {
-		lite_user_uncharge(lite_ctx_user(ctx), LITE_RES_LMR_BYTES, size);
-		return -ENOMEM;
+	return lite_api_map(ctx, node, LITE_CTRL_ALLOC, &req, sizeof(req),
+			    password, size, id);
+}
+
+/* Free the LMR behind @h, which @id names in @ctx; takes the caller's ref. */
+static int lite_api_free_handle(struct lite_ctx *ctx, u32 id,
+				struct lite_handle *h)
+{
+	int ret;
+
+	if (!lite_ctx_remove_handle(ctx, id, h)) {
+		lite_handle_put(h);
+		return -ENOENT;	/* a concurrent free or unmap won */
 	}
-	lite_map_pending_begin(node);
-	ret = lite_ctrl_call(node, gen, LITE_CTRL_ALLOC, &req, sizeof(req), d,
-			     &len);
-	if (ret) {
-		lite_user_uncharge(lite_ctx_user(ctx), LITE_RES_LMR_BYTES, size);
-	} else {
-		ret = lite_ctx_map(ctx, node, gen, d, len, password, size, id);
-		if (ret) {	/* do not leak it on the owner */
-			fmsg = (struct lite_ctrl_lmr) { .lmr_id = d->lmr_id };
-			lite_ctrl_call(node, gen, LITE_CTRL_FREE, &fmsg,
-				       sizeof(fmsg), NULL, NULL);
-		}
-	}
-	lite_map_pending_end(node);
-	kfree(d);
-	return ret;
+	ret = lite_handle_free_lmr(h);
+	lite_handle_put(h);	/* the context's */
+	lite_handle_put(h);
+	/* Already revoked by the owner, or the owner left: nothing to free. */
+	return ret == -ENOENT || ret == -ENOTCONN ? 0 : ret;
 }
 
 int lite_api_free(struct lite_ctx *ctx, u32 id)
 {
 	struct lite_handle *h = lite_ctx_handle(ctx, id);
-	int ret;
 
 	if (!h)
 		return -ENOENT;
@@ -116,15 +154,7 @@ int lite_api_free(struct lite_ctx *ctx, u32 id)
 		lite_handle_put(h);
 		return -EPERM;
 	}
-	if (!lite_ctx_remove_handle(ctx, id, h)) {
-		lite_handle_put(h);
-		return -ENOENT;	/* a concurrent free won */
-	}
-	ret = lite_handle_free_lmr(h);
-	lite_handle_put(h);	/* the context's */
-	lite_handle_put(h);
-	/* Already revoked by the owner, or the owner left: nothing to free. */
-	return ret == -ENOENT || ret == -ENOTCONN ? 0 : ret;
+	return lite_api_free_handle(ctx, id, h);
 }
 
 int lite_api_unmap(struct lite_ctx *ctx, u32 id)
@@ -135,10 +165,8 @@ int lite_api_unmap(struct lite_ctx *ctx, u32 id)
 	if (!h)
 		return -ENOENT;
 	/* The creator's handle is the LMR's lifetime: nothing could free it. */
-	if (h->perm & LITE_PERM_ADMIN) {
-		lite_handle_put(h);
-		return lite_api_free(ctx, id);
-	}
+	if (h->perm & LITE_PERM_ADMIN)
+		return lite_api_free_handle(ctx, id, h);
 	removed = lite_ctx_remove_handle(ctx, id, h);
 	if (removed)
 		lite_handle_put(h);	/* the context's */
@@ -462,8 +490,6 @@ int lite_api_ask(struct lite_ctx *ctx, u32 node, u64 identifier, u32 perm,
 		.password = cpu_to_le32(password),
 		.uid = cpu_to_le32(lite_ctx_uid(ctx)),
 	};
-	struct lite_lmr_desc *d;
-	u32 gen, len = LITE_CTRL_MAX_PAYLOAD;
 	int ret;
 
 	ret = lite_check_node(node);
@@ -471,20 +497,8 @@ int lite_api_ask(struct lite_ctx *ctx, u32 node, u64 identifier, u32 perm,
 		return ret;
 	if (!perm || perm & ~LITE_PERM_ALL)
 		return -EINVAL;
-	gen = lite_node_gen_of(node);
-	if (!gen)
-		return -ENOTCONN;
-	d = kzalloc(LITE_CTRL_MAX_PAYLOAD, GFP_KERNEL);
-	if (!d)
-		return -ENOMEM;
-	lite_map_pending_begin(node);
-	ret = lite_ctrl_call(node, gen, LITE_CTRL_ASK, &req, sizeof(req), d,
-			     &len);
-	if (!ret)
-		ret = lite_ctx_map(ctx, node, gen, d, len, password, 0, id);
-	lite_map_pending_end(node);
-	kfree(d);
-	return ret;
+	return lite_api_map(ctx, node, LITE_CTRL_ASK, &req, sizeof(req),
+			    password, 0, id);
 }
 
 int lite_api_lmr_info(struct lite_ctx *ctx, u32 id, u32 *node, u64 *size,

@@ -124,7 +124,8 @@ err_put:
 
 /*
  * Serve one request from @src; the response goes to @resp (room for
- * LITE_CTRL_MAX_PAYLOAD bytes). Process context: handlers may sleep.
+ * LITE_CTRL_MAX_PAYLOAD bytes for ALLOC and ASK, for the type's fixed-size
+ * answer otherwise: wire_check.c). Process context: handlers may sleep.
  */
 static int lite_ctrl_dispatch(u16 src, u32 src_gen, u16 type, const void *req,
 			      u32 len, void *resp, u32 *resp_len)
@@ -157,26 +158,30 @@ static int lite_ctrl_dispatch(u16 src, u32 src_gen, u16 type, const void *req,
 }
 
 /*
- * A request to this node: served here, in the caller's context, by the
- * handler a peer's request reaches, so that local and remote callers take
- * one path and get the same checks.
+ * A request to this node (@me, generation @my_gen): served here, in the
+ * caller's context, by the handler a peer's request reaches, so that local
+ * and remote callers take one path and get the same checks. Only ALLOC and
+ * ASK answer with more than a few bytes (an LMR description), and their
+ * callers pass room for a whole message; the other answers fit @small.
  */
-static int lite_ctrl_call_local(u32 gen, u16 type, const void *req,
-				u32 req_len, void *resp, u32 *resp_len)
+static int lite_ctrl_call_local(u16 me, u32 my_gen, u32 gen, u16 type,
+				const void *req, u32 req_len, void *resp,
+				u32 *resp_len)
 {
+	union {
+		struct lite_ctrl_u64		value;
+		struct lite_ctrl_rpc_ring	ring;
+	} small;
+	bool desc = type == LITE_CTRL_ALLOC || type == LITE_CTRL_ASK;
 	u32 room = resp ? *resp_len : 0, len;
-	void *out = resp;
+	void *out = desc ? resp : &small;
 	int ret;
 
-	if (gen && gen != lite_node_gen())
-		return -ENOTCONN;	/* a generation of ours that left */
-	if (room < LITE_CTRL_MAX_PAYLOAD) {
-		out = kzalloc(LITE_CTRL_MAX_PAYLOAD, GFP_KERNEL);
-		if (!out)
-			return -ENOMEM;
-	}
-	ret = lite_ctrl_dispatch(lite_node_id(), lite_node_gen(), type, req,
-				 req_len, out, &len);
+	if (!my_gen || (gen && gen != my_gen))
+		return -ENOTCONN;	/* left, or a generation of ours that did */
+	if (desc && room < LITE_CTRL_MAX_PAYLOAD)
+		return -EINVAL;
+	ret = lite_ctrl_dispatch(me, my_gen, type, req, req_len, out, &len);
 	if (!ret && len > room)
 		ret = -EPROTO;
 	if (!ret && resp) {
@@ -184,8 +189,6 @@ static int lite_ctrl_call_local(u32 gen, u16 type, const void *req,
 			memcpy(resp, out, len);
 		*resp_len = len;
 	}
-	if (out != resp)
-		kfree(out);
 	return ret;
 }
 
@@ -213,12 +216,14 @@ int lite_ctrl_call(u16 node, u32 gen, u16 type, const void *req, u32 req_len,
 	};
 	struct lite_peer *peer;
 	unsigned long left;
+	u16 me;
 	u32 id;
 	int ret;
 
-	if (node && node == lite_node_id())
-		return lite_ctrl_call_local(gen, type, req, req_len, resp,
-					    resp_len);
+	me = lite_node_id();
+	if (me && node == me)
+		return lite_ctrl_call_local(me, lite_node_gen(), gen, type, req,
+					    req_len, resp, resp_len);
 	peer = lite_peer_get(node, gen);
 	if (!peer)
 		return -ENOTCONN;

@@ -227,13 +227,6 @@ void lite_lmr_exit(void);
 void lite_lmr_destroy_all(void);
 void lite_lmr_peer_down(u16 node, u32 gen);
 void lite_lmr_set_device(struct lite_dev *dev);
-int lite_lmr_create(u64 size, u32 flags, u16 creator, u32 creator_gen,
-		    struct lite_lmr_desc *d, u32 *len);
-int lite_lmr_free(u32 id, u16 requester, u32 requester_gen);
-int lite_lmr_publish(u32 id, u64 identifier, u32 perm, s32 password,
-		     u16 node, u32 uid);
-int lite_lmr_ask(u64 identifier, u32 perm, s32 password, u16 asker,
-		 u32 asker_gen, u32 uid, struct lite_lmr_desc *d, u32 *len);
 struct lite_lmr *lite_lmr_get(u32 id);
 void lite_lmr_put(struct lite_lmr *lmr);
 int lite_lmr_serve(u16 src, u32 src_gen, u16 type, const void *req, u32 len,
@@ -327,7 +320,7 @@ int lite_barrier(struct lite_ctx *ctx, u32 nr);
 int lite_sync_serve(u16 src, u32 src_gen, u16 type, const void *req, u32 len,
 		    void *resp, u32 *resp_len);
 int lite_sync_serve_ctx_gone(u16 src, const void *req, u32 len);
-void lite_sync_ctx_gone(u64 owner);
+void lite_sync_ctx_gone(u64 ctx_id);
 void lite_sync_peer_down(u16 node);
 void lite_sync_exit(void);
 

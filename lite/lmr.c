@@ -375,8 +375,8 @@ static u32 lite_lmr_perm_all(const struct lite_lmr *lmr)
  * Context: process context; may sleep for a long time (a GiB is zeroed).
  * Return: 0, -EINVAL, -EFBIG, -ENOMEM or -ENOTCONN (not joined).
  */
-int lite_lmr_create(u64 size, u32 flags, u16 creator, u32 creator_gen,
-		    struct lite_lmr_desc *d, u32 *len)
+static int lite_lmr_create(u64 size, u32 flags, u16 creator,
+			   u32 creator_gen, struct lite_lmr_desc *d, u32 *len)
 {
 	struct lite_lmr *lmr;
 	struct lite_dev *dev;
@@ -419,7 +419,7 @@ out:
  * Context: process context; waits for every mapper to confirm.
  * Return: 0, -ENOENT or -EPERM.
  */
-int lite_lmr_free(u32 id, u16 requester, u32 requester_gen)
+static int lite_lmr_free(u32 id, u16 requester, u32 requester_gen)
 {
 	return lite_lmr_destroy(id, requester, requester_gen, true);
 }
@@ -436,8 +436,8 @@ int lite_lmr_free(u32 id, u16 requester, u32 requester_gen)
  * Return: 0, -ENOENT, -EEXIST, -EINVAL (ADMIN or unknown bits, or ATOMIC
  * on a non-atomic LMR), -EDQUOT or -ENOMEM.
  */
-int lite_lmr_publish(u32 id, u64 identifier, u32 perm, s32 password,
-		     u16 node, u32 uid)
+static int lite_lmr_publish(u32 id, u64 identifier, u32 perm,
+			    s32 password, u16 node, u32 uid)
 {
 	struct lite_pub *pub, *p;
 	struct lite_lmr *lmr;
@@ -543,8 +543,9 @@ static bool lite_ask_throttled(u16 node, u32 uid, bool failed)
  * Return: 0, -EACCES, -EAGAIN, -EPERM (@perm exceeds the publication) or
  * -EINVAL.
  */
-int lite_lmr_ask(u64 identifier, u32 perm, s32 password, u16 asker,
-		 u32 asker_gen, u32 uid, struct lite_lmr_desc *d, u32 *len)
+static int lite_lmr_ask(u64 identifier, u32 perm, s32 password, u16 asker,
+			u32 asker_gen, u32 uid, struct lite_lmr_desc *d,
+			u32 *len)
 {
 	struct lite_lmr *lmr;
 	struct lite_pub *p;

@@ -144,9 +144,16 @@ static int lite_wait_done(struct lite_sync_wait *w, u32 ticket)
 
 /* ---- locks, on the home node ---------------------------------------------- */
 
-static bool lite_lock_may_use(const struct lite_lock *l, u32 uid)
+/*
+ * Under lite_sync.lock: lock @id, if @uid may use it (its creator's uid, or
+ * root's); else NULL and *@err is -ENOENT or -EACCES.
+ */
+static struct lite_lock *lite_lock_find(u32 id, u32 uid, int *err)
 {
-	return !uid || l->uid == uid;
+	struct lite_lock *l = idr_find(&lite_sync.locks, id);
+
+	*err = !l ? -ENOENT : uid && l->uid != uid ? -EACCES : 0;
+	return *err ? NULL : l;
 }
 
 static int lite_lock_create_local(u16 node, u32 uid, u32 *id)
@@ -251,11 +258,9 @@ static int lite_lock_acquire_local(u32 id, u16 node, u32 gen, u64 ctx_id,
 		.node = node, .gen = gen, .ctx_id = ctx_id, .ticket = ticket,
 	};
 	mutex_lock(&lite_sync.lock);
-	l = idr_find(&lite_sync.locks, id);
+	l = lite_lock_find(id, uid, &ret);
 	if (!l) {
-		ret = -ENOENT;
-	} else if (!lite_lock_may_use(l, uid)) {
-		ret = -EACCES;
+		/* ret says why */
 	} else if (l->held && l->holder.node == node &&
 		   l->holder.ctx_id == ctx_id) {
 		ret = -EDEADLK;
@@ -283,14 +288,12 @@ static int lite_lock_release_local(u32 id, u16 node, u64 ctx_id, u32 uid,
 	struct lite_ticket next, *t, *tmp;
 	struct lite_lock *l;
 	bool pass = false;
-	int ret = 0;
+	int ret;
 
 	mutex_lock(&lite_sync.lock);
-	l = idr_find(&lite_sync.locks, id);
+	l = lite_lock_find(id, uid, &ret);
 	if (!l) {
-		ret = -ENOENT;
-	} else if (!lite_lock_may_use(l, uid)) {
-		ret = -EACCES;
+		/* ret says why */
 	} else if (ticket) {
 		list_for_each_entry_safe(t, tmp, &l->waiters, link) {
 			if (t->node == node && t->ticket == ticket &&
@@ -316,12 +319,10 @@ static int lite_lock_release_local(u32 id, u16 node, u64 ctx_id, u32 uid,
 
 static int lite_lock_exists_local(u32 id, u32 uid)
 {
-	struct lite_lock *l;
 	int ret;
 
 	mutex_lock(&lite_sync.lock);
-	l = idr_find(&lite_sync.locks, id);
-	ret = !l ? -ENOENT : lite_lock_may_use(l, uid) ? 0 : -EACCES;
+	lite_lock_find(id, uid, &ret);
 	mutex_unlock(&lite_sync.lock);
 	return ret;
 }
@@ -329,17 +330,13 @@ static int lite_lock_exists_local(u32 id, u32 uid)
 static int lite_lock_destroy_local(u32 id, u32 uid)
 {
 	struct lite_lock *l;
-	int ret = 0;
+	int ret;
 
 	mutex_lock(&lite_sync.lock);
-	l = idr_find(&lite_sync.locks, id);
-	if (!l)
-		ret = -ENOENT;
-	else if (!lite_lock_may_use(l, uid))
-		ret = -EACCES;
-	else if (l->held || !list_empty(&l->waiters))
+	l = lite_lock_find(id, uid, &ret);
+	if (l && (l->held || !list_empty(&l->waiters)))
 		ret = -EBUSY;
-	else
+	else if (l)
 		idr_remove(&lite_sync.locks, id);
 	mutex_unlock(&lite_sync.lock);
 	if (!ret)
