@@ -15,6 +15,8 @@ PACKAGES=(
 	pdsh rsync openssh-client openssh-server iproute2
 	gnuplot-nox fonts-dejavu-core shellcheck make gcc coreutils procps
 	clang libclang-rt-dev pkg-config libssl-dev python3
+	# The applications' baseline: LITE-Log against Redis streams.
+	redis-server libhiredis-dev
 )
 
 log() { printf 'deps: %s\n' "$*" >&2; }

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * lite-log: host, load and check a LITE-Log (lite_log.h) on a joined
+ * cluster.
+ *
+ *   lite-log host ID DATA_MB RECORDS [SECS]
+ *	create the log on this node and keep it until SIGTERM/SIGINT (or for
+ *	SECS seconds); prints "ready pid=PID" once others may open it
+ *   lite-log append HOME ID THREADS RECORDS SIZE
+ *	THREADS threads each append RECORDS records of SIZE bytes; every
+ *	record names (node, thread, i) and is filled from them; prints the
+ *	append latency (median, p99) and the throughput
+ *   lite-log verify HOME ID NODES THREADS RECORDS SIZE
+ *	scan the whole log: every record intact, each (node, thread, i) of
+ *	nodes 1..NODES exactly once, nothing else but skipped numbers
+ *   lite-log scan HOME ID
+ *	read every record reserved so far (each checked intact), skipping
+ *	holes after HOLE_MS; prints how many records and holes it saw
+ *   lite-log abandon HOME ID
+ *	reserve a number and exit without committing, as a client that dies
+ *	mid-append would (the hole readers must skip)
+ *
+ * HOLE_MS in the environment sets how long readers wait for a hole
+ * (default 1000). Exit status 0, or 1 with a "lite-log: ..." line.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <lite.h>
+
+#include "lite_log.h"
+#include "logload.h"
+
+#define PASSWORD	0x4c4f47	/* "LOG" */
+
+const char *prog = "lite-log";
+
+static struct llog *open_log(const char *home, const char *id)
+{
+	const char *hole = getenv("HOLE_MS");
+	struct llog *log;
+
+	log = llog_open(arg_ul(home, "HOME", 1023), arg_ul(id, "ID", ~0UL),
+			PASSWORD, hole ? arg_ul(hole, "HOLE_MS", 3600000) : 1000);
+	if (!log)
+		die("open", errno);
+	return log;
+}
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static int cmd_host(int argc, char **argv)
+{
+	unsigned long secs = argc > 5 ? arg_ul(argv[5], "SECS", 86400) : 0;
+	uint64_t start = now_ns();
+	struct llog *log;
+
+	log = llog_create(arg_ul(argv[2], "ID", ~0UL),
+			  arg_ul(argv[3], "DATA_MB", 1024) << 20,
+			  arg_ul(argv[4], "RECORDS", LLOG_MAX_RECORDS), PASSWORD);
+	if (!log)
+		die("create", errno);
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
+	printf("ready pid=%d\n", getpid());
+	fflush(stdout);
+	while (!stop && (!secs || now_ns() - start < secs * 1000000000ULL))
+		usleep(100000);
+	llog_close(log);
+	return 0;
+}
+
+/* Every thread shares the one open log: liblite is thread-safe. */
+static void *log_open(void *arg)
+{
+	return arg;
+}
+
+static int log_append(void *h, const void *buf, uint32_t len)
+{
+	uint64_t seq;
+
+	return llog_append(h, buf, len, &seq);
+}
+
+static void log_close(void *h)
+{
+	(void)h;
+}
+
+static int cmd_append(char **argv)
+{
+	struct llog *log = open_log(argv[2], argv[3]);
+	struct load l = {
+		.node = lite_node_id(),
+		.threads = arg_ul(argv[4], "THREADS", 256),
+		.records = arg_ul(argv[5], "RECORDS", LLOG_MAX_RECORDS),
+		.size = arg_ul(argv[6], "SIZE", LLOG_MAX_RECORD),
+		.arg = log, .open = log_open, .append = log_append,
+		.close = log_close,
+	};
+
+	load_run(&l);
+	llog_close(log);
+	return 0;
+}
+
+static int check_one(void *arg, uint64_t seq, const void *rec, uint32_t len)
+{
+	return rec_check_one(arg, seq, rec, len);
+}
+
+static int cmd_verify(char **argv)
+{
+	struct llog *log = open_log(argv[2], argv[3]);
+	struct rec_check c = {
+		.nodes = arg_ul(argv[4], "NODES", 1023),
+		.threads = arg_ul(argv[5], "THREADS", 256),
+		.records = arg_ul(argv[6], "RECORDS", LLOG_MAX_RECORDS),
+		.size = arg_ul(argv[7], "SIZE", LLOG_MAX_RECORD),
+	};
+	uint64_t reserved;
+	int ret;
+
+	rec_check_init(&c);
+	ret = llog_reserved(log, &reserved);
+	if (ret < 0)
+		die("verify: tail", ret);
+	ret = llog_scan(log, 0, UINT64_MAX, check_one, &c);
+	if (ret < 0)
+		die("verify: scan", ret);
+	if (ret || rec_check_done(&c))
+		return 1;
+	printf("verified=%" PRIu64 " holes=%" PRIu64 " reserved=%" PRIu64 "\n",
+	       c.found, c.holes, reserved);
+	llog_close(log);
+	return 0;
+}
+
+struct scan_count {
+	uint64_t	records, holes;
+};
+
+static int count_one(void *arg, uint64_t seq, const void *rec, uint32_t len)
+{
+	struct scan_count *c = arg;
+
+	(void)seq;
+	(void)len;
+	if (rec)
+		c->records++;
+	else
+		c->holes++;
+	return 0;
+}
+
+static int cmd_scan(char **argv)
+{
+	struct llog *log = open_log(argv[2], argv[3]);
+	struct scan_count c = { 0 };
+	int ret = llog_scan(log, 0, UINT64_MAX, count_one, &c);
+
+	if (ret < 0)
+		die("scan", ret);
+	printf("records=%" PRIu64 " holes=%" PRIu64 "\n", c.records, c.holes);
+	llog_close(log);
+	return 0;
+}
+
+static int cmd_abandon(char **argv)
+{
+	struct llog *log = open_log(argv[2], argv[3]);
+	uint64_t seq;
+	int ret = llog_reserve_only(log, 64, &seq);
+
+	if (ret < 0)
+		die("abandon", ret);
+	printf("abandoned=%" PRIu64 "\n", seq);
+	return 0;	/* no close, no commit: as if killed */
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : "";
+
+	if (!strcmp(cmd, "host") && (argc == 5 || argc == 6))
+		return cmd_host(argc, argv);
+	if (!strcmp(cmd, "append") && argc == 7)
+		return cmd_append(argv);
+	if (!strcmp(cmd, "verify") && argc == 8)
+		return cmd_verify(argv);
+	if (!strcmp(cmd, "scan") && argc == 4)
+		return cmd_scan(argv);
+	if (!strcmp(cmd, "abandon") && argc == 4)
+		return cmd_abandon(argv);
+	fprintf(stderr, "usage: lite-log host ID DATA_MB RECORDS [SECS]\n"
+		"       lite-log append HOME ID THREADS RECORDS SIZE\n"
+		"       lite-log verify HOME ID NODES THREADS RECORDS SIZE\n"
+		"       lite-log scan HOME ID\n"
+		"       lite-log abandon HOME ID\n");
+	return 2;
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * What lite-log and redis-log share, so that both logs get the same load
+ * and the same check: the records (each names its writer and is filled
+ * from that name), the appending threads with their latency summary, and
+ * the exactly-once check of a scan.
+ */
+#ifndef LOGLOAD_H
+#define LOGLOAD_H
+
+#include <stdint.h>
+
+/* What every record starts with; the rest is filled from it. */
+struct rec_id {
+	uint32_t	node;
+	uint32_t	thread;
+	uint64_t	i;
+};
+
+#define REC_MIN_SIZE	sizeof(struct rec_id)
+
+/* Print "PROG: WHAT: strerror(|err|)" and exit 1. */
+void die(const char *what, int err);
+/* @s as a number of 0..@max, or exit 1 naming @name. */
+unsigned long arg_ul(const char *s, const char *name, unsigned long max);
+uint64_t now_ns(void);
+
+/*
+ * @threads threads each append @records records of @size bytes through
+ * @append(their handle from @open(@arg), ...), then print one line:
+ * appends=N size=B threads=T seconds=S per_sec=R lat_median_us=M
+ * lat_p99_us=P. Exits 1 when an append fails.
+ */
+struct load {
+	uint32_t	node;		/* this node, written into each record */
+	unsigned long	threads;
+	uint64_t	records;	/* per thread */
+	uint32_t	size;
+	void		*arg;
+	void		*(*open)(void *arg);	/* NULL: exit */
+	int		(*append)(void *h, const void *buf, uint32_t len);
+	void		(*close)(void *h);
+};
+void load_run(const struct load *l);
+
+/* The exactly-once check of records from nodes 1..nodes. */
+struct rec_check {
+	uint32_t	nodes, threads, size;
+	uint64_t	records;
+	uint8_t		*seen;		/* per (node, thread, i) */
+	uint64_t	found, holes;
+};
+void rec_check_init(struct rec_check *c);
+/* One record (@rec NULL: a hole): 0, or 1 after saying what is wrong. */
+int rec_check_one(struct rec_check *c, uint64_t seq, const void *rec,
+		  uint32_t len);
+/* 0 when every expected record was found, else 1 after saying so. */
+int rec_check_done(struct rec_check *c);
+
+#endif /* LOGLOAD_H */

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * redis-log: LITE-Log's baseline, the same load and the same check on a
+ * Redis stream (XADD to append, XRANGE to scan), over TCP with hiredis.
+ * Each thread has its own connection.
+ *
+ *   redis-log append HOST PORT NODE THREADS RECORDS SIZE
+ *   redis-log verify HOST PORT NODES THREADS RECORDS SIZE
+ *   redis-log reset HOST PORT
+ *
+ * The stream is the key "lite-log-bench"; reset deletes it. Output and exit
+ * status as lite-log's.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hiredis/hiredis.h>
+
+#include "logload.h"
+
+#define STREAM		"lite-log-bench"
+#define SCAN_BATCH	1000
+
+const char *prog = "redis-log";
+
+struct server {
+	const char	*host;
+	int		port;
+};
+
+static redisContext *connect_to(const struct server *s)
+{
+	struct timeval tv = { .tv_sec = 30 };
+	redisContext *c = redisConnectWithTimeout(s->host, s->port, tv);
+
+	if (!c || c->err) {
+		fprintf(stderr, "%s: %s:%d: %s\n", prog, s->host, s->port,
+			c ? c->errstr : "out of memory");
+		if (c)
+			redisFree(c);
+		return NULL;
+	}
+	redisSetTimeout(c, tv);
+	return c;
+}
+
+static void *stream_open(void *arg)
+{
+	return connect_to(arg);
+}
+
+static int stream_append(void *h, const void *buf, uint32_t len)
+{
+	redisReply *r = redisCommand(h, "XADD " STREAM " * r %b", buf,
+				     (size_t)len);
+	int ret = r && r->type == REDIS_REPLY_STRING ? 0 : -EIO;
+
+	if (r && r->type == REDIS_REPLY_ERROR)
+		fprintf(stderr, "%s: XADD: %s\n", prog, r->str);
+	freeReplyObject(r);
+	return ret;
+}
+
+static void stream_close(void *h)
+{
+	redisFree(h);
+}
+
+static struct server server_arg(char **argv)
+{
+	return (struct server) {
+		.host = argv[2], .port = arg_ul(argv[3], "PORT", 65535),
+	};
+}
+
+static int cmd_append(char **argv)
+{
+	struct server s = server_arg(argv);
+	struct load l = {
+		.node = arg_ul(argv[4], "NODE", 1023),
+		.threads = arg_ul(argv[5], "THREADS", 256),
+		.records = arg_ul(argv[6], "RECORDS", 1UL << 24),
+		.size = arg_ul(argv[7], "SIZE", 64UL << 10),
+		.arg = &s, .open = stream_open, .append = stream_append,
+		.close = stream_close,
+	};
+
+	load_run(&l);
+	return 0;
+}
+
+/*
+ * One XRANGE page after @after ("-" first): checks each entry's "r" field
+ * and leaves the last id in @after. Returns how many entries it had, or -1.
+ */
+static int scan_page(redisContext *c, struct rec_check *chk, char *after,
+		     size_t after_size, uint64_t *seq)
+{
+	redisReply *r, *e;
+	size_t i;
+	int n = -1;
+
+	r = strcmp(after, "-") ?
+	    redisCommand(c, "XRANGE " STREAM " (%s + COUNT %d", after, SCAN_BATCH) :
+	    redisCommand(c, "XRANGE " STREAM " - + COUNT %d", SCAN_BATCH);
+	if (!r || r->type != REDIS_REPLY_ARRAY) {
+		fprintf(stderr, "%s: XRANGE: %s\n", prog,
+			r && r->type == REDIS_REPLY_ERROR ? r->str : c->errstr);
+		goto out;
+	}
+	for (i = 0; i < r->elements; i++, (*seq)++) {
+		e = r->element[i];
+		/* [id, [field, value]] */
+		if (e->type != REDIS_REPLY_ARRAY || e->elements != 2 ||
+		    e->element[1]->elements != 2) {
+			fprintf(stderr, "%s: entry %" PRIu64 ": not [id, [r, record]]\n",
+				prog, *seq);
+			goto out;
+		}
+		if (rec_check_one(chk, *seq, e->element[1]->element[1]->str,
+				  e->element[1]->element[1]->len))
+			goto out;
+		snprintf(after, after_size, "%s", e->element[0]->str);
+	}
+	n = r->elements;
+out:
+	freeReplyObject(r);
+	return n;
+}
+
+static int cmd_verify(char **argv)
+{
+	struct server s = server_arg(argv);
+	struct rec_check chk = {
+		.nodes = arg_ul(argv[4], "NODES", 1023),
+		.threads = arg_ul(argv[5], "THREADS", 256),
+		.records = arg_ul(argv[6], "RECORDS", 1UL << 24),
+		.size = arg_ul(argv[7], "SIZE", 64UL << 10),
+	};
+	redisContext *c = connect_to(&s);
+	char after[64] = "-";
+	uint64_t seq = 0;
+	int n;
+
+	if (!c)
+		return 1;
+	rec_check_init(&chk);
+	do
+		n = scan_page(c, &chk, after, sizeof(after), &seq);
+	while (n == SCAN_BATCH);
+	redisFree(c);
+	if (n < 0 || rec_check_done(&chk))
+		return 1;
+	printf("verified=%" PRIu64 " holes=0 reserved=%" PRIu64 "\n",
+	       chk.found, seq);
+	return 0;
+}
+
+static int cmd_reset(char **argv)
+{
+	struct server s = server_arg(argv);
+	redisContext *c = connect_to(&s);
+	redisReply *r;
+	int ok;
+
+	if (!c)
+		return 1;
+	r = redisCommand(c, "DEL " STREAM);
+	ok = r && r->type == REDIS_REPLY_INTEGER;
+	if (!ok)
+		fprintf(stderr, "%s: DEL: %s\n", prog, r ? r->str : c->errstr);
+	freeReplyObject(r);
+	redisFree(c);
+	return !ok;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : "";
+
+	if (!strcmp(cmd, "append") && argc == 8)
+		return cmd_append(argv);
+	if (!strcmp(cmd, "verify") && argc == 8)
+		return cmd_verify(argv);
+	if (!strcmp(cmd, "reset") && argc == 4)
+		return cmd_reset(argv);
+	fprintf(stderr, "usage: redis-log append HOST PORT NODE THREADS RECORDS SIZE\n"
+		"       redis-log verify HOST PORT NODES THREADS RECORDS SIZE\n"
+		"       redis-log reset HOST PORT\n");
+	return 2;
+}
