@@ -47,16 +47,13 @@ figure_run() {
 	local out=$1 srv cli node ip iters=1000 reps=3 sizes common
 	[ "${QUICK:-0}" = 1 ] && iters=200 reps=1
 	[ "${FULL:-0}" = 1 ] && iters=10000
-	[ "${#INV_NODES[@]}" -ge 2 ] || ae_die "lat needs two nodes; $INV_FILE has ${#INV_NODES[@]}"
-	srv=${INV_NODES[1]} cli=${INV_NODES[0]}
-	node=$(mb_node_id "$srv") ip=$(inv_var "$srv" fabric_ip)
+	mb_two_nodes lat
 	sizes=${SIZES:-8,64,512,4096,65536}
 	common="-n $iters -r 1 -w 0.5"
 	mkdir -p "$out"
 	[ "$AE_DRY_RUN" = 1 ] ||
 		echo "bench,op,size,param,rep,samples,min_us,median_us,p99_us,p999_us,max_us" >"$out/raw.csv"
 	mb_note "$out" "method: interleaved, $reps repetitions x sizes $sizes, series shuffled per (repetition, size) with seed $MB_SEED (order.csv); one operation in flight everywhere"
-	mb_ensure_lite
 	mb_interleave "$out" "$reps" "${sizes//,/ }" lat_case lite-write lite-read \
 		kernel-write kernel-read verbs-write verbs-read tcp perftest-write perftest-read
 	mb_summarize "$out"

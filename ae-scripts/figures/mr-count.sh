@@ -30,13 +30,10 @@ figure_run() {
 	counts="1 4 16 64 256 1024 4096"
 	[ "${QUICK:-0}" = 1 ] && dur=1 reps=1 counts="1 16 256"
 	[ "${FULL:-0}" = 1 ] && dur=10
-	[ "${#INV_NODES[@]}" -ge 2 ] || ae_die "mr-count needs two nodes; $INV_FILE has ${#INV_NODES[@]}"
-	srv=${INV_NODES[1]} cli=${INV_NODES[0]}
-	node=$(mb_node_id "$srv") ip=$(inv_var "$srv" fabric_ip)
+	mb_two_nodes mr-count
 	common="-s 64 -D $dur -w 0.5 -r 1 --mr-count"
 	mb_note "$out" "method: interleaved, $reps repetitions x counts ${COUNTS:-$counts}, systems shuffled per (repetition, count) with seed $MB_SEED (order.csv)"
 	mb_note "$out" "in_flight: verbs 16 writes on 1 QP (--depth 16); LITE ${THREADS:-1} thread(s) x ${DEPTH:-16} posted writes (--depth ${DEPTH:-16})"
-	mb_ensure_lite
 	mb_interleave "$out" "$reps" "${COUNTS:-$counts}" mrcount_case verbs lite
 	mb_summarize "$out"
 }

@@ -30,13 +30,10 @@ figure_run() {
 	totals="1M 4M 16M 64M 256M 1G"
 	[ "${QUICK:-0}" = 1 ] && dur=1 reps=1 totals="1M 4M 16M 64M"
 	[ "${FULL:-0}" = 1 ] && dur=10
-	[ "${#INV_NODES[@]}" -ge 2 ] || ae_die "mr-size needs two nodes; $INV_FILE has ${#INV_NODES[@]}"
-	srv=${INV_NODES[1]} cli=${INV_NODES[0]}
-	node=$(mb_node_id "$srv") ip=$(inv_var "$srv" fabric_ip)
+	mb_two_nodes mr-size
 	common="-s 64,1K -D $dur -w 0.5 -r 1"
 	mb_note "$out" "method: interleaved, $reps repetitions x totals ${TOTALS:-$totals}, systems shuffled per (repetition, total) with seed $MB_SEED (order.csv)"
 	mb_note "$out" "in_flight: verbs 16 writes on 1 QP (--depth 16); LITE ${THREADS:-1} thread(s) x ${DEPTH:-16} posted writes (--depth ${DEPTH:-16})"
-	mb_ensure_lite
 	mb_interleave "$out" "$reps" "${TOTALS:-$totals}" mrsize_case verbs lite
 	mb_summarize "$out"
 }

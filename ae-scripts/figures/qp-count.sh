@@ -33,14 +33,11 @@ figure_run() {
 	[ "${QUICK:-0}" = 1 ] && dur=1 reps=1 qps="1 8 64" threads="1 8 32"
 	[ "${FULL:-0}" = 1 ] && dur=10
 	qps=${QPS:-$qps} threads=${THREADS:-$threads}
-	[ "${#INV_NODES[@]}" -ge 2 ] || ae_die "qp-count needs two nodes; $INV_FILE has ${#INV_NODES[@]}"
-	srv=${INV_NODES[1]} cli=${INV_NODES[0]}
-	node=$(mb_node_id "$srv") ip=$(inv_var "$srv" fabric_ip)
+	mb_two_nodes qp-count
 	common="-s 64 -D $dur -w 0.5 -r 1 --mr-total 16M"
 	points=$(printf '%s\n' $qps $threads | sort -n -u | tr '\n' ' ')
 	mb_note "$out" "method: interleaved, $reps repetitions x N in $points, systems shuffled per (repetition, N) with seed $MB_SEED (order.csv)"
 	mb_note "$out" "in_flight: verbs 16 writes per QP (--depth 16), N QPs; LITE ${DEPTH:-16} posted writes per thread (--depth ${DEPTH:-16}), N threads"
-	mb_ensure_lite
 	for rep in $(seq "$reps"); do
 		for n in $points; do
 			systems=()

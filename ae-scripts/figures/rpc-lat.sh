@@ -32,13 +32,10 @@ figure_run() {
 	local out=$1 srv cli node iters=1000 reps=3 sizes common ip
 	[ "${QUICK:-0}" = 1 ] && iters=200 reps=1
 	[ "${FULL:-0}" = 1 ] && iters=10000
-	[ "${#INV_NODES[@]}" -ge 2 ] || ae_die "rpc-lat needs two nodes; $INV_FILE has ${#INV_NODES[@]}"
-	srv=${INV_NODES[1]} cli=${INV_NODES[0]}
-	node=$(mb_node_id "$srv") ip=$(inv_var "$srv" fabric_ip)
+	mb_two_nodes rpc-lat
 	sizes=${SIZES:-8,64,512,4096,65536}
 	common="-n $iters -r 1 -w 0.5"
 	mb_note "$out" "method: interleaved, $reps repetitions x sizes $sizes, systems shuffled per (repetition, size) with seed $MB_SEED (order.csv); one call in flight everywhere"
-	mb_ensure_lite
 	mb_interleave "$out" "$reps" "${sizes//,/ }" rpclat_case lite verbs-writeimm verbs-sendrecv tcp
 	mb_summarize "$out"
 }

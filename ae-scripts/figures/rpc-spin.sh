@@ -82,12 +82,9 @@ figure_run() {
 	local systems="lite-spin0 lite-spin50 lite-spin200 lite-spin1000 lite-busy verbs"
 	[ "${QUICK:-0}" = 1 ] && iters=200 reps=1
 	[ "${FULL:-0}" = 1 ] && iters=10000
-	[ "${#INV_NODES[@]}" -ge 2 ] || ae_die "rpc-spin needs two nodes; $INV_FILE has ${#INV_NODES[@]}"
-	srv=${INV_NODES[1]} cli=${INV_NODES[0]}
-	node=$(mb_node_id "$srv") ip=$(inv_var "$srv" fabric_ip)
+	mb_two_nodes rpc-spin
 	common="-n $iters -r 1 -w 0.5"
 	mb_note "$out" "method: interleaved, $reps repetitions of $systems at 64 B, shuffled per repetition with seed $MB_SEED (order.csv); one call in flight"
-	mb_ensure_lite
 	# shellcheck disable=SC2086 # the systems are words
 	mb_interleave "$out" "$reps" 64 rpcspin_case $systems
 	rpcspin_policy adaptive 1000

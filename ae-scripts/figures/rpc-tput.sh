@@ -30,12 +30,9 @@ figure_run() {
 	threads="1 2 4 8 16"
 	[ "${QUICK:-0}" = 1 ] && dur=1 reps=1 threads="1 4 16"
 	[ "${FULL:-0}" = 1 ] && dur=10
-	[ "${#INV_NODES[@]}" -ge 2 ] || ae_die "rpc-tput needs two nodes; $INV_FILE has ${#INV_NODES[@]}"
-	srv=${INV_NODES[1]} cli=${INV_NODES[0]}
-	node=$(mb_node_id "$srv") ip=$(inv_var "$srv" fabric_ip)
+	mb_two_nodes rpc-tput
 	common="-s 64 -D $dur -w 0.5 -r 1"
 	mb_note "$out" "method: interleaved, $reps repetitions x threads ${THREADS:-$threads}, systems shuffled per (repetition, threads) with seed $MB_SEED (order.csv); one call in flight per thread"
-	mb_ensure_lite
 	mb_interleave "$out" "$reps" "${THREADS:-$threads}" rpctput_case lite verbs-writeimm verbs-sendrecv tcp
 	mb_summarize "$out"
 }

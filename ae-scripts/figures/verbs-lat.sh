@@ -9,11 +9,12 @@
 # SIZES="8 64 ..." overrides the size list; SEED=N the shuffle.
 
 figure_run() {
-	local out=$1 op size iters=1000 row srv cli order
+	# shellcheck disable=SC2034 # mb_two_nodes sets them all
+	local out=$1 op size iters=1000 row srv cli node ip order
 	[ "${QUICK:-0}" = 1 ] && iters=200
 	[ "${FULL:-0}" = 1 ] && iters=10000
-	[ "${#INV_NODES[@]}" -ge 2 ] || ae_die "verbs-lat needs two nodes; $INV_FILE has ${#INV_NODES[@]}"
-	srv=${INV_NODES[1]} cli=${INV_NODES[0]}
+	# Native verbs only: this figure runs where LITE does not (yet).
+	mb_two_nodes verbs-lat --no-lite
 	local -a sizes
 	read -r -a sizes <<<"${SIZES:-8 16 32 64 128 256 512 1024 2048 4096 8192 16384 32768 65536}"
 	echo "op,bytes,iters,min_us,median_us,avg_us,stdev_us,p99_us,p999_us,max_us" >"$out/data.csv"
