@@ -61,15 +61,12 @@ atomic_summarize() {
 	[ "$AE_DRY_RUN" = 1 ] && return 0
 	{
 	echo "path,op,reps,median_us,lat_lo,lat_hi,p99_us,owner_cpu_us,cpu_lo,cpu_hi"
-	grep -v '^path,' "$out/atomic.csv" | sort -t, -k1,1 -k2,2 | awk -F, -v OFS=, '
-		function sortn(a, n,   i, j, t) {
-			for (i = 2; i <= n; i++)
-				for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-		}
-		function flush() {
+	grep -v '^path,' "$out/atomic.csv" | sort -t, -k1,1 -k2,2 | awk -F, -v OFS=, "$MB_MEDIAN_AWK"'
+		# median() sorts: then l[1], l[n] are the extremes.
+		function flush(   ml, mp, mc) {
 			if (!n) return
-			sortn(l, n); sortn(p, n); sortn(c, n)
-			print key, n, l[int((n + 1) / 2)], l[1], l[n], p[int((n + 1) / 2)], c[int((n + 1) / 2)], c[1], c[n]
+			ml = median(l, n); mp = median(p, n); mc = median(c, n)
+			print key, n, ml, l[1], l[n], mp, mc, c[1], c[n]
 			n = 0
 		}
 		$1 "," $2 != key { flush(); key = $1 "," $2 }

@@ -62,16 +62,12 @@ cpu_summarize() {
 	[ "$AE_DRY_RUN" = 1 ] && return 0
 	{
 	echo "system,offered,reps,calls_per_sec,server_us_per_call,server_lo,server_hi,client_us_per_call,client_lo,client_hi,server_cores,client_cores"
-	sort -t, -k1,1 -k2,2n "$out/cpu.csv" | grep -v '^system,' | awk -F, -v OFS=, '
-		function med(a, n,   i, j, t) {
-			for (i = 2; i <= n; i++)
-				for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-			return a[int(n / 2) + 1]
-		}
-		function flush(   o, s, c) {
+	sort -t, -k1,1 -k2,2n "$out/cpu.csv" | grep -v '^system,' | awk -F, -v OFS=, "$MB_MEDIAN_AWK"'
+		# median() sorts: then sv[1], sv[n] are the extremes.
+		function flush(   o, s, c, a, b) {
 			if (!n) return
-			o = med(ops, n); s = med(sv, n); c = med(cl, n)
-			print key, n, o, s, sv[1], sv[n], c, cl[1], cl[n], med(sc, n), med(cc, n)
+			o = median(ops, n); s = median(sv, n); c = median(cl, n); a = median(sc, n); b = median(cc, n)
+			print key, n, o, s, sv[1], sv[n], c, cl[1], cl[n], a, b
 			n = 0
 		}
 		$1 "," $2 != key { flush(); key = $1 "," $2 }

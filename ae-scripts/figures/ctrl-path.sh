@@ -133,10 +133,11 @@ ctrl_summarize() {
 		ae_die "ctrl-path: cannot summarise $out/raw.csv"
 	{
 	echo "system,peers,step,reps,median_us,lo_us,hi_us"
-	awk -F, -v OFS=, -v OFMT=%.3f '
-		function flush() {
+	awk -F, -v OFS=, -v OFMT=%.3f "$MB_MEDIAN_AWK"'
+		function flush(   m) {
 			if (!n) return
-			print key, n, v[int((n + 1) / 2)], v[1], v[n]
+			m = median(v, n)
+			print key, n, m, v[1], v[n]
 			n = 0
 		}
 		$1 "," $2 "," $3 != key { flush(); key = $1 "," $2 "," $3 }

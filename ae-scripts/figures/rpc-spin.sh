@@ -55,12 +55,7 @@ rpcspin_summarize() {
 	[ "$AE_DRY_RUN" = 1 ] && return 0
 	mb_summarize "$out"
 	mv "$out/data.csv" "$out/latency.csv"
-	awk -F, -v OFS=, -v order="$systems" '
-		function med(a, n,   i, j, t) {
-			for (i = 2; i <= n; i++)
-				for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-		}
+	awk -F, -v OFS=, -v order="$systems" "$MB_MEDIAN_AWK"'
 		FNR == 1 { file++; next }
 		file == 1 { lat[$1] = $5 "," $6 "," $7 "," $8 "," $10; next }
 		{ n[$1]++; c[$1, n[$1]] = $3 }
@@ -71,7 +66,7 @@ rpcspin_summarize() {
 				s = sys[i]
 				if (!(s in lat) || !n[s]) continue
 				for (j = 1; j <= n[s]; j++) v[j] = c[s, j]
-				m = med(v, n[s])
+				m = median(v, n[s])
 				print s, lat[s], m, v[1], v[n[s]]
 			}
 		}' "$out/latency.csv" "$out/cpu.csv" >"$out/data.csv"

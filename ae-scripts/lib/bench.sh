@@ -22,6 +22,9 @@ MB_LISTENING='listening on port'
 MB_LITE_READY='^# ready'
 
 MB_SEED=${SEED:-1}
+# The suite's one median (lib/median.awk), put before an awk program's text.
+# shellcheck disable=SC2034 # used by figures/*.sh
+MB_MEDIAN_AWK=$(cat "$AE_ROOT/ae-scripts/lib/median.awk")
 
 mb_bin() { echo "$(lite_rdir "$1")/microbench/$2"; }
 
