@@ -64,24 +64,48 @@ ae_ssh_master_exit() {
 	fi
 }
 
+# ae_in_parallel CMD [ARG...] -- HOST...: "CMD HOST ARG..." for every HOST
+# at once (in turn under --dry-run, so that the commands print in host
+# order); false if any failed (each says itself what went wrong).
+ae_in_parallel() {
+	local -a call=() pids=()
+	local h p rc=0
+	while [ "$1" != -- ]; do
+		call+=("$1")
+		shift
+	done
+	shift
+	for h in "$@"; do
+		if [ "$AE_DRY_RUN" = 1 ]; then
+			"${call[0]}" "$h" "${call[@]:1}" || rc=1
+		else
+			"${call[0]}" "$h" "${call[@]:1}" &
+			pids+=($!)
+		fi
+	done
+	for p in "${pids[@]}"; do
+		wait "$p" || rc=1
+	done
+	return "$rc"
+}
+
 # ae_sync: rsync the project (no caches, results or git metadata) to
 # remote_dir on every host, in parallel.
 ae_sync() {
-	local h pids=() names=() i rc=0
-	while read -r h; do
-		ae_run_bounded "$AE_TIMEOUT" "$h: rsync" rsync -a --delete \
-			--exclude=/.git --exclude=/.cache --exclude=/.run --exclude=/results \
-			-e "ssh -F $AE_SSH_CONFIG" "$AE_ROOT/" "$h:$(inv_var "$h" remote_dir)/" &
-		pids+=($!) names+=("$h")
-	done < <(inv_all_hosts)
-	for i in "${!pids[@]}"; do
-		if ! wait "${pids[$i]}"; then
-			ae_warn "${names[$i]}: sync failed"
-			rc=1
-		fi
-	done
-	[ "$rc" = 0 ] && [ "$AE_DRY_RUN" = 0 ] && ae_log "synced $AE_ROOT to ${#names[@]} hosts"
-	return "$rc"
+	local -a hosts
+	mapfile -t hosts < <(inv_all_hosts)
+	ae_in_parallel ae_sync_host -- "${hosts[@]}" || return 1
+	[ "$AE_DRY_RUN" = 1 ] || ae_log "synced $AE_ROOT to ${#hosts[@]} hosts"
+}
+
+# ae_sync_host HOST: ae_sync's copy to one host.
+ae_sync_host() {
+	ae_run_bounded "$AE_TIMEOUT" "$1: rsync" rsync -a --delete \
+		--exclude=/.git --exclude=/.cache --exclude=/.run --exclude=/results \
+		-e "ssh -F $AE_SSH_CONFIG" "$AE_ROOT/" "$1:$(inv_var "$1" remote_dir)/" || {
+		ae_warn "$1: sync failed"
+		return 1
+	}
 }
 
 # Background jobs on the hosts (servers, samplers, load): started by
