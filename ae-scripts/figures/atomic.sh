@@ -27,11 +27,10 @@ atomic_path() {
 # atomic_case OUTDIR PATH OP REP: one measurement; a row of atomic.csv.
 atomic_case() {
 	local out=$1 path=$2 op=$3 rep=$4 tag="$2-$3-$4" med n="N" rc=0 row
-	local bench sp
-	bench="$(mb_bin "$cli" lite_bench) -m lat -o $op -s 8"
+	local sp
 	if [ "$AE_DRY_RUN" = 0 ]; then
 		# Enough operations to outlast the sampled window: from a short run.
-		med=$(ae_ssh "$cli" "$bench -n 200 -r 1 -w 0.2 $node" | grep -v '^#' |
+		med=$(ae_ssh "$MB_CLI" "$(mb_bin "$MB_CLI" lite_bench) -m lat -o $op -s 8 -n 200 -r 1 -w 0.2 $MB_NODE" | grep -v '^#' |
 			awk -F, 'NR == 2 { print $8 }') || med=""
 		[ -n "$med" ] || ae_die "atomic: calibration run of $tag failed"
 		n=$(awk -v m="$med" -v w="$window" 'BEGIN {
@@ -40,9 +39,9 @@ atomic_case() {
 	sp=$(mb_samples_path "$tag")
 	# The owner's CPU, sampled while the client runs.
 	# shellcheck disable=SC2034 # read by mb_pair
-	local -a MB_BEFORE_CLIENT=(mb_cpu_sample atomic-owner "$srv" "$sdelay" "$window" "$out/raw/$tag.cpu-owner")
+	local -a MB_BEFORE_CLIENT=(mb_cpu_sample atomic-owner "$MB_SRV" "$sdelay" "$window" "$out/raw/$tag.cpu-owner")
 	MB_SERIES="lite-$path" MB_REP=$rep MB_SAMPLES=$sp \
-		mb_pair "$out" "$tag" "" "" "$cli" "$bench -n $n -r 1 -w 0.5 --samples $sp $node" "" || rc=1
+		mb_lite "$out" "$tag" "-m lat -o $op -s 8 -n $n -r 1 -w 0.5 --samples $sp" || rc=1
 	ae_bg_wait atomic-owner || rc=1
 	[ "$rc" = 0 ] || ae_die "atomic: $tag failed (logs: $out/raw/$tag.*)"
 	[ "$AE_DRY_RUN" = 0 ] || return 0
@@ -83,11 +82,10 @@ atomic_summarize() {
 }
 
 figure_run() {
-	# shellcheck disable=SC2034 # mb_two_nodes sets them all
-	local out=$1 srv cli node ip reps=3 window=2 sdelay rep path op order
+	local out=$1 reps=3 window=2 sdelay rep path op order
 	[ "${QUICK:-0}" = 1 ] && reps=1 window=1
 	[ "${FULL:-0}" = 1 ] && reps=5
-	# srv: the owner of the atomic LMRs.
+	# MB_SRV: the owner of the atomic LMRs.
 	mb_two_nodes atomic
 	# The window starts 1.5 s after the client's ssh (setup and the 0.5 s
 	# warm-up take less) and the run lasts >= window + 3 s.
@@ -99,11 +97,11 @@ figure_run() {
 		for op in fadd cas; do
 			order=$(mb_order "$out" "$rep" "$op" nic cpu) || ae_die "atomic: cannot shuffle"
 			for path in $order; do
-				atomic_path "$srv" "$path"
+				atomic_path "$MB_SRV" "$path"
 				atomic_case "$out" "$path" "$op" "$rep"
 			done
 		done
 	done
-	atomic_path "$srv" nic
+	atomic_path "$MB_SRV" nic
 	atomic_summarize "$out"
 }

@@ -27,18 +27,15 @@ cpu_samplers_start() {
 # cpu_case OUTDIR SYSTEM(lite|verbs) RATE REP: one measurement; appends a
 # row to OUTDIR/cpu.csv.
 cpu_case() {
-	local out=$1 sys=$2 rate=$3 rep=$4 tag="$2-r$3-$4" srv_cmd cli_cmd ready rc=0 ops
-	if [ "$sys" = lite ]; then
-		srv_cmd="$(mb_bin "$srv" lite_bench) -m rpc" ready=$MB_LITE_READY
-		cli_cmd="$(mb_bin "$cli" lite_bench) -m rpc $common --rate $rate $node"
-	else
-		srv_cmd="$(mb_bin "$srv" verbs_bench) -p $MB_PORT" ready=$MB_LISTENING
-		cli_cmd="$(mb_bin "$cli" verbs_bench) -m rpc -o writeimm --param-name threads $common --rate $rate -p $MB_PORT $ip"
-	fi
+	local out=$1 sys=$2 rate=$3 rep=$4 tag="$2-r$3-$4" rc=0 ops
 	# shellcheck disable=SC2034 # read by mb_pair
-	local -a MB_BEFORE_CLIENT=(cpu_samplers_start "$out/raw/$tag" "$sdelay" "$swindow" "$srv" "$cli")
-	MB_SERIES="$sys-r$rate" MB_REP=$rep \
-		mb_pair "$out" "$tag" "$srv" "$srv_cmd" "$cli" "$cli_cmd" "$ready" || rc=1
+	local -a MB_BEFORE_CLIENT=(cpu_samplers_start "$out/raw/$tag" "$sdelay" "$swindow" "$MB_SRV" "$MB_CLI")
+	if [ "$sys" = lite ]; then
+		MB_SERIES="$sys-r$rate" MB_REP=$rep mb_lite_rpc "$out" "$tag" "$common --rate $rate" || rc=1
+	else
+		MB_SERIES="$sys-r$rate" MB_REP=$rep mb_verbs "$out" "$tag" \
+			"-m rpc -o writeimm --param-name threads $common --rate $rate" || rc=1
+	fi
 	ae_bg_wait cpu-server || rc=1
 	ae_bg_wait cpu-client || rc=1
 	[ "$rc" = 0 ] || ae_die "cpu: $tag failed (logs: $out/raw/$tag.*)"
@@ -77,7 +74,7 @@ cpu_summarize() {
 }
 
 figure_run() {
-	local out=$1 srv cli node ip dur=8 warm=2 reps=3 rates="50,100,200,400,0" common rate rep sys
+	local out=$1 dur=8 warm=2 reps=3 rates="50,100,200,400,0" common rate rep sys
 	local sdelay swindow order
 	[ "${QUICK:-0}" = 1 ] && dur=5 warm=1 reps=1 rates="50,200,0"
 	[ "${FULL:-0}" = 1 ] && dur=20

@@ -70,9 +70,9 @@ ctrl_peers() {
 # ctrl_cmd SYSTEM K REP: the client's command line.
 ctrl_cmd() {
 	if [ "$1" = verbs ]; then
-		echo "$(mb_bin "$cli" verbs_bench) -m ctrl --rep $3 -p $MB_PORT $(ctrl_peers "$1" "$2")"
+		echo "$(mb_bin "$MB_CLI" verbs_bench) -m ctrl --rep $3 -p $MB_PORT $(ctrl_peers "$1" "$2")"
 	else
-		echo "$(mb_bin "$cli" lite_bench) -m ctrl --rep $3 $(ctrl_peers "$1" "$2")"
+		echo "$(mb_bin "$MB_CLI" lite_bench) -m ctrl --rep $3 $(ctrl_peers "$1" "$2")"
 	fi
 }
 
@@ -83,10 +83,10 @@ ctrl_warmup() {
 	local out=$1 sys k=$((${#INV_NODES[@]} - 1))
 	for sys in "${CTRL_SYSTEMS[@]}"; do
 		if [ "$AE_DRY_RUN" = 1 ]; then
-			printf '[dry-run] %s: %s\n' "$cli" "$(ctrl_cmd "$sys" "$k" 0)"
+			printf '[dry-run] %s: %s\n' "$MB_CLI" "$(ctrl_cmd "$sys" "$k" 0)"
 			continue
 		fi
-		ae_ssh "$cli" "timeout $AE_TIMEOUT $(ctrl_cmd "$sys" "$k" 0)" \
+		ae_ssh "$MB_CLI" "timeout $AE_TIMEOUT $(ctrl_cmd "$sys" "$k" 0)" \
 			>"$out/raw/warmup-$sys.csv" 2>"$out/raw/warmup-$sys.client.log" ||
 			ae_die "ctrl-path: the warm-up run of $sys failed: $(tail -n 2 "$out/raw/warmup-$sys.client.log" | tr '\n' ' ')"
 	done
@@ -95,7 +95,7 @@ ctrl_warmup() {
 # ctrl_case OUTDIR SYSTEM K REP: one fresh client process; rows to raw.csv.
 ctrl_case() {
 	local out=$1 sys=$2 k=$3 rep=$4
-	mb_pair "$out" "$sys-k$k-r$rep" "" "" "$cli" "$(ctrl_cmd "$sys" "$k" "$rep")" - ||
+	mb_pair "$out" "$sys-k$k-r$rep" "" "" "$MB_CLI" "$(ctrl_cmd "$sys" "$k" "$rep")" - ||
 		ae_die "ctrl-path: $sys, $k peers, rep $rep failed"
 	[ "$AE_DRY_RUN" = 1 ] && return 0
 	awk -F, -v s="$sys" -v k="$k" -v r="$rep" '
@@ -156,8 +156,7 @@ ctrl_summarize() {
 }
 
 figure_run() {
-	# shellcheck disable=SC2034 # mb_two_nodes sets them all
-	local out=$1 srv cli node ip reps=5 ks k rep sys order n=${#INV_NODES[@]}
+	local out=$1 reps=5 ks k rep sys order n=${#INV_NODES[@]}
 	[ "${QUICK:-0}" = 1 ] && reps=2
 	[ "${FULL:-0}" = 1 ] && reps=10
 	# LITE after PEERS is checked: a typo should not wait for an install.

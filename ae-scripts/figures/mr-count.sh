@@ -17,16 +17,16 @@ mrcount_case() {
 	local out=$1 rep=$2 n=$3 sys=$4 tag="$4-$3-$2"
 	case $sys in
 	verbs)
-		MB_REP=$rep mb_pair "$out" "$tag" "$srv" "$(mb_bin "$srv" verbs_bench) -p $MB_PORT" "$cli" \
-			"$(mb_bin "$cli" verbs_bench) -m tput -o write --depth 16 --mr-total $((n * 64))K --param-name mr-count $common $n -p $MB_PORT $ip" "$MB_LISTENING" ;;
+		MB_REP=$rep mb_verbs "$out" "$tag" \
+			"-m tput -o write --depth 16 --mr-total $((n * 64))K --param-name mr-count $common $n" ;;
 	lite)
-		MB_REP=$rep mb_pair "$out" "$tag" "" "" "$cli" \
-			"$(mb_bin "$cli" lite_bench) -m tput -o write --mr-total $((n * 64))K --param-name mr-count -t ${THREADS:-1} --depth ${DEPTH:-16} $common $n $node" - ;;
+		MB_REP=$rep mb_lite "$out" "$tag" \
+			"-m tput -o write --mr-total $((n * 64))K --param-name mr-count -t ${THREADS:-1} --depth ${DEPTH:-16} $common $n" ;;
 	esac || ae_die "mr-count: $sys with $n regions, repetition $rep failed"
 }
 
 figure_run() {
-	local out=$1 srv cli node ip dur=2 reps=3 counts common
+	local out=$1 dur=2 reps=3 counts common
 	counts="1 4 16 64 256 1024 4096"
 	[ "${QUICK:-0}" = 1 ] && dur=1 reps=1 counts="1 16 256"
 	[ "${FULL:-0}" = 1 ] && dur=10

@@ -17,16 +17,16 @@ mrsize_case() {
 	local out=$1 rep=$2 total=$3 sys=$4 tag="$4-$3-$2"
 	case $sys in
 	verbs)
-		MB_REP=$rep mb_pair "$out" "$tag" "$srv" "$(mb_bin "$srv" verbs_bench) -p $MB_PORT" "$cli" \
-			"$(mb_bin "$cli" verbs_bench) -m tput -o write --depth 16 --mr-total $total --mr-count 1 --param-name mr-total $common -p $MB_PORT $ip" "$MB_LISTENING" ;;
+		MB_REP=$rep mb_verbs "$out" "$tag" \
+			"-m tput -o write --depth 16 --mr-total $total --mr-count 1 --param-name mr-total $common" ;;
 	lite)
-		MB_REP=$rep mb_pair "$out" "$tag" "" "" "$cli" \
-			"$(mb_bin "$cli" lite_bench) -m tput -o write --mr-total $total --mr-count 1 -t ${THREADS:-1} --depth ${DEPTH:-16} $common $node" - ;;
+		MB_REP=$rep mb_lite "$out" "$tag" \
+			"-m tput -o write --mr-total $total --mr-count 1 -t ${THREADS:-1} --depth ${DEPTH:-16} $common" ;;
 	esac || ae_die "mr-size: $sys at $total, repetition $rep failed"
 }
 
 figure_run() {
-	local out=$1 srv cli node ip dur=2 reps=3 totals common
+	local out=$1 dur=2 reps=3 totals common
 	totals="1M 4M 16M 64M 256M 1G"
 	[ "${QUICK:-0}" = 1 ] && dur=1 reps=1 totals="1M 4M 16M 64M"
 	[ "${FULL:-0}" = 1 ] && dur=10

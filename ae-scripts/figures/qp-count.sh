@@ -18,16 +18,15 @@ qpcount_case() {
 	case $sys in
 	verbs)
 		t=$((n < 8 ? n : 8))
-		MB_REP=$rep mb_pair "$out" "$tag" "$srv" "$(mb_bin "$srv" verbs_bench) -p $MB_PORT" "$cli" \
-			"$(mb_bin "$cli" verbs_bench) -m tput -o write --depth 16 -q $n -t $t --param-name qps $common -p $MB_PORT $ip" "$MB_LISTENING" ;;
+		MB_REP=$rep mb_verbs "$out" "$tag" "-m tput -o write --depth 16 -q $n -t $t --param-name qps $common" ;;
 	lite)
-		MB_REP=$rep mb_pair "$out" "$tag" "" "" "$cli" \
-			"$(mb_bin "$cli" lite_bench) -m tput -o write -t $n --depth ${DEPTH:-16} --param-name threads $common $node" - ;;
+		MB_REP=$rep mb_lite "$out" "$tag" \
+			"-m tput -o write -t $n --depth ${DEPTH:-16} --param-name threads $common" ;;
 	esac || ae_die "qp-count: $sys at $n, repetition $rep failed"
 }
 
 figure_run() {
-	local out=$1 srv cli node ip dur=2 reps=3 qps threads n rep common points order sys
+	local out=$1 dur=2 reps=3 qps threads n rep common points order sys
 	local -a systems
 	qps="1 2 4 8 16 32 64 128 256" threads="1 2 4 8 16 32 64"
 	[ "${QUICK:-0}" = 1 ] && dur=1 reps=1 qps="1 8 64" threads="1 8 32"

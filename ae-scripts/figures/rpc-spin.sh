@@ -16,7 +16,7 @@
 # rpcspin_policy POLICY SPIN_US: LITE's wait policy on both nodes.
 rpcspin_policy() {
 	local h
-	for h in "$srv" "$cli"; do
+	for h in "$MB_SRV" "$MB_CLI"; do
 		ae_ssh "$h" "echo $1 >/sys/module/lite/parameters/wait_policy && echo $2 >/sys/module/lite/parameters/spin_max_us" ||
 			ae_die "rpc-spin: cannot set LITE's wait policy on $h (a lite.ko without wait_policy?)"
 	done
@@ -29,16 +29,15 @@ rpcspin_case() {
 	sp=$(mb_samples_path "$tag")
 	case $sys in
 	verbs)
-		MB_SERIES=$sys MB_REP=$rep MB_SAMPLES=$sp mb_pair "$out" "$tag" "$srv" "$(mb_bin "$srv" verbs_bench) -p $MB_PORT" "$cli" \
-			"$(mb_bin "$cli" verbs_bench) -m rpc -o writeimm -s $size $common --samples $sp -p $MB_PORT $ip" "$MB_LISTENING" ;;
+		MB_SERIES=$sys MB_REP=$rep MB_SAMPLES=$sp mb_verbs "$out" "$tag" \
+			"-m rpc -o writeimm -s $size $common --samples $sp" ;;
 	lite-*)
 		if [ "$sys" = lite-busy ]; then
 			rpcspin_policy busy 1000
 		else
 			rpcspin_policy adaptive "${sys#lite-spin}"
 		fi
-		MB_SERIES=$sys MB_REP=$rep MB_SAMPLES=$sp mb_pair "$out" "$tag" "$srv" "$(mb_bin "$srv" lite_bench) -m rpc" "$cli" \
-			"$(mb_bin "$cli" lite_bench) -m rpc -s $size $common --samples $sp $node" "$MB_LITE_READY" ;;
+		MB_SERIES=$sys MB_REP=$rep MB_SAMPLES=$sp mb_lite_rpc "$out" "$tag" "-s $size $common --samples $sp" ;;
 	esac || ae_die "rpc-spin: $sys, repetition $rep failed"
 	[ "$AE_DRY_RUN" = 1 ] && return 0
 	cpu=$(sed -n 's/^# server_cpu_us_per_req=//p' "$out/raw/$tag.server.log")
@@ -73,7 +72,7 @@ rpcspin_summarize() {
 }
 
 figure_run() {
-	local out=$1 srv cli node ip iters=1000 reps=3 common
+	local out=$1 iters=1000 reps=3 common
 	local systems="lite-spin0 lite-spin50 lite-spin200 lite-spin1000 lite-busy verbs"
 	[ "${QUICK:-0}" = 1 ] && iters=200 reps=1
 	[ "${FULL:-0}" = 1 ] && iters=10000

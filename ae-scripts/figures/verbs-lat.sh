@@ -9,8 +9,7 @@
 # SIZES="8 64 ..." overrides the size list; SEED=N the shuffle.
 
 figure_run() {
-	# shellcheck disable=SC2034 # mb_two_nodes sets them all
-	local out=$1 op size iters=1000 row srv cli node ip order
+	local out=$1 op size iters=1000 row order
 	[ "${QUICK:-0}" = 1 ] && iters=200
 	[ "${FULL:-0}" = 1 ] && iters=10000
 	# Native verbs only: this figure runs where LITE does not (yet).
@@ -22,7 +21,7 @@ figure_run() {
 	for size in "${sizes[@]}"; do
 		order=$(mb_order "$out" 1 "$size" write read send) || ae_die "verbs-lat: cannot shuffle"
 		for op in $order; do
-			pt_run "ib_${op}_lat" "$srv" "$cli" "$size" "$iters" "$out/raw" "$op-$size" ||
+			pt_run "ib_${op}_lat" "$MB_SRV" "$MB_CLI" "$size" "$iters" "$out/raw" "$op-$size" ||
 				ae_die "verbs-lat: $(cat "$out/raw/$op-$size.error" 2>/dev/null)"
 			[ "$AE_DRY_RUN" = 1 ] && continue
 			row=$("$AE_ROOT/ae-scripts/parse-perftest" "$out/raw/$op-$size.json") ||

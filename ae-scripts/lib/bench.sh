@@ -77,17 +77,43 @@ mb_ensure_lite() {
 }
 
 # mb_two_nodes FIGURE [--no-lite]: how a figure between the first two
-# nodes starts: it fails unless the inventory has two; sets the caller's
-# (local) srv, the second node (server, LMR owner), cli, the first (client),
-# node, srv's LITE node id, and ip, srv's fabric address; and, unless
-# --no-lite, makes sure LITE runs on every node (mb_ensure_lite).
+# nodes starts: it fails unless the inventory has two; sets MB_SRV, the
+# second node (server, LMR owner), MB_CLI, the first (client), MB_NODE,
+# MB_SRV's LITE node id, and MB_IP, its fabric address (globals of the
+# figure's run, which has a shell of its own); and, unless --no-lite, makes
+# sure LITE runs on every node (mb_ensure_lite).
 mb_two_nodes() {
 	[ "${#INV_NODES[@]}" -ge 2 ] || ae_die "$1 needs two nodes; $INV_FILE has ${#INV_NODES[@]}"
-	# shellcheck disable=SC2034 # the caller's variables
-	srv=${INV_NODES[1]} cli=${INV_NODES[0]}
-	# shellcheck disable=SC2034
-	node=$(mb_node_id "$srv") ip=$(inv_var "$srv" fabric_ip)
+	MB_SRV=${INV_NODES[1]} MB_CLI=${INV_NODES[0]}
+	MB_NODE=$(mb_node_id "$MB_SRV") MB_IP=$(inv_var "$MB_SRV" fabric_ip)
 	[ "${2:-}" = --no-lite ] || mb_ensure_lite
+}
+
+# The microbench pairs between MB_CLI and MB_SRV, each "OUTDIR TAG
+# CLIENT_ARGS" (mb_pair; MB_SAMPLES and the rest as there): the client's
+# arguments, to which these add the server's address (node id for LITE).
+# mb_verbs: verbs_bench's server, then its client.
+mb_verbs() {
+	mb_pair "$1" "$2" "$MB_SRV" "$(mb_bin "$MB_SRV" verbs_bench) -p $MB_PORT" \
+		"$MB_CLI" "$(mb_bin "$MB_CLI" verbs_bench) $3 -p $MB_PORT $MB_IP" "$MB_LISTENING"
+}
+
+# mb_tcp: tcp_bench's server, then its client.
+mb_tcp() {
+	mb_pair "$1" "$2" "$MB_SRV" "$(mb_bin "$MB_SRV" tcp_bench) -p $MB_PORT" \
+		"$MB_CLI" "$(mb_bin "$MB_CLI" tcp_bench) $3 -p $MB_PORT $MB_IP" "$MB_LISTENING"
+}
+
+# mb_lite_rpc OUTDIR TAG CLIENT_ARGS [SERVER_ARGS]: lite_bench's RPC echo
+# server (-m rpc SERVER_ARGS), then its client (-m rpc CLIENT_ARGS).
+mb_lite_rpc() {
+	mb_pair "$1" "$2" "$MB_SRV" "$(mb_bin "$MB_SRV" lite_bench) -m rpc${4:+ $4}" \
+		"$MB_CLI" "$(mb_bin "$MB_CLI" lite_bench) -m rpc $3 $MB_NODE" "$MB_LITE_READY"
+}
+
+# mb_lite: lite_bench's client alone (LITE needs no server program).
+mb_lite() {
+	mb_pair "$1" "$2" "" "" "$MB_CLI" "$(mb_bin "$MB_CLI" lite_bench) $3 $MB_NODE" -
 }
 
 # mb_cpu_sample NAME HOST DELAY WINDOW LOG: ae-scripts/cpu-sample on HOST
