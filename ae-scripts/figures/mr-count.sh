@@ -14,15 +14,9 @@
 
 # mrcount_case OUTDIR REP COUNT SYSTEM: one system at one count, one rep.
 mrcount_case() {
-	local out=$1 rep=$2 n=$3 sys=$4 tag="$4-$3-$2"
-	case $sys in
-	verbs)
-		MB_REP=$rep mb_verbs "$out" "$tag" \
-			"-m tput -o write --depth 16 --mr-total $((n * 64))K --param-name mr-count $common $n" ;;
-	lite)
-		MB_REP=$rep mb_lite "$out" "$tag" \
-			"-m tput -o write --mr-total $((n * 64))K --param-name mr-count -t ${THREADS:-1} --depth ${DEPTH:-16} $common $n" ;;
-	esac || ae_die "mr-count: $sys with $n regions, repetition $rep failed"
+	local out=$1 rep=$2 n=$3 sys=$4
+	MB_REP=$rep mb_write_tput "$out" "$4-$3-$2" "$sys" "--mr-total $((n * 64))K --param-name mr-count $common $n" ||
+		ae_die "mr-count: $sys with $n regions, repetition $rep failed"
 }
 
 figure_run() {
@@ -33,7 +27,7 @@ figure_run() {
 	mb_two_nodes mr-count
 	common="-s 64 -D $dur -w 0.5 -r 1 --mr-count"
 	mb_note "$out" "method: interleaved, $reps repetitions x counts ${COUNTS:-$counts}, systems shuffled per (repetition, count) with seed $MB_SEED (order.csv)"
-	mb_note "$out" "in_flight: verbs 16 writes on 1 QP (--depth 16); LITE ${THREADS:-1} thread(s) x ${DEPTH:-16} posted writes (--depth ${DEPTH:-16})"
+	mb_write_tput_note "$out"
 	mb_interleave "$out" "$reps" "${COUNTS:-$counts}" mrcount_case verbs lite
 	mb_summarize "$out"
 }

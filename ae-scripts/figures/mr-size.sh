@@ -14,15 +14,9 @@
 
 # mrsize_case OUTDIR REP TOTAL SYSTEM: one system at one total, one rep.
 mrsize_case() {
-	local out=$1 rep=$2 total=$3 sys=$4 tag="$4-$3-$2"
-	case $sys in
-	verbs)
-		MB_REP=$rep mb_verbs "$out" "$tag" \
-			"-m tput -o write --depth 16 --mr-total $total --mr-count 1 --param-name mr-total $common" ;;
-	lite)
-		MB_REP=$rep mb_lite "$out" "$tag" \
-			"-m tput -o write --mr-total $total --mr-count 1 -t ${THREADS:-1} --depth ${DEPTH:-16} $common" ;;
-	esac || ae_die "mr-size: $sys at $total, repetition $rep failed"
+	local out=$1 rep=$2 total=$3 sys=$4
+	MB_REP=$rep mb_write_tput "$out" "$4-$3-$2" "$sys" "--mr-total $total --mr-count 1 --param-name mr-total $common" ||
+		ae_die "mr-size: $sys at $total, repetition $rep failed"
 }
 
 figure_run() {
@@ -33,7 +27,7 @@ figure_run() {
 	mb_two_nodes mr-size
 	common="-s 64,1K -D $dur -w 0.5 -r 1"
 	mb_note "$out" "method: interleaved, $reps repetitions x totals ${TOTALS:-$totals}, systems shuffled per (repetition, total) with seed $MB_SEED (order.csv)"
-	mb_note "$out" "in_flight: verbs 16 writes on 1 QP (--depth 16); LITE ${THREADS:-1} thread(s) x ${DEPTH:-16} posted writes (--depth ${DEPTH:-16})"
+	mb_write_tput_note "$out"
 	mb_interleave "$out" "$reps" "${TOTALS:-$totals}" mrsize_case verbs lite
 	mb_summarize "$out"
 }

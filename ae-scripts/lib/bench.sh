@@ -116,6 +116,25 @@ mb_lite() {
 	mb_pair "$1" "$2" "" "" "$MB_CLI" "$(mb_bin "$MB_CLI" lite_bench) $3 $MB_NODE" -
 }
 
+# mb_write_tput OUTDIR TAG verbs|lite "ARGS": the client of mr-size and
+# mr-count, random 64 B-aligned writes from MB_CLI to memory on MB_SRV as
+# fast as they complete, the memory, sizes and window as ARGS say:
+# verbs_bench with 16 writes in flight on one QP, or lite_bench with
+# THREADS (1) threads of DEPTH (16) posted writes each (lite_post_write).
+# mb_write_tput_note puts that into the provenance.
+mb_write_tput() {
+	case $3 in
+	verbs) mb_verbs "$1" "$2" "-m tput -o write --depth 16 $4" ;;
+	lite) mb_lite "$1" "$2" "-m tput -o write -t ${THREADS:-1} --depth ${DEPTH:-16} $4" ;;
+	*) ae_die "mb_write_tput: no system '$3'" ;;
+	esac
+}
+
+# mb_write_tput_note OUTDIR: what mb_write_tput keeps in flight.
+mb_write_tput_note() {
+	mb_note "$1" "in_flight: verbs 16 writes on 1 QP (--depth 16); LITE ${THREADS:-1} thread(s) x ${DEPTH:-16} posted writes (--depth ${DEPTH:-16})"
+}
+
 # mb_cpu_sample NAME HOST DELAY WINDOW LOG: ae-scripts/cpu-sample on HOST
 # in the background (job NAME: ae_bg_wait NAME), DELAY seconds from now,
 # over WINDOW seconds; its row (busy_seconds,window_seconds,cpus) in LOG.
