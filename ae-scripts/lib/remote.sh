@@ -129,9 +129,11 @@ ae_bg_start() {
 	AE_BG_SEQ=$((AE_BG_SEQ + 1))
 	pidfile=/tmp/lite-ae-bg-$BASHPID-$AE_BG_SEQ.pid
 	ae_debug "($name, ${secs}s) $host: $cmd &"
+	# Emptied here, not by the job: ae_bg_ready must never see an older run.
+	: >"$log"
 	timeout --kill-after=5 "$secs" ssh -F "$AE_SSH_CONFIG" "$host" -- \
 		"timeout $secs $cmd </dev/null & echo \$! >$pidfile; wait \$!; rc=\$?; rm -f $pidfile; exit \$rc" \
-		>"$log" 2>&1 &
+		>>"$log" 2>&1 &
 	AE_BG_PID[$name]=$! AE_BG_HOST[$name]=$host AE_BG_PIDFILE[$name]=$pidfile AE_BG_LOG[$name]=$log
 }
 
