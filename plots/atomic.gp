@@ -13,11 +13,9 @@ width = 1100
 height = 520
 set style data histograms
 set style histogram errorbars gap 1 lw 1
-set style fill solid 0.8 border -1
-set boxwidth 0.9
+eval bars(0.8, 0.9)
 set yrange [0:*]
 set key below
-set grid noxtics
 
 do for [fmt in formats] {
 	eval out(fmt)

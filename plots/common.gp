@@ -39,6 +39,10 @@ note(s) = s eq "" ? "" : sprintf("\n{/*0.8 %s}", s)
 # cluster's names its inventory, which may say rxe.
 softroce = strstrt(testbed, "Soft-RoCE") > 0 || strstrt(testbed, "rxe") > 0
 
+# eval bars(fill, width): a bar chart's boxes (solid, FILL opaque, with a
+# border) WIDTH wide, and no vertical grid lines between the bars.
+bars(fill, width) = sprintf("set style fill solid %g border -1; set boxwidth %g; set grid noxtics", fill, width)
+
 # The data rows (not the header) matching an awk condition on the columns.
 rows(cond) = sprintf("< awk -F, 'NR > 1 && (%s)' '%s'", cond, datafile)
 sel(a) = rows(sprintf('$1 == "%s"', a))
@@ -70,6 +74,13 @@ padhi(a, b) = a < b ? b * (b / a)**0.05 : b * 2
 fitlog(ax, lo, hi) = stat(lo, "FITLO") . stat(hi, "FITHI") . \
 	sprintf("%slo = padlo(FITLO_min, FITHI_max); %shi = padhi(FITLO_min, FITHI_max); set %srange [%slo:%shi]", ax, ax, ax, ax, ax)
 fitzero(ax, hi) = stat(hi, "FITHI") . sprintf("set %srange [0:FITHI_max * 1.08]", ax)
+# eval tputaxes(base): throughput (column 6 of a tput data.csv, whiskers to
+# column 8) from 0 against the point (column 4) on a log axis of BASE.
+tputaxes(base) = sprintf("set logscale x %d; ", base) . fitlog("x", 4, 4) . "; " . fitzero("y", 8)
+# eval sizeaxes(size, lo, hi): a log2 size axis over column SIZE with
+# tics in bytes, against a log2 y axis over columns LO..HI (then eval
+# logtics("y", ylo, yhi) for its labels).
+sizeaxes(size, lo, hi) = "set logscale xy 2; " . fitlog("x", size, size) . "; " . bytetics(size) . "; " . fitlog("y", lo, hi)
 # eval logtics("y", lo, hi): tics on a log axis at 1, 2, 5 x 10^k between
 # LO and HI (at 10^k, so labelled, when that spans more than three
 # decades), so a fitted range that holds no power of ten still gets labels.

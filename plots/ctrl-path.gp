@@ -30,12 +30,10 @@ do for [fmt in formats] {
 	set title "one peer, by step (medians)"
 	set style data histograms
 	set style histogram rowstacked
-	set style fill solid 0.9 border -1
-	set boxwidth 0.6
+	eval bars(0.9, 0.6)
 	set yrange [0:*]
 	set xrange [-0.6:1.6]
 	set ylabel "time (ms)"
-	set grid noxtics
 	set key outside right top vertical font ",9" reverse Left
 	plot for [i=1:words(steps)] step(word(steps, i)) using 2:xtic(1) \
 		lc rgb word(colors, i) title word(labels, i)

@@ -14,10 +14,7 @@ call system("dirname '" . ARG0 . "'") . "/common.gp" ARG0
 
 width = 1100
 height = 1000
-set logscale xy 2
-eval fitlog("x", 3, 3)
-eval bytetics(3)
-eval fitlog("y", 9, 10)
+eval sizeaxes(3, 9, 10)
 eval logtics("y", ylo, yhi)
 set xlabel "message size"
 # Outside: the small sizes' whiskers reach the top left corner.

@@ -7,9 +7,7 @@
 
 call system("dirname '" . ARG0 . "'") . "/common.gp" ARG0
 
-set logscale x 4
-eval fitlog("x", 4, 4)
-eval fitzero("y", 8)
+eval tputaxes(4)
 set xlabel "memory regions written at random (64 KiB each)"
 set ylabel "64 B writes per second (median, lowest..highest)"
 verbs = inflight("verbs_bench", "all")

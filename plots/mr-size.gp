@@ -8,10 +8,8 @@
 
 call system("dirname '" . ARG0 . "'") . "/common.gp" ARG0
 
-set logscale x 2
-eval fitlog("x", 4, 4)
+eval tputaxes(2)
 eval bytetics(4)
-eval fitzero("y", 8)
 set xlabel "total registered memory written at random"
 set ylabel "writes per second (median, lowest..highest)"
 verbs = inflight("verbs_bench", "all")

@@ -35,13 +35,11 @@ if (hasbg) {
 do for [fmt in formats] {
 	eval out(fmt)
 	if (hasbg) { set multiplot layout 1, 2 title title("QoS: a high-priority LITE RPC stream and the low-priority load beside it") }
-	set style fill solid 0.6 border -1
-	set boxwidth 0.5
+	eval bars(0.6, 0.5)
 	set autoscale	# the right panel's ranges, from the format before
 	set xrange [-0.6:2.6]
 	eval fitzero("y", 10)
 	set xtics ("alone" 0, "with low-priority load,\npriorities on" 1, "with low-priority load,\npriorities off" 2)
-	set grid noxtics
 	set ylabel "64 B RPC latency (µs), median with min..p99"
 	set title (hasbg ? "high priority: latency of the stream" : title("QoS: a high-priority LITE RPC stream"))
 	set key off

@@ -8,9 +8,7 @@
 
 call system("dirname '" . ARG0 . "'") . "/common.gp" ARG0
 
-set logscale x 2
-eval fitlog("x", 4, 4)
-eval fitzero("y", 8)
+eval tputaxes(2)
 set xlabel "connections: verbs QPs, or LITE client threads"
 set ylabel "64 B writes per second (median, lowest..highest)"
 verbs = inflight("verbs_bench", "each")

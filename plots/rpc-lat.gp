@@ -7,10 +7,7 @@
 
 call system("dirname '" . ARG0 . "'") . "/common.gp" ARG0
 
-set logscale xy 2
-eval fitlog("x", 3, 3)
-eval bytetics(3)
-eval fitlog("y", 9, 10)
+eval sizeaxes(3, 9, 10)
 eval logtics("y", ylo, yhi)
 set xlabel "request and reply size"
 set ylabel "round trip (µs), median with min..p99 whiskers"

@@ -14,11 +14,9 @@ height = 520
 # x: LITE's spin limit (adaptive), LITE busy, the native verbs RPC
 name(s) = s eq "verbs" ? "verbs" : s eq "lite-busy" ? "busy" : sprintf("%s µs", s[10:])
 color(s) = s eq "verbs" ? 0xd62728 : s eq "lite-busy" ? 0x08519c : 0x6baed6
-set style fill solid 0.85 border -1
-set boxwidth 0.7
+eval bars(0.85, 0.7)
 set yrange [0:*]
 set xrange [-0.6:*]
-set grid noxtics
 set xlabel "LITE adaptive: spin limit (light) | LITE busy (dark) | native verbs write-imm RPC (red)" font ",10"
 unset key
 

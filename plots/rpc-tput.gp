@@ -6,9 +6,7 @@
 
 call system("dirname '" . ARG0 . "'") . "/common.gp" ARG0
 
-set logscale x 2
-eval fitlog("x", 4, 4)
-eval fitzero("y", 8)
+eval tputaxes(2)
 set xlabel "client threads"
 set ylabel "RPCs per second (median, lowest..highest)"
 set title title("RPC throughput: LITE vs native verbs RPC vs TCP")

@@ -5,10 +5,7 @@
 
 call system("dirname '" . ARG0 . "'") . "/common.gp" ARG0
 
-set logscale xy 2
-eval fitlog("x", 2, 2)
-eval bytetics(2)
-eval fitlog("y", 4, 8)
+eval sizeaxes(2, 4, 8)
 eval logtics("y", ylo, yhi)
 set xlabel "message size"
 set ylabel "latency (µs), median with min..p99 whiskers"

@@ -95,6 +95,29 @@ on_nodes() {
 	echo "ok: $name"
 }
 
+# wait_status HOST REGEX: until HOST's view of the LITE cluster (lite-join
+# --status, under $R, the tree on the guests) matches REGEX; fails after 30 s.
+wait_status() {
+	local out=""
+	for _ in $(seq 60); do
+		out=$(ae exec "$1" -- "${R:?}/lite/tools/lite-join --status") || true
+		grep -qE -- "$2" <<<"$out" && return 0
+		sleep 0.5
+	done
+	fail "$1: cluster state '$out' never matched /$2/"
+}
+
+# run_checks WHAT HOST CMD [SECS]: CMD on HOST prints ok/FAIL lines; all
+# must be ok and it must exit 0, within SECS (default 600).
+run_checks() {
+	local out rc=0
+	out=$(ae -t "${4:-600}" exec "$2" -- "$3" 2>&1) || rc=$?
+	printf '%s\n' "$out" | sed "s/^/$2: /"
+	assert_no_match "$1: no failed check" '^FAIL' "$out"
+	assert_eq "$1: exit status" 0 "$rc"
+	echo "ok: $1 ($(grep -c '^ok' <<<"$out") checks)"
+}
+
 # wait_line FILE REGEX [SECS [SHOW...]]: until FILE, the output of a
 # command running in the background, has a line matching the extended
 # REGEX. Fails after SECS (default 120), or at once when FILE has a line

@@ -24,36 +24,27 @@ atomic_path() {
 		ae_die "atomic: cannot set nic_atomics=$v on $1"
 }
 
-# atomic_sampler_start: cpu-sample on the owner during the client's run
-# (MB_BEFORE_CLIENT of atomic_case; reads the locals of figure_run and
-# atomic_case, named apart from mb_pair's).
-atomic_sampler_start() {
-	timeout --kill-after=5 "$AE_TIMEOUT" ssh -F "$AE_SSH_CONFIG" "$owner" -- \
-		"$(lite_rdir "$owner")/ae-scripts/cpu-sample $sdelay $window" \
-		>"$out/raw/$tag.cpu-owner" 2>&1 &
-	spid=$!
-}
-
 # atomic_case OUTDIR PATH OP REP: one measurement; a row of atomic.csv.
 atomic_case() {
-	local out=$1 path=$2 op=$3 rep=$4 tag="$2-$3-$4" med n spid="" rc=0 row
-	local bench sp
-	bench="$(mb_bin "$cli" lite_bench) -m lat -o $op -s 8"
-	if [ "$AE_DRY_RUN" = 1 ]; then
-		printf '[dry-run] %s: %s\n' "$cli" "$bench -n N -r 1 -w 0.5 $node"
-		return 0
+	local out=$1 path=$2 op=$3 rep=$4 tag="$2-$3-$4" med n="N" rc=0 row
+	local sp
+	if [ "$AE_DRY_RUN" = 0 ]; then
+		# Enough operations to outlast the sampled window: from a short run.
+		med=$(ae_ssh "$MB_CLI" "$(mb_bin "$MB_CLI" lite_bench) -m lat -o $op -s 8 -n 200 -r 1 -w 0.2 $MB_NODE" | grep -v '^#' |
+			awk -F, 'NR == 2 { print $8 }') || med=""
+		[ -n "$med" ] || ae_die "atomic: calibration run of $tag failed"
+		n=$(awk -v m="$med" -v w="$window" 'BEGIN {
+			n = int((w + 3) * 1e6 / (m > 1 ? m : 1)); print (n < 500 ? 500 : (n > 500000 ? 500000 : n)) }')
 	fi
-	# Enough operations to outlast the sampled window: from a short run.
-	med=$(ae_ssh "$cli" "$bench -n 200 -r 1 -w 0.2 $node" | grep -v '^#' |
-		awk -F, 'NR == 2 { print $8 }') || med=""
-	[ -n "$med" ] || ae_die "atomic: calibration run of $tag failed"
-	n=$(awk -v m="$med" -v w="$window" 'BEGIN {
-		n = int((w + 3) * 1e6 / (m > 1 ? m : 1)); print (n < 500 ? 500 : (n > 500000 ? 500000 : n)) }')
 	sp=$(mb_samples_path "$tag")
-	MB_BEFORE_CLIENT=atomic_sampler_start MB_SERIES="lite-$path" MB_REP=$rep MB_SAMPLES=$sp \
-		mb_pair "$out" "$tag" "" "" "$cli" "$bench -n $n -r 1 -w 0.5 --samples $sp $node" "" || rc=1
-	[ -z "$spid" ] || wait "$spid" || rc=1
+	# The owner's CPU, sampled while the client runs.
+	# shellcheck disable=SC2034 # read by mb_pair
+	local -a MB_BEFORE_CLIENT=(mb_cpu_sample atomic-owner "$MB_SRV" "$sdelay" "$window" "$out/raw/$tag.cpu-owner")
+	MB_SERIES="lite-$path" MB_REP=$rep MB_SAMPLES=$sp \
+		mb_lite "$out" "$tag" "-m lat -o $op -s 8 -n $n -r 1 -w 0.5 --samples $sp" || rc=1
+	ae_bg_wait atomic-owner || rc=1
 	[ "$rc" = 0 ] || ae_die "atomic: $tag failed (logs: $out/raw/$tag.*)"
+	[ "$AE_DRY_RUN" = 0 ] || return 0
 	row=$(grep -v '^#' "$out/raw/$tag.csv" | awk -F, 'NR == 2 { print $8 "," $9 }')
 	paste -d, <(echo "$path,$op,$rep,$row") "$out/raw/$tag.cpu-owner" |
 		awk -F, -v OFS=, '{ print $1, $2, $3, $4, $5, $6, $7, sprintf("%.2f", $6 / $7 * $4) }' \
@@ -69,15 +60,12 @@ atomic_summarize() {
 	[ "$AE_DRY_RUN" = 1 ] && return 0
 	{
 	echo "path,op,reps,median_us,lat_lo,lat_hi,p99_us,owner_cpu_us,cpu_lo,cpu_hi"
-	grep -v '^path,' "$out/atomic.csv" | sort -t, -k1,1 -k2,2 | awk -F, -v OFS=, '
-		function sortn(a, n,   i, j, t) {
-			for (i = 2; i <= n; i++)
-				for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-		}
-		function flush() {
+	grep -v '^path,' "$out/atomic.csv" | sort -t, -k1,1 -k2,2 | awk -F, -v OFS=, "$MB_MEDIAN_AWK"'
+		# median() sorts: then l[1], l[n] are the extremes.
+		function flush(   ml, mp, mc) {
 			if (!n) return
-			sortn(l, n); sortn(p, n); sortn(c, n)
-			print key, n, l[int((n + 1) / 2)], l[1], l[n], p[int((n + 1) / 2)], c[int((n + 1) / 2)], c[1], c[n]
+			ml = median(l, n); mp = median(p, n); mc = median(c, n)
+			print key, n, ml, l[1], l[n], mp, mc, c[1], c[n]
 			n = 0
 		}
 		$1 "," $2 != key { flush(); key = $1 "," $2 }
@@ -94,28 +82,26 @@ atomic_summarize() {
 }
 
 figure_run() {
-	local out=$1 owner cli node reps=3 window=2 sdelay rep path op order
+	local out=$1 reps=3 window=2 sdelay rep path op order
 	[ "${QUICK:-0}" = 1 ] && reps=1 window=1
 	[ "${FULL:-0}" = 1 ] && reps=5
-	[ "${#INV_NODES[@]}" -ge 2 ] || ae_die "atomic needs two nodes; $INV_FILE has ${#INV_NODES[@]}"
-	owner=${INV_NODES[1]} cli=${INV_NODES[0]}
-	node=$(mb_node_id "$owner")
+	# MB_SRV: the owner of the atomic LMRs.
+	mb_two_nodes atomic
 	# The window starts 1.5 s after the client's ssh (setup and the 0.5 s
 	# warm-up take less) and the run lasts >= window + 3 s.
 	sdelay=1.5
 	mkdir -p "$out/raw"
 	echo "path,op,rep,median_us,p99_us,owner_busy_s,owner_window_s,owner_cpu_us_per_op" >"$out/atomic.csv"
 	mb_note "$out" "method: interleaved, $reps repetitions x ops fadd cas, paths shuffled per (repetition, op) with seed $MB_SEED (order.csv); one operation in flight"
-	mb_ensure_lite
 	for rep in $(seq "$reps"); do
 		for op in fadd cas; do
 			order=$(mb_order "$out" "$rep" "$op" nic cpu) || ae_die "atomic: cannot shuffle"
 			for path in $order; do
-				atomic_path "$owner" "$path"
+				atomic_path "$MB_SRV" "$path"
 				atomic_case "$out" "$path" "$op" "$rep"
 			done
 		done
 	done
-	atomic_path "$owner" nic
+	atomic_path "$MB_SRV" nic
 	atomic_summarize "$out"
 }

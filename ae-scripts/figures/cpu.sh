@@ -15,43 +15,31 @@
 # (20 s windows); default 8 s windows, 3 repetitions. RATES="..." overrides;
 # SEED=N the shuffle.
 
-# cpu_samplers_start: cpu-sample on the server and client host of the
-# current case (cpu_case's variables), in the background.
+# cpu_samplers_start PREFIX DELAY WINDOW SERVER CLIENT: cpu-sample
+# (mb_cpu_sample) on the server and the client host in the background, as
+# jobs cpu-server and cpu-client, into PREFIX.cpu-server and
+# PREFIX.cpu-client.
 cpu_samplers_start() {
-	local h role
-	for role in server client; do
-		h=$srv
-		[ "$role" = client ] && h=$cli
-		timeout --kill-after=5 "$AE_TIMEOUT" ssh -F "$AE_SSH_CONFIG" "$h" -- \
-			"$(lite_rdir "$h")/ae-scripts/cpu-sample $sdelay $swindow" \
-			>"$out/raw/$tag.cpu-$role" 2>&1 &
-		spids+=("$!")
-	done
+	mb_cpu_sample cpu-server "$4" "$2" "$3" "$1.cpu-server"
+	mb_cpu_sample cpu-client "$5" "$2" "$3" "$1.cpu-client"
 }
 
 # cpu_case OUTDIR SYSTEM(lite|verbs) RATE REP: one measurement; appends a
 # row to OUTDIR/cpu.csv.
 cpu_case() {
-	local out=$1 sys=$2 rate=$3 rep=$4 tag="$2-r$3-$4" srv_cmd cli_cmd ready p rc=0 ops
-	local -a spids=()
+	local out=$1 sys=$2 rate=$3 rep=$4 tag="$2-r$3-$4" rc=0 ops
+	# shellcheck disable=SC2034 # read by mb_pair
+	local -a MB_BEFORE_CLIENT=(cpu_samplers_start "$out/raw/$tag" "$sdelay" "$swindow" "$MB_SRV" "$MB_CLI")
 	if [ "$sys" = lite ]; then
-		srv_cmd="$(mb_bin "$srv" lite_bench) -m rpc" ready=$MB_LITE_READY
-		cli_cmd="$(mb_bin "$cli" lite_bench) -m rpc $common --rate $rate $node"
+		MB_SERIES="$sys-r$rate" MB_REP=$rep mb_lite_rpc "$out" "$tag" "$common --rate $rate" || rc=1
 	else
-		srv_cmd="$(mb_bin "$srv" verbs_bench) -p $MB_PORT" ready=$MB_LISTENING
-		cli_cmd="$(mb_bin "$cli" verbs_bench) -m rpc -o writeimm --param-name threads $common --rate $rate -p $MB_PORT $ip"
+		MB_SERIES="$sys-r$rate" MB_REP=$rep mb_verbs "$out" "$tag" \
+			"-m rpc -o writeimm --param-name threads $common --rate $rate" || rc=1
 	fi
-	if [ "$AE_DRY_RUN" = 1 ]; then
-		printf '[dry-run] %s, %s: %s\n' "$srv" "$cli" "$(lite_rdir "$srv")/ae-scripts/cpu-sample $sdelay $swindow"
-		mb_pair "$out" "$tag" "$srv" "$srv_cmd" "$cli" "$cli_cmd" "$ready"
-		return
-	fi
-	MB_BEFORE_CLIENT=cpu_samplers_start MB_SERIES="$sys-r$rate" MB_REP=$rep \
-		mb_pair "$out" "$tag" "$srv" "$srv_cmd" "$cli" "$cli_cmd" "$ready" || rc=1
-	for p in "${spids[@]}"; do
-		wait "$p" || rc=1
-	done
+	ae_bg_wait cpu-server || rc=1
+	ae_bg_wait cpu-client || rc=1
 	[ "$rc" = 0 ] || ae_die "cpu: $tag failed (logs: $out/raw/$tag.*)"
+	[ "$AE_DRY_RUN" = 0 ] || return 0
 	ops=$(grep -v '^#' "$out/raw/$tag.csv" | awk -F, 'NR == 2 { print $8 }')
 	[ -n "$ops" ] || ae_die "cpu: no throughput row in $out/raw/$tag.csv"
 	paste -d, <(echo "$sys,$rate,$rep,$ops") "$out/raw/$tag.cpu-server" "$out/raw/$tag.cpu-client" |
@@ -71,16 +59,12 @@ cpu_summarize() {
 	[ "$AE_DRY_RUN" = 1 ] && return 0
 	{
 	echo "system,offered,reps,calls_per_sec,server_us_per_call,server_lo,server_hi,client_us_per_call,client_lo,client_hi,server_cores,client_cores"
-	sort -t, -k1,1 -k2,2n "$out/cpu.csv" | grep -v '^system,' | awk -F, -v OFS=, '
-		function med(a, n,   i, j, t) {
-			for (i = 2; i <= n; i++)
-				for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-			return a[int(n / 2) + 1]
-		}
-		function flush(   o, s, c) {
+	sort -t, -k1,1 -k2,2n "$out/cpu.csv" | grep -v '^system,' | awk -F, -v OFS=, "$MB_MEDIAN_AWK"'
+		# median() sorts: then sv[1], sv[n] are the extremes.
+		function flush(   o, s, c, a, b) {
 			if (!n) return
-			o = med(ops, n); s = med(sv, n); c = med(cl, n)
-			print key, n, o, s, sv[1], sv[n], c, cl[1], cl[n], med(sc, n), med(cc, n)
+			o = median(ops, n); s = median(sv, n); c = median(cl, n); a = median(sc, n); b = median(cc, n)
+			print key, n, o, s, sv[1], sv[n], c, cl[1], cl[n], a, b
 			n = 0
 		}
 		$1 "," $2 != key { flush(); key = $1 "," $2 }
@@ -90,14 +74,12 @@ cpu_summarize() {
 }
 
 figure_run() {
-	local out=$1 srv cli node ip dur=8 warm=2 reps=3 rates="50,100,200,400,0" common rate rep sys
+	local out=$1 dur=8 warm=2 reps=3 rates="50,100,200,400,0" common rate rep sys
 	local sdelay swindow order
 	[ "${QUICK:-0}" = 1 ] && dur=5 warm=1 reps=1 rates="50,200,0"
 	[ "${FULL:-0}" = 1 ] && dur=20
 	rates=${RATES:-$rates}
-	[ "${#INV_NODES[@]}" -ge 2 ] || ae_die "cpu needs two nodes; $INV_FILE has ${#INV_NODES[@]}"
-	srv=${INV_NODES[1]} cli=${INV_NODES[0]}
-	node=$(mb_node_id "$srv") ip=$(inv_var "$srv" fabric_ip)
+	mb_two_nodes cpu
 	# The sampled window starts 1.5 s into the client's measured window
 	# (connection setup before the warm-up is under 1.5 s) and ends 1.5 s
 	# before it would with no setup at all.
@@ -107,7 +89,6 @@ figure_run() {
 	mkdir -p "$out/raw"
 	echo "system,offered,rep,calls_per_sec,server_busy_s,server_window_s,client_busy_s,client_window_s,server_us_per_call,client_us_per_call,server_cores,client_cores" >"$out/cpu.csv"
 	mb_note "$out" "method: interleaved, $reps repetitions x rates $rates, systems shuffled per (repetition, rate) with seed $MB_SEED (order.csv); 4 client threads, one call in flight each"
-	mb_ensure_lite
 	for rep in $(seq "$reps"); do
 		for rate in ${rates//,/ }; do
 			order=$(mb_order "$out" "$rep" "$rate" lite verbs) || ae_die "cpu: cannot shuffle"

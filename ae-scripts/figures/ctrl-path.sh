@@ -17,66 +17,39 @@
 # overrides the peer counts.
 
 CTRL_SYSTEMS=(verbs lite)
-# Local pids of the servers' ssh sessions (for the stop at the end or on exit).
-ctrl_pids=()
 
-# ctrl_server_cmd HOST verbs|lite: the server's command line on HOST; it
-# records its pid (that of timeout, which passes SIGTERM on) for the stop.
+# ctrl_server_cmd HOST verbs|lite: the server's command line on HOST.
 ctrl_server_cmd() {
 	local bin=verbs_bench args="-m ctrl -p $MB_PORT"
 	[ "$2" = lite ] && bin=lite_bench args="-m ctrl"
-	echo "echo \$\$ >/tmp/lite-ae-ctrl-$2.pid && exec timeout 3600 $(mb_bin "$1" "$bin") $args"
+	echo "$(mb_bin "$1" "$bin") $args"
 }
 
-# ctrl_servers_start OUTDIR: both servers on every peer, until ready.
+# ctrl_servers_start OUTDIR: both servers on every peer (jobs
+# ctrl-SYSTEM-HOST), until ready.
 ctrl_servers_start() {
-	local out=$1 h sys log i ok
+	local out=$1 h sys
 	for h in "${INV_NODES[@]:1}"; do
 		for sys in "${CTRL_SYSTEMS[@]}"; do
-			if [ "$AE_DRY_RUN" = 1 ]; then
-				printf '[dry-run] %s: %s &\n' "$h" "$(ctrl_server_cmd "$h" "$sys")"
-				continue
-			fi
-			log=$out/raw/server-$sys-$h.log
-			timeout --kill-after=5 3700 ssh -F "$AE_SSH_CONFIG" "$h" -- \
-				"$(ctrl_server_cmd "$h" "$sys")" >"$log" 2>&1 &
-			ctrl_pids+=($!)
+			ae_bg_start "ctrl-$sys-$h" "$h" 3600 "$out/raw/server-$sys-$h.log" "$(ctrl_server_cmd "$h" "$sys")"
 		done
 	done
-	[ "$AE_DRY_RUN" = 1 ] && return 0
 	for h in "${INV_NODES[@]:1}"; do
 		for sys in "${CTRL_SYSTEMS[@]}"; do
-			log=$out/raw/server-$sys-$h.log ok=0
-			for i in $(seq 150); do
-				if grep -qE -- "$MB_LISTENING|$MB_LITE_READY" "$log"; then
-					ok=1
-					break
-				fi
-				sleep 0.2
-			done
-			[ "$ok" = 1 ] || ae_die "ctrl-path: $sys server on $h did not start: $(tail -n 2 "$log" | tr '\n' ' ')"
+			ae_bg_ready "ctrl-$sys-$h" "$MB_LISTENING|$MB_LITE_READY" 30 ||
+				ae_die "ctrl-path: $sys server on $h did not start: $(ae_tail "$out/raw/server-$sys-$h.log")"
 		done
 	done
 }
 
-# ctrl_servers_stop: SIGTERM to each server through its pidfile (only if
-# that pid still is the timeout we started), then wait for the ssh.
+# ctrl_servers_stop: stop every server (ae_bg_stop: by its PID).
 ctrl_servers_stop() {
-	local h sys p rc=0
-	[ "$AE_DRY_RUN" = 1 ] && return 0
+	local h sys rc=0
 	for h in "${INV_NODES[@]:1}"; do
 		for sys in "${CTRL_SYSTEMS[@]}"; do
-			p=/tmp/lite-ae-ctrl-$sys.pid
-			# shellcheck disable=SC2016 # expanded on the guest
-			ae_ssh "$h" 'p=$(cat '"$p"' 2>/dev/null) || exit 0
-				[ "$(cat "/proc/$p/comm" 2>/dev/null)" != timeout ] || kill -TERM "$p"
-				rm -f '"$p" || rc=1
+			ae_bg_stop "ctrl-$sys-$h" || rc=1
 		done
 	done
-	for p in "${ctrl_pids[@]}"; do
-		wait "$p" || rc=1
-	done
-	ctrl_pids=()
 	return "$rc"
 }
 
@@ -97,9 +70,9 @@ ctrl_peers() {
 # ctrl_cmd SYSTEM K REP: the client's command line.
 ctrl_cmd() {
 	if [ "$1" = verbs ]; then
-		echo "$(mb_bin "$cli" verbs_bench) -m ctrl --rep $3 -p $MB_PORT $(ctrl_peers "$1" "$2")"
+		echo "$(mb_bin "$MB_CLI" verbs_bench) -m ctrl --rep $3 -p $MB_PORT $(ctrl_peers "$1" "$2")"
 	else
-		echo "$(mb_bin "$cli" lite_bench) -m ctrl --rep $3 $(ctrl_peers "$1" "$2")"
+		echo "$(mb_bin "$MB_CLI" lite_bench) -m ctrl --rep $3 $(ctrl_peers "$1" "$2")"
 	fi
 }
 
@@ -110,10 +83,10 @@ ctrl_warmup() {
 	local out=$1 sys k=$((${#INV_NODES[@]} - 1))
 	for sys in "${CTRL_SYSTEMS[@]}"; do
 		if [ "$AE_DRY_RUN" = 1 ]; then
-			printf '[dry-run] %s: %s\n' "$cli" "$(ctrl_cmd "$sys" "$k" 0)"
+			printf '[dry-run] %s: %s\n' "$MB_CLI" "$(ctrl_cmd "$sys" "$k" 0)"
 			continue
 		fi
-		ae_ssh "$cli" "timeout $AE_TIMEOUT $(ctrl_cmd "$sys" "$k" 0)" \
+		ae_ssh "$MB_CLI" "timeout $AE_TIMEOUT $(ctrl_cmd "$sys" "$k" 0)" \
 			>"$out/raw/warmup-$sys.csv" 2>"$out/raw/warmup-$sys.client.log" ||
 			ae_die "ctrl-path: the warm-up run of $sys failed: $(tail -n 2 "$out/raw/warmup-$sys.client.log" | tr '\n' ' ')"
 	done
@@ -122,7 +95,7 @@ ctrl_warmup() {
 # ctrl_case OUTDIR SYSTEM K REP: one fresh client process; rows to raw.csv.
 ctrl_case() {
 	local out=$1 sys=$2 k=$3 rep=$4
-	mb_pair "$out" "$sys-k$k-r$rep" "" "" "$cli" "$(ctrl_cmd "$sys" "$k" "$rep")" - ||
+	mb_pair "$out" "$sys-k$k-r$rep" "" "" "$MB_CLI" "$(ctrl_cmd "$sys" "$k" "$rep")" - ||
 		ae_die "ctrl-path: $sys, $k peers, rep $rep failed"
 	[ "$AE_DRY_RUN" = 1 ] && return 0
 	awk -F, -v s="$sys" -v k="$k" -v r="$rep" '
@@ -160,10 +133,11 @@ ctrl_summarize() {
 		ae_die "ctrl-path: cannot summarise $out/raw.csv"
 	{
 	echo "system,peers,step,reps,median_us,lo_us,hi_us"
-	awk -F, -v OFS=, -v OFMT=%.3f '
-		function flush() {
+	awk -F, -v OFS=, -v OFMT=%.3f "$MB_MEDIAN_AWK"'
+		function flush(   m) {
 			if (!n) return
-			print key, n, v[int((n + 1) / 2)], v[1], v[n]
+			m = median(v, n)
+			print key, n, m, v[1], v[n]
 			n = 0
 		}
 		$1 "," $2 "," $3 != key { flush(); key = $1 "," $2 "," $3 }
@@ -182,11 +156,11 @@ ctrl_summarize() {
 }
 
 figure_run() {
-	local out=$1 cli reps=5 ks k rep sys order n=${#INV_NODES[@]}
+	local out=$1 reps=5 ks k rep sys order n=${#INV_NODES[@]}
 	[ "${QUICK:-0}" = 1 ] && reps=2
 	[ "${FULL:-0}" = 1 ] && reps=10
-	[ "$n" -ge 2 ] || ae_die "ctrl-path needs two nodes; $INV_FILE has $n"
-	cli=${INV_NODES[0]}
+	# LITE after PEERS is checked: a typo should not wait for an install.
+	mb_two_nodes ctrl-path --no-lite
 	ks=${PEERS:-$(seq -s ' ' 1 $((n - 1)))}
 	for k in $ks; do
 		if ! ae_is_uint "$k" || [ "$k" -lt 1 ] || [ "$k" -ge "$n" ]; then

@@ -19,20 +19,17 @@ lat_case() {
 	sp=$(mb_samples_path "$tag")
 	case $sys in
 	lite-*)
-		MB_REP=$rep MB_SAMPLES=$sp mb_pair "$out" "$tag" "" "" "$cli" \
-			"$(mb_bin "$cli" lite_bench) -m lat -o $op -s $size $common --samples $sp $node" - ;;
+		MB_REP=$rep MB_SAMPLES=$sp mb_lite "$out" "$tag" "-m lat -o $op -s $size $common --samples $sp" ;;
 	kernel-*)
-		ko=$(mb_bin "$cli" kernel/lite_kbench.ko)
-		MB_REP=$rep MB_SAMPLES=$sp mb_pair "$out" "$tag" "" "" "$cli" \
-			"sh -c '[ ! -e /sys/module/lite_kbench ] || rmmod lite_kbench; insmod $ko node=$node ops=$op sizes=$size iters=$iters reps=1 warmup_ms=500 samples=1 || exit 1; cat /proc/lite_kbench; cat /proc/lite_kbench_samples >$sp; rmmod lite_kbench'" - ;;
+		ko=$(mb_bin "$MB_CLI" kernel/lite_kbench.ko)
+		MB_REP=$rep MB_SAMPLES=$sp mb_pair "$out" "$tag" "" "" "$MB_CLI" \
+			"sh -c '[ ! -e /sys/module/lite_kbench ] || rmmod lite_kbench; insmod $ko node=$MB_NODE ops=$op sizes=$size iters=$iters reps=1 warmup_ms=500 samples=1 || exit 1; cat /proc/lite_kbench; cat /proc/lite_kbench_samples >$sp; rmmod lite_kbench'" - ;;
 	verbs-*)
-		MB_REP=$rep MB_SAMPLES=$sp mb_pair "$out" "$tag" "$srv" "$(mb_bin "$srv" verbs_bench) -p $MB_PORT" "$cli" \
-			"$(mb_bin "$cli" verbs_bench) -m lat -o $op -s $size $common --samples $sp -p $MB_PORT $ip" "$MB_LISTENING" ;;
+		MB_REP=$rep MB_SAMPLES=$sp mb_verbs "$out" "$tag" "-m lat -o $op -s $size $common --samples $sp" ;;
 	tcp)
-		MB_REP=$rep MB_SAMPLES=$sp mb_pair "$out" "$tag" "$srv" "$(mb_bin "$srv" tcp_bench) -p $MB_PORT" "$cli" \
-			"$(mb_bin "$cli" tcp_bench) -m lat -s $size $common --samples $sp -p $MB_PORT $ip" "$MB_LISTENING" ;;
+		MB_REP=$rep MB_SAMPLES=$sp mb_tcp "$out" "$tag" "-m lat -s $size $common --samples $sp" ;;
 	perftest-*)
-		pt_run "ib_${op}_lat" "$srv" "$cli" "$size" "$iters" "$out/raw" "$tag" ||
+		pt_run "ib_${op}_lat" "$MB_SRV" "$MB_CLI" "$size" "$iters" "$out/raw" "$tag" ||
 			ae_die "lat: $(cat "$out/raw/$tag.error" 2>/dev/null)"
 		[ "$AE_DRY_RUN" = 1 ] && return 0
 		row=$("$AE_ROOT/ae-scripts/parse-perftest" "$out/raw/$tag.json") ||
@@ -44,19 +41,16 @@ lat_case() {
 }
 
 figure_run() {
-	local out=$1 srv cli node ip iters=1000 reps=3 sizes common
+	local out=$1 iters=1000 reps=3 sizes common
 	[ "${QUICK:-0}" = 1 ] && iters=200 reps=1
 	[ "${FULL:-0}" = 1 ] && iters=10000
-	[ "${#INV_NODES[@]}" -ge 2 ] || ae_die "lat needs two nodes; $INV_FILE has ${#INV_NODES[@]}"
-	srv=${INV_NODES[1]} cli=${INV_NODES[0]}
-	node=$(mb_node_id "$srv") ip=$(inv_var "$srv" fabric_ip)
+	mb_two_nodes lat
 	sizes=${SIZES:-8,64,512,4096,65536}
 	common="-n $iters -r 1 -w 0.5"
 	mkdir -p "$out"
 	[ "$AE_DRY_RUN" = 1 ] ||
 		echo "bench,op,size,param,rep,samples,min_us,median_us,p99_us,p999_us,max_us" >"$out/raw.csv"
 	mb_note "$out" "method: interleaved, $reps repetitions x sizes $sizes, series shuffled per (repetition, size) with seed $MB_SEED (order.csv); one operation in flight everywhere"
-	mb_ensure_lite
 	mb_interleave "$out" "$reps" "${sizes//,/ }" lat_case lite-write lite-read \
 		kernel-write kernel-read verbs-write verbs-read tcp perftest-write perftest-read
 	mb_summarize "$out"

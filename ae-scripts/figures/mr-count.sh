@@ -14,29 +14,20 @@
 
 # mrcount_case OUTDIR REP COUNT SYSTEM: one system at one count, one rep.
 mrcount_case() {
-	local out=$1 rep=$2 n=$3 sys=$4 tag="$4-$3-$2"
-	case $sys in
-	verbs)
-		MB_REP=$rep mb_pair "$out" "$tag" "$srv" "$(mb_bin "$srv" verbs_bench) -p $MB_PORT" "$cli" \
-			"$(mb_bin "$cli" verbs_bench) -m tput -o write --depth 16 --mr-total $((n * 64))K --param-name mr-count $common $n -p $MB_PORT $ip" "$MB_LISTENING" ;;
-	lite)
-		MB_REP=$rep mb_pair "$out" "$tag" "" "" "$cli" \
-			"$(mb_bin "$cli" lite_bench) -m tput -o write --mr-total $((n * 64))K --param-name mr-count -t ${THREADS:-1} --depth ${DEPTH:-16} $common $n $node" - ;;
-	esac || ae_die "mr-count: $sys with $n regions, repetition $rep failed"
+	local out=$1 rep=$2 n=$3 sys=$4
+	MB_REP=$rep mb_write_tput "$out" "$4-$3-$2" "$sys" "--mr-total $((n * 64))K --param-name mr-count $common $n" ||
+		ae_die "mr-count: $sys with $n regions, repetition $rep failed"
 }
 
 figure_run() {
-	local out=$1 srv cli node ip dur=2 reps=3 counts common
+	local out=$1 dur=2 reps=3 counts common
 	counts="1 4 16 64 256 1024 4096"
 	[ "${QUICK:-0}" = 1 ] && dur=1 reps=1 counts="1 16 256"
 	[ "${FULL:-0}" = 1 ] && dur=10
-	[ "${#INV_NODES[@]}" -ge 2 ] || ae_die "mr-count needs two nodes; $INV_FILE has ${#INV_NODES[@]}"
-	srv=${INV_NODES[1]} cli=${INV_NODES[0]}
-	node=$(mb_node_id "$srv") ip=$(inv_var "$srv" fabric_ip)
+	mb_two_nodes mr-count
 	common="-s 64 -D $dur -w 0.5 -r 1 --mr-count"
 	mb_note "$out" "method: interleaved, $reps repetitions x counts ${COUNTS:-$counts}, systems shuffled per (repetition, count) with seed $MB_SEED (order.csv)"
-	mb_note "$out" "in_flight: verbs 16 writes on 1 QP (--depth 16); LITE ${THREADS:-1} thread(s) x ${DEPTH:-16} posted writes (--depth ${DEPTH:-16})"
-	mb_ensure_lite
+	mb_write_tput_note "$out"
 	mb_interleave "$out" "$reps" "${COUNTS:-$counts}" mrcount_case verbs lite
 	mb_summarize "$out"
 }

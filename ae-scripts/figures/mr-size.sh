@@ -14,29 +14,20 @@
 
 # mrsize_case OUTDIR REP TOTAL SYSTEM: one system at one total, one rep.
 mrsize_case() {
-	local out=$1 rep=$2 total=$3 sys=$4 tag="$4-$3-$2"
-	case $sys in
-	verbs)
-		MB_REP=$rep mb_pair "$out" "$tag" "$srv" "$(mb_bin "$srv" verbs_bench) -p $MB_PORT" "$cli" \
-			"$(mb_bin "$cli" verbs_bench) -m tput -o write --depth 16 --mr-total $total --mr-count 1 --param-name mr-total $common -p $MB_PORT $ip" "$MB_LISTENING" ;;
-	lite)
-		MB_REP=$rep mb_pair "$out" "$tag" "" "" "$cli" \
-			"$(mb_bin "$cli" lite_bench) -m tput -o write --mr-total $total --mr-count 1 -t ${THREADS:-1} --depth ${DEPTH:-16} $common $node" - ;;
-	esac || ae_die "mr-size: $sys at $total, repetition $rep failed"
+	local out=$1 rep=$2 total=$3 sys=$4
+	MB_REP=$rep mb_write_tput "$out" "$4-$3-$2" "$sys" "--mr-total $total --mr-count 1 --param-name mr-total $common" ||
+		ae_die "mr-size: $sys at $total, repetition $rep failed"
 }
 
 figure_run() {
-	local out=$1 srv cli node ip dur=2 reps=3 totals common
+	local out=$1 dur=2 reps=3 totals common
 	totals="1M 4M 16M 64M 256M 1G"
 	[ "${QUICK:-0}" = 1 ] && dur=1 reps=1 totals="1M 4M 16M 64M"
 	[ "${FULL:-0}" = 1 ] && dur=10
-	[ "${#INV_NODES[@]}" -ge 2 ] || ae_die "mr-size needs two nodes; $INV_FILE has ${#INV_NODES[@]}"
-	srv=${INV_NODES[1]} cli=${INV_NODES[0]}
-	node=$(mb_node_id "$srv") ip=$(inv_var "$srv" fabric_ip)
+	mb_two_nodes mr-size
 	common="-s 64,1K -D $dur -w 0.5 -r 1"
 	mb_note "$out" "method: interleaved, $reps repetitions x totals ${TOTALS:-$totals}, systems shuffled per (repetition, total) with seed $MB_SEED (order.csv)"
-	mb_note "$out" "in_flight: verbs 16 writes on 1 QP (--depth 16); LITE ${THREADS:-1} thread(s) x ${DEPTH:-16} posted writes (--depth ${DEPTH:-16})"
-	mb_ensure_lite
+	mb_write_tput_note "$out"
 	mb_interleave "$out" "$reps" "${TOTALS:-$totals}" mrsize_case verbs lite
 	mb_summarize "$out"
 }

@@ -18,22 +18,20 @@
 # qos_case OUTDIR REP SERIES: one measurement of the stream (SERIES: idle,
 # load-prio or load-noprio).
 qos_case() {
-	local out=$1 rep=$2 series=$3 tag="$3-$2" load=1 wait=$prio_wait bg="" rc=0 sp
+	local out=$1 rep=$2 series=$3 tag="$3-$2" load=1 wait=$prio_wait rc=0 sp
 	[ "$series" = idle ] && load=0
 	[ "$series" = load-noprio ] && wait=0
 	sp=$(mb_samples_path "$tag")
-	ae_ssh "$cli" "echo $wait >/sys/module/lite/parameters/prio_low_max_wait_us" ||
-		ae_die "qos: cannot set prio_low_max_wait_us on $cli"
-	if [ "$load" = 1 ] && [ "$AE_DRY_RUN" = 0 ]; then
-		timeout --kill-after=5 "$AE_TIMEOUT" ssh -F "$AE_SSH_CONFIG" "$cli" -- \
-			"timeout $AE_TIMEOUT $(mb_bin "$cli" lite_bench) -m tput -o write --prio low -t 2 -s 64K --mr-total 16M -D $bgdur -w 0 -r 1 --ticks-ms 100 $node" \
-			>"$out/raw/$tag.background.csv" 2>&1 &
-		bg=$!
-		sleep 2
+	ae_ssh "$MB_CLI" "echo $wait >/sys/module/lite/parameters/prio_low_max_wait_us" ||
+		ae_die "qos: cannot set prio_low_max_wait_us on $MB_CLI"
+	if [ "$load" = 1 ]; then
+		ae_bg_start qos-load "$MB_CLI" "$AE_TIMEOUT" "$out/raw/$tag.background.csv" \
+			"$(mb_bin "$MB_CLI" lite_bench) -m tput -o write --prio low -t 2 -s 64K --mr-total 16M -D $bgdur -w 0 -r 1 --ticks-ms 100 $MB_NODE"
+		[ "$AE_DRY_RUN" = 1 ] || sleep 2
 	fi
-	MB_SERIES=$series MB_REP=$rep MB_SAMPLES=$sp mb_pair "$out" "$tag" "$srv" "$(mb_bin "$srv" lite_bench) -m rpc --prio high" "$cli" \
-		"$(mb_bin "$cli" lite_bench) -m rpc --prio high -s 64 -n $iters -r 1 -w 0.5 --samples $sp $node" "$MB_LITE_READY" || rc=1
-	[ -z "$bg" ] || wait "$bg" || rc=1
+	MB_SERIES=$series MB_REP=$rep MB_SAMPLES=$sp mb_lite_rpc "$out" "$tag" \
+		"--prio high -s 64 -n $iters -r 1 -w 0.5 --samples $sp" "--prio high" || rc=1
+	[ "$load" = 0 ] || ae_bg_wait qos-load || rc=1
 	[ "$rc" = 0 ] || ae_die "qos: case $series, repetition $rep failed"
 	[ "$load" = 0 ] || [ "$AE_DRY_RUN" = 1 ] || qos_background "$out" "$rep" "$series"
 }
@@ -72,21 +70,18 @@ qos_background() {
 }
 
 figure_run() {
-	local out=$1 srv cli node iters=300 reps=3 bgdur=10 rep order series prio_wait
+	local out=$1 iters=300 reps=3 bgdur=10 rep order series prio_wait
 	[ "${QUICK:-0}" = 1 ] && iters=100 reps=1 bgdur=8
 	[ "${FULL:-0}" = 1 ] && iters=3000 bgdur=60
-	[ "${#INV_NODES[@]}" -ge 2 ] || ae_die "qos needs two nodes; $INV_FILE has ${#INV_NODES[@]}"
-	srv=${INV_NODES[1]} cli=${INV_NODES[0]}
-	node=$(mb_node_id "$srv")
+	mb_two_nodes qos
 	mkdir -p "$out/raw"
-	mb_ensure_lite
 	prio_wait=${QOS_WAIT_US:-}
 	if [ -z "$prio_wait" ] && [ "$AE_DRY_RUN" = 0 ]; then
-		prio_wait=$(ae_ssh "$cli" "cat /sys/module/lite/parameters/prio_low_max_wait_us") ||
-			ae_die "qos: cannot read prio_low_max_wait_us on $cli"
+		prio_wait=$(ae_ssh "$MB_CLI" "cat /sys/module/lite/parameters/prio_low_max_wait_us") ||
+			ae_die "qos: cannot read prio_low_max_wait_us on $MB_CLI"
 	fi
 	prio_wait=${prio_wait:-100000}
-	[[ "$prio_wait" =~ ^[0-9]+$ ]] || ae_die "qos: prio_low_max_wait_us on $cli is '$prio_wait', not a number"
+	[[ "$prio_wait" =~ ^[0-9]+$ ]] || ae_die "qos: prio_low_max_wait_us on $MB_CLI is '$prio_wait', not a number"
 	mb_note "$out" "prio_low_max_wait_us: $prio_wait (priorities on)"
 	mb_note "$out" "method: interleaved, $reps repetitions, cases shuffled per repetition with seed $MB_SEED (order.csv); one high-priority call in flight; background: 2 threads of synchronous 64 KiB writes for $bgdur s, its throughput in and outside the stream's timed calls in background.csv"
 	for rep in $(seq "$reps"); do
@@ -95,6 +90,6 @@ figure_run() {
 			qos_case "$out" "$rep" "$series"
 		done
 	done
-	ae_ssh "$cli" "echo $prio_wait >/sys/module/lite/parameters/prio_low_max_wait_us" || true
+	ae_ssh "$MB_CLI" "echo $prio_wait >/sys/module/lite/parameters/prio_low_max_wait_us" || true
 	mb_summarize "$out"
 }

@@ -18,29 +18,25 @@ qpcount_case() {
 	case $sys in
 	verbs)
 		t=$((n < 8 ? n : 8))
-		MB_REP=$rep mb_pair "$out" "$tag" "$srv" "$(mb_bin "$srv" verbs_bench) -p $MB_PORT" "$cli" \
-			"$(mb_bin "$cli" verbs_bench) -m tput -o write --depth 16 -q $n -t $t --param-name qps $common -p $MB_PORT $ip" "$MB_LISTENING" ;;
+		MB_REP=$rep mb_verbs "$out" "$tag" "-m tput -o write --depth 16 -q $n -t $t --param-name qps $common" ;;
 	lite)
-		MB_REP=$rep mb_pair "$out" "$tag" "" "" "$cli" \
-			"$(mb_bin "$cli" lite_bench) -m tput -o write -t $n --depth ${DEPTH:-16} --param-name threads $common $node" - ;;
+		MB_REP=$rep mb_lite "$out" "$tag" \
+			"-m tput -o write -t $n --depth ${DEPTH:-16} --param-name threads $common" ;;
 	esac || ae_die "qp-count: $sys at $n, repetition $rep failed"
 }
 
 figure_run() {
-	local out=$1 srv cli node ip dur=2 reps=3 qps threads n rep common points order sys
+	local out=$1 dur=2 reps=3 qps threads n rep common points order sys
 	local -a systems
 	qps="1 2 4 8 16 32 64 128 256" threads="1 2 4 8 16 32 64"
 	[ "${QUICK:-0}" = 1 ] && dur=1 reps=1 qps="1 8 64" threads="1 8 32"
 	[ "${FULL:-0}" = 1 ] && dur=10
 	qps=${QPS:-$qps} threads=${THREADS:-$threads}
-	[ "${#INV_NODES[@]}" -ge 2 ] || ae_die "qp-count needs two nodes; $INV_FILE has ${#INV_NODES[@]}"
-	srv=${INV_NODES[1]} cli=${INV_NODES[0]}
-	node=$(mb_node_id "$srv") ip=$(inv_var "$srv" fabric_ip)
+	mb_two_nodes qp-count
 	common="-s 64 -D $dur -w 0.5 -r 1 --mr-total 16M"
 	points=$(printf '%s\n' $qps $threads | sort -n -u | tr '\n' ' ')
 	mb_note "$out" "method: interleaved, $reps repetitions x N in $points, systems shuffled per (repetition, N) with seed $MB_SEED (order.csv)"
 	mb_note "$out" "in_flight: verbs 16 writes per QP (--depth 16), N QPs; LITE ${DEPTH:-16} posted writes per thread (--depth ${DEPTH:-16}), N threads"
-	mb_ensure_lite
 	for rep in $(seq "$reps"); do
 		for n in $points; do
 			systems=()

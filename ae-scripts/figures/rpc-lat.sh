@@ -17,28 +17,23 @@ rpclat_case() {
 	sp=$(mb_samples_path "$tag")
 	case $sys in
 	lite)
-		MB_REP=$rep MB_SAMPLES=$sp mb_pair "$out" "$tag" "$srv" "$(mb_bin "$srv" lite_bench) -m rpc" "$cli" \
-			"$(mb_bin "$cli" lite_bench) -m rpc -s $size $common --samples $sp $node" "$MB_LITE_READY" ;;
+		MB_REP=$rep MB_SAMPLES=$sp mb_lite_rpc "$out" "$tag" "-s $size $common --samples $sp" ;;
 	verbs-*)
-		MB_REP=$rep MB_SAMPLES=$sp mb_pair "$out" "$tag" "$srv" "$(mb_bin "$srv" verbs_bench) -p $MB_PORT" "$cli" \
-			"$(mb_bin "$cli" verbs_bench) -m rpc -o ${sys#verbs-} -s $size $common --samples $sp -p $MB_PORT $ip" "$MB_LISTENING" ;;
+		MB_REP=$rep MB_SAMPLES=$sp mb_verbs "$out" "$tag" \
+			"-m rpc -o ${sys#verbs-} -s $size $common --samples $sp" ;;
 	tcp)
-		MB_REP=$rep MB_SAMPLES=$sp mb_pair "$out" "$tag" "$srv" "$(mb_bin "$srv" tcp_bench) -p $MB_PORT" "$cli" \
-			"$(mb_bin "$cli" tcp_bench) -m lat -s $size $common --samples $sp -p $MB_PORT $ip" "$MB_LISTENING" ;;
+		MB_REP=$rep MB_SAMPLES=$sp mb_tcp "$out" "$tag" "-m lat -s $size $common --samples $sp" ;;
 	esac || ae_die "rpc-lat: $sys at $size B, repetition $rep failed"
 }
 
 figure_run() {
-	local out=$1 srv cli node iters=1000 reps=3 sizes common ip
+	local out=$1 iters=1000 reps=3 sizes common
 	[ "${QUICK:-0}" = 1 ] && iters=200 reps=1
 	[ "${FULL:-0}" = 1 ] && iters=10000
-	[ "${#INV_NODES[@]}" -ge 2 ] || ae_die "rpc-lat needs two nodes; $INV_FILE has ${#INV_NODES[@]}"
-	srv=${INV_NODES[1]} cli=${INV_NODES[0]}
-	node=$(mb_node_id "$srv") ip=$(inv_var "$srv" fabric_ip)
+	mb_two_nodes rpc-lat
 	sizes=${SIZES:-8,64,512,4096,65536}
 	common="-n $iters -r 1 -w 0.5"
 	mb_note "$out" "method: interleaved, $reps repetitions x sizes $sizes, systems shuffled per (repetition, size) with seed $MB_SEED (order.csv); one call in flight everywhere"
-	mb_ensure_lite
 	mb_interleave "$out" "$reps" "${sizes//,/ }" rpclat_case lite verbs-writeimm verbs-sendrecv tcp
 	mb_summarize "$out"
 }

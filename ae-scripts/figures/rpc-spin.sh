@@ -16,7 +16,7 @@
 # rpcspin_policy POLICY SPIN_US: LITE's wait policy on both nodes.
 rpcspin_policy() {
 	local h
-	for h in "$srv" "$cli"; do
+	for h in "$MB_SRV" "$MB_CLI"; do
 		ae_ssh "$h" "echo $1 >/sys/module/lite/parameters/wait_policy && echo $2 >/sys/module/lite/parameters/spin_max_us" ||
 			ae_die "rpc-spin: cannot set LITE's wait policy on $h (a lite.ko without wait_policy?)"
 	done
@@ -29,16 +29,15 @@ rpcspin_case() {
 	sp=$(mb_samples_path "$tag")
 	case $sys in
 	verbs)
-		MB_SERIES=$sys MB_REP=$rep MB_SAMPLES=$sp mb_pair "$out" "$tag" "$srv" "$(mb_bin "$srv" verbs_bench) -p $MB_PORT" "$cli" \
-			"$(mb_bin "$cli" verbs_bench) -m rpc -o writeimm -s $size $common --samples $sp -p $MB_PORT $ip" "$MB_LISTENING" ;;
+		MB_SERIES=$sys MB_REP=$rep MB_SAMPLES=$sp mb_verbs "$out" "$tag" \
+			"-m rpc -o writeimm -s $size $common --samples $sp" ;;
 	lite-*)
 		if [ "$sys" = lite-busy ]; then
 			rpcspin_policy busy 1000
 		else
 			rpcspin_policy adaptive "${sys#lite-spin}"
 		fi
-		MB_SERIES=$sys MB_REP=$rep MB_SAMPLES=$sp mb_pair "$out" "$tag" "$srv" "$(mb_bin "$srv" lite_bench) -m rpc" "$cli" \
-			"$(mb_bin "$cli" lite_bench) -m rpc -s $size $common --samples $sp $node" "$MB_LITE_READY" ;;
+		MB_SERIES=$sys MB_REP=$rep MB_SAMPLES=$sp mb_lite_rpc "$out" "$tag" "-s $size $common --samples $sp" ;;
 	esac || ae_die "rpc-spin: $sys, repetition $rep failed"
 	[ "$AE_DRY_RUN" = 1 ] && return 0
 	cpu=$(sed -n 's/^# server_cpu_us_per_req=//p' "$out/raw/$tag.server.log")
@@ -55,12 +54,7 @@ rpcspin_summarize() {
 	[ "$AE_DRY_RUN" = 1 ] && return 0
 	mb_summarize "$out"
 	mv "$out/data.csv" "$out/latency.csv"
-	awk -F, -v OFS=, -v order="$systems" '
-		function med(a, n,   i, j, t) {
-			for (i = 2; i <= n; i++)
-				for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-		}
+	awk -F, -v OFS=, -v order="$systems" "$MB_MEDIAN_AWK"'
 		FNR == 1 { file++; next }
 		file == 1 { lat[$1] = $5 "," $6 "," $7 "," $8 "," $10; next }
 		{ n[$1]++; c[$1, n[$1]] = $3 }
@@ -71,23 +65,20 @@ rpcspin_summarize() {
 				s = sys[i]
 				if (!(s in lat) || !n[s]) continue
 				for (j = 1; j <= n[s]; j++) v[j] = c[s, j]
-				m = med(v, n[s])
+				m = median(v, n[s])
 				print s, lat[s], m, v[1], v[n[s]]
 			}
 		}' "$out/latency.csv" "$out/cpu.csv" >"$out/data.csv"
 }
 
 figure_run() {
-	local out=$1 srv cli node ip iters=1000 reps=3 common
+	local out=$1 iters=1000 reps=3 common
 	local systems="lite-spin0 lite-spin50 lite-spin200 lite-spin1000 lite-busy verbs"
 	[ "${QUICK:-0}" = 1 ] && iters=200 reps=1
 	[ "${FULL:-0}" = 1 ] && iters=10000
-	[ "${#INV_NODES[@]}" -ge 2 ] || ae_die "rpc-spin needs two nodes; $INV_FILE has ${#INV_NODES[@]}"
-	srv=${INV_NODES[1]} cli=${INV_NODES[0]}
-	node=$(mb_node_id "$srv") ip=$(inv_var "$srv" fabric_ip)
+	mb_two_nodes rpc-spin
 	common="-n $iters -r 1 -w 0.5"
 	mb_note "$out" "method: interleaved, $reps repetitions of $systems at 64 B, shuffled per repetition with seed $MB_SEED (order.csv); one call in flight"
-	mb_ensure_lite
 	# shellcheck disable=SC2086 # the systems are words
 	mb_interleave "$out" "$reps" 64 rpcspin_case $systems
 	rpcspin_policy adaptive 1000

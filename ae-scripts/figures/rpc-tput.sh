@@ -14,28 +14,22 @@ rpctput_case() {
 	local out=$1 rep=$2 t=$3 sys=$4 tag="$4-$3-$2"
 	case $sys in
 	lite)
-		MB_REP=$rep mb_pair "$out" "$tag" "$srv" "$(mb_bin "$srv" lite_bench) -m rpc" "$cli" \
-			"$(mb_bin "$cli" lite_bench) -m rpc -t $t $common $node" "$MB_LITE_READY" ;;
+		MB_REP=$rep mb_lite_rpc "$out" "$tag" "-t $t $common" ;;
 	verbs-*)
-		MB_REP=$rep mb_pair "$out" "$tag" "$srv" "$(mb_bin "$srv" verbs_bench) -p $MB_PORT" "$cli" \
-			"$(mb_bin "$cli" verbs_bench) -m rpc -o ${sys#verbs-} -t $t --param-name threads $common -p $MB_PORT $ip" "$MB_LISTENING" ;;
+		MB_REP=$rep mb_verbs "$out" "$tag" "-m rpc -o ${sys#verbs-} -t $t --param-name threads $common" ;;
 	tcp)
-		MB_REP=$rep mb_pair "$out" "$tag" "$srv" "$(mb_bin "$srv" tcp_bench) -p $MB_PORT" "$cli" \
-			"$(mb_bin "$cli" tcp_bench) -m rpc -t $t --param-name threads $common -p $MB_PORT $ip" "$MB_LISTENING" ;;
+		MB_REP=$rep mb_tcp "$out" "$tag" "-m rpc -t $t --param-name threads $common" ;;
 	esac || ae_die "rpc-tput: $sys with $t threads, repetition $rep failed"
 }
 
 figure_run() {
-	local out=$1 srv cli node ip dur=2 reps=3 threads common
+	local out=$1 dur=2 reps=3 threads common
 	threads="1 2 4 8 16"
 	[ "${QUICK:-0}" = 1 ] && dur=1 reps=1 threads="1 4 16"
 	[ "${FULL:-0}" = 1 ] && dur=10
-	[ "${#INV_NODES[@]}" -ge 2 ] || ae_die "rpc-tput needs two nodes; $INV_FILE has ${#INV_NODES[@]}"
-	srv=${INV_NODES[1]} cli=${INV_NODES[0]}
-	node=$(mb_node_id "$srv") ip=$(inv_var "$srv" fabric_ip)
+	mb_two_nodes rpc-tput
 	common="-s 64 -D $dur -w 0.5 -r 1"
 	mb_note "$out" "method: interleaved, $reps repetitions x threads ${THREADS:-$threads}, systems shuffled per (repetition, threads) with seed $MB_SEED (order.csv); one call in flight per thread"
-	mb_ensure_lite
 	mb_interleave "$out" "$reps" "${THREADS:-$threads}" rpctput_case lite verbs-writeimm verbs-sendrecv tcp
 	mb_summarize "$out"
 }

@@ -9,11 +9,11 @@
 # SIZES="8 64 ..." overrides the size list; SEED=N the shuffle.
 
 figure_run() {
-	local out=$1 op size iters=1000 row srv cli order
+	local out=$1 op size iters=1000 row order
 	[ "${QUICK:-0}" = 1 ] && iters=200
 	[ "${FULL:-0}" = 1 ] && iters=10000
-	[ "${#INV_NODES[@]}" -ge 2 ] || ae_die "verbs-lat needs two nodes; $INV_FILE has ${#INV_NODES[@]}"
-	srv=${INV_NODES[1]} cli=${INV_NODES[0]}
+	# Native verbs only: this figure runs where LITE does not (yet).
+	mb_two_nodes verbs-lat --no-lite
 	local -a sizes
 	read -r -a sizes <<<"${SIZES:-8 16 32 64 128 256 512 1024 2048 4096 8192 16384 32768 65536}"
 	echo "op,bytes,iters,min_us,median_us,avg_us,stdev_us,p99_us,p999_us,max_us" >"$out/data.csv"
@@ -21,7 +21,7 @@ figure_run() {
 	for size in "${sizes[@]}"; do
 		order=$(mb_order "$out" 1 "$size" write read send) || ae_die "verbs-lat: cannot shuffle"
 		for op in $order; do
-			pt_run "ib_${op}_lat" "$srv" "$cli" "$size" "$iters" "$out/raw" "$op-$size" ||
+			pt_run "ib_${op}_lat" "$MB_SRV" "$MB_CLI" "$size" "$iters" "$out/raw" "$op-$size" ||
 				ae_die "verbs-lat: $(cat "$out/raw/$op-$size.error" 2>/dev/null)"
 			[ "$AE_DRY_RUN" = 1 ] && continue
 			row=$("$AE_ROOT/ae-scripts/parse-perftest" "$out/raw/$op-$size.json") ||

@@ -22,6 +22,9 @@ MB_LISTENING='listening on port'
 MB_LITE_READY='^# ready'
 
 MB_SEED=${SEED:-1}
+# The suite's one median (lib/median.awk), put before an awk program's text.
+# shellcheck disable=SC2034 # used by figures/*.sh
+MB_MEDIAN_AWK=$(cat "$AE_ROOT/ae-scripts/lib/median.awk")
 
 mb_bin() { echo "$(lite_rdir "$1")/microbench/$2"; }
 
@@ -73,6 +76,72 @@ mb_ensure_lite() {
 	ae_sync >/dev/null || ae_die "sync failed"
 }
 
+# mb_two_nodes FIGURE [--no-lite]: how a figure between the first two
+# nodes starts: it fails unless the inventory has two; sets MB_SRV, the
+# second node (server, LMR owner), MB_CLI, the first (client), MB_NODE,
+# MB_SRV's LITE node id, and MB_IP, its fabric address (globals of the
+# figure's run, which has a shell of its own); and, unless --no-lite, makes
+# sure LITE runs on every node (mb_ensure_lite).
+mb_two_nodes() {
+	[ "${#INV_NODES[@]}" -ge 2 ] || ae_die "$1 needs two nodes; $INV_FILE has ${#INV_NODES[@]}"
+	MB_SRV=${INV_NODES[1]} MB_CLI=${INV_NODES[0]}
+	MB_NODE=$(mb_node_id "$MB_SRV") MB_IP=$(inv_var "$MB_SRV" fabric_ip)
+	[ "${2:-}" = --no-lite ] || mb_ensure_lite
+}
+
+# The microbench pairs between MB_CLI and MB_SRV, each "OUTDIR TAG
+# CLIENT_ARGS" (mb_pair; MB_SAMPLES and the rest as there): the client's
+# arguments, to which these add the server's address (node id for LITE).
+# mb_verbs: verbs_bench's server, then its client.
+mb_verbs() {
+	mb_pair "$1" "$2" "$MB_SRV" "$(mb_bin "$MB_SRV" verbs_bench) -p $MB_PORT" \
+		"$MB_CLI" "$(mb_bin "$MB_CLI" verbs_bench) $3 -p $MB_PORT $MB_IP" "$MB_LISTENING"
+}
+
+# mb_tcp: tcp_bench's server, then its client.
+mb_tcp() {
+	mb_pair "$1" "$2" "$MB_SRV" "$(mb_bin "$MB_SRV" tcp_bench) -p $MB_PORT" \
+		"$MB_CLI" "$(mb_bin "$MB_CLI" tcp_bench) $3 -p $MB_PORT $MB_IP" "$MB_LISTENING"
+}
+
+# mb_lite_rpc OUTDIR TAG CLIENT_ARGS [SERVER_ARGS]: lite_bench's RPC echo
+# server (-m rpc SERVER_ARGS), then its client (-m rpc CLIENT_ARGS).
+mb_lite_rpc() {
+	mb_pair "$1" "$2" "$MB_SRV" "$(mb_bin "$MB_SRV" lite_bench) -m rpc${4:+ $4}" \
+		"$MB_CLI" "$(mb_bin "$MB_CLI" lite_bench) -m rpc $3 $MB_NODE" "$MB_LITE_READY"
+}
+
+# mb_lite: lite_bench's client alone (LITE needs no server program).
+mb_lite() {
+	mb_pair "$1" "$2" "" "" "$MB_CLI" "$(mb_bin "$MB_CLI" lite_bench) $3 $MB_NODE" -
+}
+
+# mb_write_tput OUTDIR TAG verbs|lite "ARGS": the client of mr-size and
+# mr-count, random 64 B-aligned writes from MB_CLI to memory on MB_SRV as
+# fast as they complete, the memory, sizes and window as ARGS say:
+# verbs_bench with 16 writes in flight on one QP, or lite_bench with
+# THREADS (1) threads of DEPTH (16) posted writes each (lite_post_write).
+# mb_write_tput_note puts that into the provenance.
+mb_write_tput() {
+	case $3 in
+	verbs) mb_verbs "$1" "$2" "-m tput -o write --depth 16 $4" ;;
+	lite) mb_lite "$1" "$2" "-m tput -o write -t ${THREADS:-1} --depth ${DEPTH:-16} $4" ;;
+	*) ae_die "mb_write_tput: no system '$3'" ;;
+	esac
+}
+
+# mb_write_tput_note OUTDIR: what mb_write_tput keeps in flight.
+mb_write_tput_note() {
+	mb_note "$1" "in_flight: verbs 16 writes on 1 QP (--depth 16); LITE ${THREADS:-1} thread(s) x ${DEPTH:-16} posted writes (--depth ${DEPTH:-16})"
+}
+
+# mb_cpu_sample NAME HOST DELAY WINDOW LOG: ae-scripts/cpu-sample on HOST
+# in the background (job NAME: ae_bg_wait NAME), DELAY seconds from now,
+# over WINDOW seconds; its row (busy_seconds,window_seconds,cpus) in LOG.
+mb_cpu_sample() {
+	ae_bg_start "$1" "$2" "$AE_TIMEOUT" "$5" "$(lite_rdir "$2")/ae-scripts/cpu-sample $3 $4"
+}
+
 # mb_node_id HOST: the LITE node id of HOST (its place in the inventory).
 mb_node_id() {
 	local i
@@ -83,52 +152,29 @@ mb_node_id() {
 }
 
 # mb_pair OUTDIR TAG SERVER "SERVER ARGS" CLIENT "CLIENT ARGS" READY
-# Runs a server program line on SERVER, waits until its output matches the
-# regex READY (30 s), then the client line on CLIENT; rows land in
-# OUTDIR/raw/TAG.csv, logs beside. An empty SERVER runs the client alone.
-# With MB_BEFORE_CLIENT set, that command runs just before the client.
-# With MB_SAMPLES set (a path on CLIENT the client writes its --samples
-# to), the client's samples are fetched too; a client whose output has a
-# line "# samples-follow" prints them itself after it. They are appended to
-# OUTDIR/samples.csv.gz (mb_collect).
+# Runs a server program line on SERVER until it is ready (READY: a regex
+# its output matches), then the client line on CLIENT (ae_pair); rows land
+# in OUTDIR/raw/TAG.csv, logs beside. An empty SERVER runs the client
+# alone. With the array MB_BEFORE_CLIENT set (a command and its
+# arguments), that command runs just before the client. With MB_SAMPLES
+# set (a path on CLIENT the client writes its --samples to), the client's
+# samples are fetched too and appended to OUTDIR/samples.csv.gz
+# (mb_collect).
 mb_pair() {
-	local out=$1 tag=$2 srv=$3 srv_cmd=$4 cli=$5 cli_cmd=$6 ready=$7 pid="" rc=0 i fetch=""
-	if [ -n "${MB_SAMPLES:-}" ]; then
-		fetch=" && echo '# samples-follow' && cat ${MB_SAMPLES}; rc=\$?; rm -f ${MB_SAMPLES}; exit \$rc"
-	fi
+	local out=$1 tag=$2 srv=$3 srv_cmd=$4 cli=$5 cli_cmd=$6 ready=$7 rc=0
+	local -a opts=()
+	[ -z "${MB_SAMPLES:-}" ] || opts=(--fetch "$MB_SAMPLES")
 	mkdir -p "$out/raw"
-	if [ "$AE_DRY_RUN" = 1 ]; then
-		[ -z "$srv" ] || printf '[dry-run] %s: %s\n' "$srv" "$srv_cmd"
-		printf '[dry-run] %s: %s\n' "$cli" "$cli_cmd"
-		return 0
-	fi
-	if [ -n "$srv" ]; then
-		timeout --kill-after=5 "$AE_TIMEOUT" ssh -F "$AE_SSH_CONFIG" "$srv" -- \
-			"exec timeout $AE_TIMEOUT $srv_cmd" >"$out/raw/$tag.server.log" 2>&1 &
-		pid=$!
-		for i in $(seq 150); do
-			grep -qE -- "$ready" "$out/raw/$tag.server.log" && break
-			[ "$i" = 150 ] && rc=1
-			sleep 0.2
-		done
-		if [ "$rc" != 0 ]; then
-			kill "$pid" 2>/dev/null || true
-			wait "$pid" 2>/dev/null || true
-			ae_warn "$tag: server on $srv did not start: $(tail -n 2 "$out/raw/$tag.server.log" | tr '\n' ' ')"
-			return 1
-		fi
-	fi
-	[ -z "${MB_BEFORE_CLIENT:-}" ] || "$MB_BEFORE_CLIENT"
-	ae_run_bounded "$AE_TIMEOUT" "$cli: $tag" ssh -F "$AE_SSH_CONFIG" "$cli" -- \
-		"timeout $AE_TIMEOUT $cli_cmd$fetch" >"$out/raw/$tag.out" 2>"$out/raw/$tag.client.log" || rc=$?
-	awk -v s="$out/raw/$tag.samples" '$0 == "# samples-follow" { f = 1; next } f { print >s; next } { print }' \
-		"$out/raw/$tag.out" >"$out/raw/$tag.csv"
-	rm -f "$out/raw/$tag.out"
-	if [ -n "$pid" ]; then
-		wait "$pid" || [ "$rc" != 0 ] || rc=1
+	ae_pair "${opts[@]}" "$tag" "$srv" "$srv_cmd" "$ready" "$cli" "$cli_cmd" "$out/raw/$tag" \
+		"${MB_BEFORE_CLIENT[@]}" || rc=$?
+	[ "$AE_DRY_RUN" = 0 ] || return 0
+	if [ -f "$out/raw/$tag.out" ]; then
+		awk -v s="$out/raw/$tag.samples" '$0 == "# fetched" { f = 1; next } f { print >s; next } { print }' \
+			"$out/raw/$tag.out" >"$out/raw/$tag.csv"
+		rm -f "$out/raw/$tag.out"
 	fi
 	if [ "$rc" != 0 ]; then
-		ae_warn "$tag: failed (exit $rc): $(tail -n 2 "$out/raw/$tag.client.log" "$out/raw/$tag.server.log" 2>/dev/null | tr '\n' ' ')"
+		ae_warn "$tag: $AE_PAIR_ERR"
 		return 1
 	fi
 	mb_collect "$out" "$tag"

@@ -155,8 +155,7 @@ lite_install_node() {
 }
 
 lite_install() {
-	local h i=0 out n=${#INV_NODES[@]} mgr_ip why p failed=0
-	local -a pids
+	local h i=0 out n=${#INV_NODES[@]} mgr_ip why
 	# LITE_PARAMS in the environment stands in for every host's lite_params.
 	if [ -n "${LITE_PARAMS+set}" ]; then
 		why=$(inv_check_value lite_params "$LITE_PARAMS")
@@ -165,19 +164,7 @@ lite_install() {
 	lite_build
 	# The hosts load the module and build liblite in parallel (a build in
 	# a guest takes seconds); each says itself what went wrong.
-	pids=()
-	for h in "${INV_NODES[@]}"; do
-		if [ "$AE_DRY_RUN" = 1 ]; then
-			lite_install_node "$h"	# the commands in host order
-		else
-			lite_install_node "$h" &
-			pids+=($!)
-		fi
-	done
-	for p in "${pids[@]}"; do
-		wait "$p" || failed=1
-	done
-	[ "$failed" = 0 ] || ae_die "LITE not installed (see above)"
+	ae_in_parallel lite_install_node -- "${INV_NODES[@]}" || ae_die "LITE not installed (see above)"
 	lite_manager_stop
 	lite_key_setup
 	# Listening on the fabric address only, where the nodes join.

@@ -64,22 +64,190 @@ ae_ssh_master_exit() {
 	fi
 }
 
+# ae_in_parallel CMD [ARG...] -- HOST...: "CMD HOST ARG..." for every HOST
+# at once (in turn under --dry-run, so that the commands print in host
+# order); false if any failed (each says itself what went wrong).
+ae_in_parallel() {
+	local -a call=() pids=()
+	local h p rc=0
+	while [ "$1" != -- ]; do
+		call+=("$1")
+		shift
+	done
+	shift
+	for h in "$@"; do
+		if [ "$AE_DRY_RUN" = 1 ]; then
+			"${call[0]}" "$h" "${call[@]:1}" || rc=1
+		else
+			"${call[0]}" "$h" "${call[@]:1}" &
+			pids+=($!)
+		fi
+	done
+	for p in "${pids[@]}"; do
+		wait "$p" || rc=1
+	done
+	return "$rc"
+}
+
 # ae_sync: rsync the project (no caches, results or git metadata) to
 # remote_dir on every host, in parallel.
 ae_sync() {
-	local h pids=() names=() i rc=0
-	while read -r h; do
-		ae_run_bounded "$AE_TIMEOUT" "$h: rsync" rsync -a --delete \
-			--exclude=/.git --exclude=/.cache --exclude=/.run --exclude=/results \
-			-e "ssh -F $AE_SSH_CONFIG" "$AE_ROOT/" "$h:$(inv_var "$h" remote_dir)/" &
-		pids+=($!) names+=("$h")
-	done < <(inv_all_hosts)
-	for i in "${!pids[@]}"; do
-		if ! wait "${pids[$i]}"; then
-			ae_warn "${names[$i]}: sync failed"
-			rc=1
-		fi
+	local -a hosts
+	mapfile -t hosts < <(inv_all_hosts)
+	ae_in_parallel ae_sync_host -- "${hosts[@]}" || return 1
+	[ "$AE_DRY_RUN" = 1 ] || ae_log "synced $AE_ROOT to ${#hosts[@]} hosts"
+}
+
+# ae_sync_host HOST: ae_sync's copy to one host.
+ae_sync_host() {
+	ae_run_bounded "$AE_TIMEOUT" "$1: rsync" rsync -a --delete \
+		--exclude=/.git --exclude=/.cache --exclude=/.run --exclude=/results \
+		-e "ssh -F $AE_SSH_CONFIG" "$AE_ROOT/" "$1:$(inv_var "$1" remote_dir)/" || {
+		ae_warn "$1: sync failed"
+		return 1
+	}
+}
+
+# Background jobs on the hosts (servers, samplers, load): started by
+# ae_bg_start under a NAME of the caller's choosing, then awaited
+# (ae_bg_wait) or stopped (ae_bg_stop). The host's shell records the PID of
+# the job's 'timeout' in a file of its own, so that a stop signals exactly
+# the job we started, never a process found by name.
+declare -A AE_BG_PID=() AE_BG_HOST=() AE_BG_PIDFILE=() AE_BG_LOG=()
+AE_BG_SEQ=0
+
+# ae_bg_start NAME HOST SECS LOG CMD: run the simple command CMD on HOST in
+# the background for at most SECS seconds, its output (stdout and stderr)
+# in LOG. Under --dry-run, only print it.
+ae_bg_start() {
+	local name=$1 host=$2 secs=$3 log=$4 cmd=$5 pidfile
+	if [ "$AE_DRY_RUN" = 1 ]; then
+		printf '[dry-run] %s: %s &\n' "$host" "$cmd"
+		return 0
+	fi
+	# BASHPID and a count: unique even among jobs of parallel subshells.
+	AE_BG_SEQ=$((AE_BG_SEQ + 1))
+	pidfile=/tmp/lite-ae-bg-$BASHPID-$AE_BG_SEQ.pid
+	ae_debug "($name, ${secs}s) $host: $cmd &"
+	# Emptied here, not by the job: ae_bg_ready must never see an older run.
+	: >"$log"
+	timeout --kill-after=5 "$secs" ssh -F "$AE_SSH_CONFIG" "$host" -- \
+		"timeout $secs $cmd </dev/null & echo \$! >$pidfile; wait \$!; rc=\$?; rm -f $pidfile; exit \$rc" \
+		>>"$log" 2>&1 &
+	AE_BG_PID[$name]=$! AE_BG_HOST[$name]=$host AE_BG_PIDFILE[$name]=$pidfile AE_BG_LOG[$name]=$log
+}
+
+# ae_bg_ready NAME READY SECS: wait until job NAME takes clients: its output
+# matches the extended regex READY, or, for READY tcp:PORT, something
+# listens on its host's TCP PORT. False after SECS, or at once when the job
+# ended (it never will).
+ae_bg_ready() {
+	local name=$1 ready=$2 deadline=$((SECONDS + $3)) pid host
+	[ "$AE_DRY_RUN" = 0 ] || return 0
+	pid=${AE_BG_PID[$name]} host=${AE_BG_HOST[$name]}
+	while :; do
+		case $ready in
+		tcp:*)
+			timeout 10 ssh -F "$AE_SSH_CONFIG" "$host" -- "ss -Hltn 'sport = :${ready#tcp:}' | grep -q ." \
+				2>/dev/null && return 0 ;;
+		*) grep -qE -- "$ready" "${AE_BG_LOG[$name]}" && return 0 ;;
+		esac
+		kill -0 "$pid" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ] || return 1
+		sleep 0.2
 	done
-	[ "$rc" = 0 ] && [ "$AE_DRY_RUN" = 0 ] && ae_log "synced $AE_ROOT to ${#names[@]} hosts"
+}
+
+# ae_bg_wait NAME: wait until job NAME ends by itself; its exit status.
+ae_bg_wait() {
+	local name=$1 rc=0
+	[ "$AE_DRY_RUN" = 0 ] && [ -n "${AE_BG_PID[$name]:-}" ] || return 0
+	wait "${AE_BG_PID[$name]}" || rc=$?
+	unset "AE_BG_PID[$name]" "AE_BG_HOST[$name]" "AE_BG_PIDFILE[$name]" "AE_BG_LOG[$name]"
 	return "$rc"
+}
+
+# ae_bg_stop NAME: SIGTERM to job NAME on its host (through its PID file,
+# only while that PID still is its 'timeout', which passes the signal on),
+# then wait for it; its exit status. An unreachable host: the ssh here is
+# ended instead and the job's own limit ends it there.
+ae_bg_stop() {
+	local name=$1 pid
+	[ "$AE_DRY_RUN" = 0 ] && [ -n "${AE_BG_PID[$name]:-}" ] || return 0
+	pid=${AE_BG_PID[$name]}
+	if kill -0 "$pid" 2>/dev/null; then
+		# shellcheck disable=SC2016 # expanded on the host
+		timeout 20 ssh -F "$AE_SSH_CONFIG" "${AE_BG_HOST[$name]}" -- \
+			'p=$(cat '"${AE_BG_PIDFILE[$name]}"' 2>/dev/null) || exit 0
+			[ "$(cat "/proc/$p/comm" 2>/dev/null)" != timeout ] || kill -TERM "$p"' 2>/dev/null || true
+		ae_wait_pid_gone "$pid" 10 || kill -TERM "$pid" 2>/dev/null || true
+	fi
+	ae_bg_wait "$name"
+}
+
+# ae_tail FILE...: the last two non-blank lines of each FILE, on one line.
+ae_tail() {
+	local f
+	for f in "$@"; do
+		[ -f "$f" ] && grep -v '^[[:space:]]*$' "$f" | tail -n 2
+	done | tr '\n' ' '
+}
+
+# ae_pair [--fetch FILE] [--merge] WHAT SERVER SERVER_CMD READY CLIENT
+#         CLIENT_CMD LOG [HOOK...]
+# One client/server measurement: SERVER_CMD on SERVER in the background
+# (output in LOG.server.log) until it is ready (READY as for ae_bg_ready,
+# 30 s), then HOOK (a command, if given) here, then CLIENT_CMD on CLIENT
+# (stdout in LOG.out, stderr in LOG.client.log; both in LOG.client.log with
+# --merge), all bounded by AE_TIMEOUT. With --fetch, FILE (written by the
+# client on CLIENT) follows the client's stdout after a line "# fetched"
+# and is removed. An empty SERVER runs the client alone. When the client
+# succeeds the server must end by itself and succeed; when it fails the
+# server is stopped. Status 0, or 1 with AE_PAIR_ERR saying what failed
+# and the logs' last lines. WHAT names the run in messages.
+ae_pair() {
+	local fetch="" merge=0 what srv srv_cmd ready cli cli_cmd log remote rc=0
+	while :; do
+		case $1 in
+		--fetch) fetch=$2; shift 2 ;;
+		--merge) merge=1; shift ;;
+		*) break ;;
+		esac
+	done
+	what=$1 srv=$2 srv_cmd=$3 ready=$4 cli=$5 cli_cmd=$6 log=$7
+	shift 7
+	AE_PAIR_ERR=""
+	if [ -n "$srv" ]; then
+		ae_bg_start pair-server "$srv" "$AE_TIMEOUT" "$log.server.log" "$srv_cmd"
+		if ! ae_bg_ready pair-server "$ready" 30; then
+			ae_bg_stop pair-server || true
+			AE_PAIR_ERR="server on $srv did not start: $(ae_tail "$log.server.log")"
+			return 1
+		fi
+	fi
+	[ "$#" = 0 ] || "$@"
+	if [ "$AE_DRY_RUN" = 1 ]; then
+		printf '[dry-run] %s: %s\n' "$cli" "$cli_cmd"
+		return 0
+	fi
+	remote="timeout $AE_TIMEOUT $cli_cmd"
+	[ -z "$fetch" ] ||
+		remote+=" && echo '# fetched' && cat $fetch; rc=\$?; rm -f $fetch; exit \$rc"
+	if [ "$merge" = 1 ]; then
+		ae_run_bounded "$AE_TIMEOUT" "$cli: $what" ssh -F "$AE_SSH_CONFIG" "$cli" -- "$remote" \
+			>"$log.client.log" 2>&1 || rc=$?
+	else
+		ae_run_bounded "$AE_TIMEOUT" "$cli: $what" ssh -F "$AE_SSH_CONFIG" "$cli" -- "$remote" \
+			>"$log.out" 2>"$log.client.log" || rc=$?
+	fi
+	if [ -n "$srv" ]; then
+		if [ "$rc" = 0 ]; then
+			ae_bg_wait pair-server || rc=1
+		else
+			ae_bg_stop pair-server || true
+		fi
+	fi
+	[ "$rc" = 0 ] && return 0
+	AE_PAIR_ERR="failed (exit $rc): $(ae_tail "$log.client.log")"
+	[ -z "$srv" ] || AE_PAIR_ERR+="; server: $(ae_tail "$log.server.log")"
+	return 1
 }

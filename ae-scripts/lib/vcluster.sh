@@ -213,7 +213,7 @@ vc_wait_ready() {
 }
 
 vc_up() {
-	local i=0 host start=$SECONDS deadline pids=() failed=0 p kver
+	local i=0 host start=$SECONDS deadline kver
 	local -a cmd
 	kver=$(vc_kver) || exit 1
 	vc_build_initramfs "$kver"
@@ -236,14 +236,7 @@ vc_up() {
 	[ "$AE_DRY_RUN" = 1 ] && return 0
 	ae_log "waiting for ${#INV_NODES[@]} guests (ssh + RDMA port ACTIVE, at most ${AE_BOOT_TIMEOUT}s)"
 	deadline=$((SECONDS + AE_BOOT_TIMEOUT))
-	for host in "${INV_NODES[@]}"; do
-		vc_wait_ready "$host" "$deadline" &
-		pids+=($!)
-	done
-	for p in "${pids[@]}"; do
-		wait "$p" || failed=1
-	done
-	[ "$failed" = 0 ] || ae_die "cluster not ready; 'lite-ae down' stops what was started"
+	ae_in_parallel vc_wait_ready "$deadline" -- "${INV_NODES[@]}" || ae_die "cluster not ready; 'lite-ae down' stops what was started"
 	ae_log "cluster up: ${#INV_NODES[@]} guests (Linux $kver) ready in $((SECONDS - start))s"
 }
 

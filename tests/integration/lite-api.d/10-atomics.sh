@@ -46,16 +46,25 @@ atomics_round() {
 	echo "ok: $name: $(grep -c '^info swap put' <<<"$(cat "$TEST_TMP/$name".node*)") nodes swapped, put = got + final = $put"
 }
 
+# counted_round NAME ID ITER: atomics_round, with every node's counters
+# from just before it in before[N] and from just after it in after[N].
+counted_round() {
+	local n
+	for n in 1 2 3; do
+		before[$n]=$(counters "node$n")
+	done
+	atomics_round "$@"
+	for n in 1 2 3; do
+		after[$n]=$(counters "node$n")
+	done
+}
+
 iter=200
 declare -A before after
 for n in 1 2 3; do
 	assert_match "node$n runs atomics on the NIC" ' atomics=nic ' "$(ae exec "node$n" -- "$R/lite/tools/lite-join --status")"
-	before[$n]=$(counters "node$n")
 done
-atomics_round atomics-nic 9100 "$iter"
-for n in 1 2 3; do
-	after[$n]=$(counters "node$n")
-done
+counted_round atomics-nic 9100 "$iter"
 # node1 owns the LMR: its own atomics go through its loopback QP.
 assert_eq "node1's CPU ran no atomic" 0 "$(delta atomic_cpu "${before[1]}" "${after[1]}")"
 assert_eq "node1 served no ATOMIC message" 0 "$(delta ctrl_served_atomic "${before[1]}" "${after[1]}")"
@@ -73,13 +82,7 @@ echo "ok: node1: $lb loopback atomic work requests, none on its CPU"
 # node1's CPU, for everyone.
 ae exec node1 -- "echo 0 >/sys/module/lite/parameters/nic_atomics"
 assert_match "node1 reports CPU atomics" ' atomics=cpu ' "$(ae exec node1 -- "$R/lite/tools/lite-join --status")"
-for n in 1 2 3; do
-	before[$n]=$(counters "node$n")
-done
-atomics_round atomics-cpu 9101 "$iter"
-for n in 1 2 3; do
-	after[$n]=$(counters "node$n")
-done
+counted_round atomics-cpu 9101 "$iter"
 ae exec node1 -- "echo 1 >/sys/module/lite/parameters/nic_atomics"
 cpu=$(delta atomic_cpu "${before[1]}" "${after[1]}")
 [ "$cpu" -ge $((6 * iter)) ] || fail "node1: its CPU ran $cpu atomics, want >= $((6 * iter))"
