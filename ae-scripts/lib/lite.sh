@@ -133,19 +133,19 @@ lite_build() { lite_build_for all; }
 
 lite_build_for() {
 	local kver h why pids=() names=() i failed=0 what=$1
-	local -a here there
+	local -a on_ctl on_hosts
 	kver=$(lite_kver) || exit 1
-	mapfile -t here < <(lite_build_hosts controller)
-	mapfile -t there < <(lite_build_hosts hosts)
-	if [ "${#here[@]}" -gt 0 ] && [ ! -f "/lib/modules/$kver/build/Makefile" ]; then
+	mapfile -t on_ctl < <(lite_build_hosts controller)
+	mapfile -t on_hosts < <(lite_build_hosts hosts)
+	if [ "${#on_ctl[@]}" -gt 0 ] && [ ! -f "/lib/modules/$kver/build/Makefile" ]; then
 		[ "$INV_VCLUSTER" = 1 ] ||
 			ae_die "build = controller, but the controller has no headers for Linux $kver: install linux-headers-$kver here, or set build = hosts in $INV_FILE"
 		ae_log "no headers for Linux $kver on the controller: building on every host"
-		there+=("${here[@]}")
-		here=()
+		on_hosts+=("${on_ctl[@]}")
+		on_ctl=()
 	fi
-	if [ "${#here[@]}" -gt 0 ]; then
-		for h in "${here[@]}"; do
+	if [ "${#on_ctl[@]}" -gt 0 ]; then
+		for h in "${on_ctl[@]}"; do
 			why=$(lite_controller_fits "$h" "$kver")
 			[ -z "$why" ] || ae_die "build = controller does not fit: $why; set build = hosts for it in $INV_FILE"
 		done
@@ -157,9 +157,9 @@ lite_build_for() {
 		fi
 	fi
 	ae_sync || ae_die "sync failed"
-	[ "${#there[@]}" -gt 0 ] || return 0
-	ae_log "building on ${#there[@]} hosts: ${there[*]}"
-	for h in "${there[@]}"; do
+	[ "${#on_hosts[@]}" -gt 0 ] || return 0
+	ae_log "building on ${#on_hosts[@]} hosts: ${on_hosts[*]}"
+	for h in "${on_hosts[@]}"; do
 		if [ "$AE_DRY_RUN" = 1 ]; then
 			AE_TIMEOUT=1800 ae_ssh "$h" "$(lite_build_there_cmd "$h" "$what")"
 			continue
