@@ -134,9 +134,11 @@ lite_build() { lite_build_for all; }
 lite_build_for() {
 	local kver h why pids=() names=() i failed=0 what=$1
 	local -a on_ctl on_hosts
-	kver=$(lite_kver) || exit 1
 	mapfile -t on_ctl < <(lite_build_hosts controller)
 	mapfile -t on_hosts < <(lite_build_hosts hosts)
+	# One build here serves every node: they must run one kernel. Hosts
+	# that build for themselves may run different ones.
+	[ "${#on_ctl[@]}" = 0 ] || kver=$(lite_kver) || exit 1
 	if [ "${#on_ctl[@]}" -gt 0 ] && [ ! -f "/lib/modules/$kver/build/Makefile" ]; then
 		[ "$INV_VCLUSTER" = 1 ] ||
 			ae_die "build = controller, but the controller has no headers for Linux $kver: install linux-headers-$kver here, or set build = hosts in $INV_FILE"
