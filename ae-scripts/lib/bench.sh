@@ -70,10 +70,10 @@ mb_ensure_lite() {
 			return
 		fi
 	done
-	# The benchmarks may be newer than the installed module's build.
-	ae_run_bounded 600 "build" make -s -C "$AE_ROOT/microbench" KVER="$(lite_kver)" >&2 ||
-		ae_die "building microbench/ failed"
-	ae_sync >/dev/null || ae_die "sync failed"
+	# The benchmarks may be newer than the installed module's build:
+	# rebuilt where each host's build is (lib/lite.sh), make keeps what
+	# is current.
+	lite_build_for bench >/dev/null
 }
 
 # mb_two_nodes FIGURE [--no-lite]: how a figure between the first two

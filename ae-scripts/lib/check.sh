@@ -40,6 +40,14 @@ echo "memlock=\$(ulimit -l)"
 for t in ib_write_lat ib_read_lat ib_send_lat rsync; do
 	command -v \$t >/dev/null 2>&1 || echo "missing=\$t"
 done
+for t in make cc; do
+	command -v \$t >/dev/null 2>&1 || echo "nobuild=\$t"
+done
+for f in infiniband/verbs.h rdma/rdma_cma.h openssl/hmac.h; do
+	[ -f /usr/include/\$f ] || echo "nobuild=\$f"
+done
+echo "os=\$( $(lite_os_cmd) )"
+echo "kversion=\$(uname -v)"
 echo "lite=\$($(lite_status_cmd "$4"))"
 echo "litedev=\$(stat -c 0%a:%G /dev/lite 2>/dev/null)"
 echo "liteunsafe=\$(cat /sys/module/lite/parameters/unsafe_global_rkey 2>/dev/null)"
@@ -84,6 +92,7 @@ chk_judge_host() {
 			"apt-get install perftest rsync"
 		ok=0
 	fi
+	chk_judge_build "$h" "$is_node" || ok=0
 	if [ "$is_node" = 0 ]; then
 		CHK_HOST_OK[$h]=$ok
 		return
@@ -123,6 +132,51 @@ chk_judge_host() {
 	chk_judge_module "$h"
 	chk_judge_lite "$h"
 	CHK_HOST_OK[$h]=$ok
+}
+
+# chk_judge_build HOST IS_NODE: can LITE be built for HOST where its
+# 'build' says (lib/lite.sh)? On the host: make, a C compiler and the
+# headers of libibverbs, librdmacm (a node's benchmarks) and libcrypto
+# (the manager's lite-manager); on the controller: the host runs the
+# controller's OS release and the kernel build of its headers. 'make'
+# is needed either way (lite-ae install runs make install for liblite).
+chk_judge_build() {
+	local h=$1 is_node=$2 miss=() m kver why
+	while read -r m; do
+		case $m in
+		"") ;;
+		make) miss+=("$m") ;;
+		cc) [ "$(inv_var "$h" build)" = controller ] || miss+=("$m") ;;
+		openssl/*) [ "$(inv_var "$h" build)" = controller ] || [ "$h" != "$INV_MANAGER" ] || miss+=("$m") ;;
+		*) [ "$(inv_var "$h" build)" = controller ] || [ "$is_node" = 0 ] || miss+=("$m") ;;
+		esac
+	done < <(sed -n 's/^nobuild=//p' "$CHK_DIR/$h.facts")
+	if [ "${#miss[@]}" -gt 0 ]; then
+		chk_row "$h" build FAIL "missing: ${miss[*]}" \
+			"apt-get install build-essential libibverbs-dev librdmacm-dev libssl-dev (LITE is built on this host: build = $(inv_var "$h" build))"
+		return 1
+	fi
+	if [ "$(inv_var "$h" build)" = hosts ]; then
+		chk_row "$h" build PASS "on this host: make, cc, headers"
+		return 0
+	fi
+	if [ "$INV_VCLUSTER" = 1 ]; then
+		chk_row "$h" build PASS "on the controller (the local guests run its root)"
+		return 0
+	fi
+	kver=$(chk_fact "$h" kernel)
+	why=""
+	if [ "$(chk_fact "$h" os)" != "$(sh -c "$(lite_os_cmd)")" ]; then
+		why="it runs $(chk_fact "$h" os), the controller $(sh -c "$(lite_os_cmd)")"
+	elif [ "$is_node" = 1 ] && [ "$(chk_fact "$h" kversion)" != "$(lite_headers_version "$kver")" ]; then
+		why="the controller has no headers of its kernel build ($kver '$(chk_fact "$h" kversion)')"
+	fi
+	if [ -n "$why" ]; then
+		chk_row "$h" build FAIL "build = controller, but $why" \
+			"set build = hosts in $INV_FILE (LITE is then built on each host), or install linux-headers-$kver on the controller"
+		return 1
+	fi
+	chk_row "$h" build PASS "on the controller ($(chk_fact "$h" os), Linux $kver)"
 }
 
 # chk_judge_module HOST: the lite.ko that 'lite-ae install' left on HOST

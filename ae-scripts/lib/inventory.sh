@@ -11,9 +11,9 @@
 
 # Keys a host line or [vars] may set, with their defaults ("" = no default).
 declare -gA INV_DEFAULTS=(
-	[ssh_host]="" [ssh_port]=22 [ssh_user]=root [ssh_key]=""
+	[ssh_host]="" [ssh_port]=22 [ssh_user]=root [ssh_key]="" [ssh_known_hosts]=""
 	[remote_dir]=/opt/lite-ae [rdma_dev]=rxe0 [ib_port]=1 [gid_index]=1
-	[fabric_ip]="" [netdev]="" [lite_group]=lite [lite_params]=""
+	[fabric_ip]="" [netdev]="" [lite_group]=lite [lite_params]="" [build]=""
 )
 declare -gA INV_VC_DEFAULTS=(
 	[nodes]=3 [mem_mb]=2048 [cpus]=1 [ssh_base_port]=22000
@@ -66,8 +66,10 @@ inv_check_value() {
 		[[ "$v" =~ ^[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}$ ]] || echo "want the first three octets of a /24, e.g. 198.18.0" ;;
 	rdma_dev | netdev)
 		[[ "$v" =~ ^[A-Za-z0-9_.-]+$ ]] || echo "want a device name" ;;
-	ssh_key)
+	ssh_key | ssh_known_hosts)
 		[[ "$v" =~ ^[^[:space:]]+$ ]] || echo "want a file path without spaces" ;;
+	build)
+		[[ "$v" =~ ^(hosts|controller)$ ]] || echo "want 'hosts' (build on each host) or 'controller' (build here, copy to the hosts)" ;;
 	lite_group)
 		[[ "$v" =~ ^[a-z_][a-z0-9_-]*$ ]] && [ "${#v}" -le 32 ] || echo "want a group name" ;;
 	lite_params)
@@ -216,6 +218,9 @@ inv_var() {
 		printf '%s\n' "$host"
 	elif [ "$key" = fabric_ip ]; then
 		inv_var "$host" ssh_host
+	elif [ "$key" = build ]; then
+		# The local guests run the controller's root: its builds fit them.
+		if [ "$INV_VCLUSTER" = 1 ]; then echo controller; else echo hosts; fi
 	else
 		printf '%s\n' "${INV_DEFAULTS[$key]}"
 	fi
@@ -243,7 +248,7 @@ inv_dump() {
 		[ "$h" = "$INV_MANAGER" ] && role=manager
 		[ "$h" = "$INV_MANAGER" ] && [[ " ${INV_NODES[*]} " == *" $h "* ]] && role=manager,node
 		line="$h role=$role"
-		for k in ssh_host ssh_port ssh_user remote_dir rdma_dev ib_port gid_index fabric_ip netdev ssh_key lite_group; do
+		for k in ssh_host ssh_port ssh_user remote_dir rdma_dev ib_port gid_index fabric_ip netdev ssh_key lite_group build; do
 			line+=" $k=$(inv_var "$h" "$k")"
 		done
 		printf '%s\n' "$line"

@@ -40,28 +40,140 @@ lite_kver() {
 	echo "$first"
 }
 
-# lite_build: build on the controller when its headers match the hosts'
-# kernel (seconds), else on every host (minutes in an emulated guest).
-lite_build() {
-	local kver h
-	kver=$(lite_kver) || exit 1
-	if [ -f "/lib/modules/$kver/build/Makefile" ]; then
-		ae_log "building lite.ko for Linux $kver and the tools on the controller"
-		ae_run_bounded 600 "build" make -s -C "$AE_ROOT/lite" KVER="$kver" >&2 ||
-			ae_die "building lite/ failed"
-		ae_run_bounded 600 "build" make -s -C "$AE_ROOT/manager" lite-manager >&2 ||
-			ae_die "building manager/ failed"
-		ae_run_bounded 600 "build" make -s -C "$AE_ROOT/microbench" KVER="$kver" >&2 ||
-			ae_die "building microbench/ failed"
-		ae_sync || ae_die "sync failed"
-	else
-		ae_log "no headers for Linux $kver on the controller: building on every host"
-		ae_sync || ae_die "sync failed"
-		while read -r h; do
-			AE_TIMEOUT=900 ae_ssh "$h" "make -s -C $(lite_rdir "$h")/lite KVER=\$(uname -r) && make -s -C $(lite_rdir "$h")/manager lite-manager && make -s -C $(lite_rdir "$h")/microbench KVER=\$(uname -r)" ||
-				ae_die "$h: build failed"
-		done < <(inv_all_hosts)
+# Where a host's LITE comes from is its 'build' (inventory/README.md):
+# 'controller' builds here and sync copies the products (the local guests
+# run the controller's root, so its builds fit them; real hosts must run
+# the controller's OS release and kernel build, checked first), 'hosts'
+# (the default for real hosts) syncs the sources and builds on each host
+# for itself: lite.ko, lite-join, liblite and the benchmarks on the nodes,
+# lite-manager on the manager host.
+
+# lite_build_on HOST: 'controller' or 'hosts'.
+lite_build_on() { inv_var "$1" build; }
+
+# lite_build_hosts WHERE: the hosts (manager first) whose build is WHERE.
+lite_build_hosts() {
+	local h
+	while read -r h; do
+		[ "$(lite_build_on "$h")" != "$1" ] || echo "$h"
+	done < <(inv_all_hosts)
+}
+
+# lite_is_node HOST: true if HOST is one of the nodes.
+lite_is_node() { [[ " ${INV_NODES[*]} " == *" $1 "* ]]; }
+
+# lite_os_cmd: a remote command printing the OS release (ID VERSION_ID).
+lite_os_cmd() {
+	# shellcheck disable=SC2016 # for the remote shell
+	echo '( . /etc/os-release && echo "${ID:-unknown} ${VERSION_ID:-unknown}" ) 2>/dev/null || echo unknown'
+}
+
+# lite_headers_version KVER: the version string (uname -v) of the kernel
+# build whose headers the controller has for KVER; empty if unknown.
+lite_headers_version() {
+	sed -n 's/^#define UTS_VERSION "\(.*\)"$/\1/p' \
+		"/lib/modules/$1/build/include/generated/utsversion.h" \
+		"/lib/modules/$1/build/include/generated/compile.h" 2>/dev/null | head -n 1
+}
+
+# lite_controller_fits HOST KVER: why the controller's build does not fit
+# HOST (another OS release, or a kernel build other than the headers'
+# here); nothing if it does. The local guests run the controller's root.
+lite_controller_fits() {
+	local h=$1 kver=$2 os here kv hv
+	[ "$INV_VCLUSTER" = 1 ] && return 0
+	[ "$AE_DRY_RUN" = 1 ] && return 0
+	os=$(ae_ssh "$h" "$(lite_os_cmd)") || os=unreachable
+	here=$(sh -c "$(lite_os_cmd)")
+	if [ "$os" != "$here" ]; then
+		echo "$h runs $os, the controller $here: its programs would not fit there"
+		return 0
 	fi
+	lite_is_node "$h" || return 0
+	kv=$(ae_ssh "$h" 'uname -v') || kv=unknown
+	hv=$(lite_headers_version "$kver")
+	if [ -z "$hv" ] || [ "$kv" != "$hv" ]; then
+		echo "$h runs Linux $kver '$kv', the controller's headers are for '${hv:-an unknown build}'"
+	fi
+}
+
+# lite_build_here KVER: lite.ko, the tools, lite-manager and the
+# benchmarks, built on the controller for Linux KVER.
+lite_build_here() {
+	local kver=$1
+	ae_log "building lite.ko for Linux $kver and the tools on the controller"
+	ae_run_bounded 600 "build" make -s -C "$AE_ROOT/lite" KVER="$kver" >&2 ||
+		ae_die "building lite/ failed"
+	ae_run_bounded 600 "build" make -s -C "$AE_ROOT/manager" lite-manager >&2 ||
+		ae_die "building manager/ failed"
+	ae_run_bounded 600 "build" make -s -C "$AE_ROOT/microbench" KVER="$kver" >&2 ||
+		ae_die "building microbench/ failed"
+}
+
+# lite_build_there_cmd HOST all|bench: the build a host does for itself: a
+# node's lite.ko, tools, liblite and benchmarks, the manager's
+# lite-manager (only the benchmarks with 'bench'), for its running kernel.
+lite_build_there_cmd() {
+	local h=$1 r cmd=""
+	r=$(lite_rdir "$h")
+	if lite_is_node "$h"; then
+		[ "$2" = bench ] || cmd="make -s -C $r/lite module tools lib KVER=\$(uname -r) && "
+		cmd+="make -s -C $r/microbench KVER=\$(uname -r)"
+	fi
+	if [ "$h" = "$INV_MANAGER" ] && [ "$2" != bench ]; then
+		cmd+="${cmd:+ && }make -s -C $r/manager lite-manager"
+	fi
+	echo "${cmd:-true}"
+}
+
+# lite_build: build what every host needs, where its 'build' says, and
+# sync. lite_build_for bench: only the benchmarks (a figure's programs may
+# be newer than the installed module).
+lite_build() { lite_build_for all; }
+
+lite_build_for() {
+	local kver h why what=$1
+	local -a on_ctl on_hosts
+	mapfile -t on_ctl < <(lite_build_hosts controller)
+	mapfile -t on_hosts < <(lite_build_hosts hosts)
+	# One build here serves every node: they must run one kernel. Hosts
+	# that build for themselves may run different ones.
+	[ "${#on_ctl[@]}" = 0 ] || kver=$(lite_kver) || exit 1
+	if [ "${#on_ctl[@]}" -gt 0 ] && [ ! -f "/lib/modules/$kver/build/Makefile" ]; then
+		[ "$INV_VCLUSTER" = 1 ] ||
+			ae_die "build = controller, but the controller has no headers for Linux $kver: install linux-headers-$kver here, or set build = hosts in $INV_FILE"
+		ae_log "no headers for Linux $kver on the controller: building on every host"
+		on_hosts+=("${on_ctl[@]}")
+		on_ctl=()
+	fi
+	if [ "${#on_ctl[@]}" -gt 0 ]; then
+		for h in "${on_ctl[@]}"; do
+			why=$(lite_controller_fits "$h" "$kver")
+			[ -z "$why" ] || ae_die "build = controller does not fit: $why; set build = hosts for it in $INV_FILE"
+		done
+		if [ "$what" = bench ]; then
+			ae_run_bounded 600 "build" make -s -C "$AE_ROOT/microbench" KVER="$kver" >&2 ||
+				ae_die "building microbench/ failed"
+		else
+			lite_build_here "$kver"
+		fi
+	fi
+	ae_sync || ae_die "sync failed"
+	[ "${#on_hosts[@]}" -gt 0 ] || return 0
+	ae_log "building on ${#on_hosts[@]} hosts: ${on_hosts[*]}"
+	ae_in_parallel lite_build_there "$what" -- "${on_hosts[@]}" || ae_die "build failed"
+}
+
+# lite_build_there HOST WHAT: lite_build_for's build on HOST itself.
+lite_build_there() {
+	if [ "$AE_DRY_RUN" = 1 ]; then
+		AE_TIMEOUT=1800 ae_ssh "$1" "$(lite_build_there_cmd "$1" "$2")"
+		return
+	fi
+	AE_TIMEOUT=1800 ae_ssh "$1" "$(lite_build_there_cmd "$1" "$2")" >&2 || {
+		ae_warn "$1: build failed (above; kick-the-tires names missing compilers and headers)"
+		return 1
+	}
 }
 
 # lite_check_module HOST: fail, saying how to fix it, unless the lite.ko
@@ -75,7 +187,7 @@ lite_check_module() {
 	grep -qx 'present=yes' <<<"$facts" || ae_die "$h: $ko is missing (sync failed?)"
 	why=$(kv_mismatch "$(sed -n 's/^built=//p' <<<"$facts")" "$(sed -n 's/^kernel=//p' <<<"$facts")")
 	running=$(sed -n 's/^kernel=//p' <<<"$facts")
-	[ -z "$why" ] || ae_die "$h: $why; every node must run the kernel lite.ko was built for: rebuild for the running kernel with 'make lite-install' (lite-ae install builds for the nodes' kernel), or by hand 'make -C lite KVER=$running' and 'lite-ae sync'"
+	[ -z "$why" ] || ae_die "$h: $why; every node must run the kernel lite.ko was built for: rebuild for the running kernel with 'make lite-install' (lite-ae install builds for the nodes' kernel), or by hand 'make -C lite KVER=$running' and 'lite-ae sync' (with build = hosts: on the host, in $(lite_rdir "$h"))"
 }
 
 AE_UDEV_RULE=/etc/udev/rules.d/60-lite.rules

@@ -24,7 +24,17 @@ ae_ssh_config() {
 				echo "  StrictHostKeyChecking yes"
 			else
 				key=$(inv_var "$h" ssh_key)
-				[ -z "$key" ] || echo "  IdentityFile $key"
+				if [ -n "$key" ]; then
+					echo "  IdentityFile $key"
+					echo "  IdentitiesOnly yes"
+				fi
+				# Host keys are pinned by a file, or ssh's own
+				# known_hosts; never trusted on first use (BatchMode).
+				key=$(inv_var "$h" ssh_known_hosts)
+				if [ -n "$key" ]; then
+					echo "  UserKnownHostsFile $key"
+					echo "  StrictHostKeyChecking yes"
+				fi
 			fi
 		done < <(inv_all_hosts)
 		echo "Host *"
@@ -89,7 +99,35 @@ ae_in_parallel() {
 	return "$rc"
 }
 
-# ae_sync: rsync the project (no caches, results or git metadata) to
+# ae_sync_filter HOST: rsync's filter arguments for HOST, one a line. A
+# host that gets the controller's builds (build = controller: the local
+# guests, or hosts that run the controller's OS and kernel) gets the tree
+# as it is here. One that builds for itself (build = hosts) gets the
+# sources only: what git ignores (.gitignore: objects, modules, programs)
+# is neither sent nor deleted there, so the host's own build stays and
+# make rebuilds only what changed. rsync reads each .gitignore; its
+# negations ('!/path') become includes, which rsync must see first.
+ae_sync_filter() {
+	local gi dir neg
+	printf '%s\n' --exclude=/.git --exclude=/.cache --exclude=/.run --exclude=/results
+	[ "$(inv_var "$1" build)" = hosts ] || return 0
+	while IFS= read -r gi; do
+		dir=${gi#"$AE_ROOT"}
+		dir=${dir%.gitignore}
+		while IFS= read -r neg; do
+			neg=${neg#!}
+			case $neg in
+			/*) printf '%s\n' "--include=${dir}${neg#/}" ;;
+			*) [ "$dir" = / ] && printf '%s\n' "--include=$neg" ||
+				printf '%s\n' "--include=${dir}$neg" "--include=${dir}**/$neg" ;;
+			esac
+		done < <(grep '^!' "$gi" || true)
+	done < <(find "$AE_ROOT" -name .gitignore -not -path "$AE_ROOT/.git/*" -not -path "$AE_ROOT/.cache/*" | sort)
+	printf '%s\n' "--filter=:- .gitignore"
+}
+
+# ae_sync: rsync the project (no caches, results or git metadata; for a
+# host that builds for itself, no build products: ae_sync_filter) to
 # remote_dir on every host, in parallel.
 ae_sync() {
 	local -a hosts
@@ -100,8 +138,9 @@ ae_sync() {
 
 # ae_sync_host HOST: ae_sync's copy to one host.
 ae_sync_host() {
-	ae_run_bounded "$AE_TIMEOUT" "$1: rsync" rsync -a --delete \
-		--exclude=/.git --exclude=/.cache --exclude=/.run --exclude=/results \
+	local -a filter
+	mapfile -t filter < <(ae_sync_filter "$1")
+	ae_run_bounded "$AE_TIMEOUT" "$1: rsync" rsync -a --delete "${filter[@]}" \
 		-e "ssh -F $AE_SSH_CONFIG" "$AE_ROOT/" "$1:$(inv_var "$1" remote_dir)/" || {
 		ae_warn "$1: sync failed"
 		return 1
