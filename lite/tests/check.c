@@ -4,11 +4,14 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 
 static atomic_int failures;
+static const char *prog_name = "test";
+static void (*prog_usage)(FILE *out);
 
 /* One printf per line: threads print too, and lines must not mix. */
 static void say(const char *prefix, const char *fmt, va_list ap)
@@ -206,6 +209,30 @@ int finish(void)
 
 	printf("%s: %d failure(s)\n", n ? "FAIL" : "PASS", n);
 	return n ? 1 : 0;
+}
+
+void check_start(const char *prog, void (*usage)(FILE *out))
+{
+	prog_name = prog;
+	prog_usage = usage;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
+uint64_t parse_num(const char *s, const char *what, uint64_t min,
+		   uint64_t max)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || end == s || *s == '-' || v < min || v > max) {
+		fprintf(stderr, "%s: bad %s '%s'\n", prog_name, what, s);
+		if (prog_usage)
+			prog_usage(stderr);
+		exit(2);
+	}
+	return v;
 }
 
 uint64_t rng_next(struct rng *r)

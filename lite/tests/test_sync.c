@@ -1142,22 +1142,6 @@ static void usage(FILE *out)
 		"       test_sync recv-block PORT\n");
 }
 
-static uint64_t parse_num(const char *s, const char *what, uint64_t min,
-			  uint64_t max)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end || end == s || *s == '-' || v < min || v > max) {
-		fprintf(stderr, "test_sync: bad %s '%s'\n", what, s);
-		usage(stderr);
-		exit(2);
-	}
-	return v;
-}
-
 #define NODE(i)		parse_num(argv[i], "NODE", 1, UINT_MAX)
 #define PORT(i)		parse_num(argv[i], "PORT", 0, LITE_MAX_PORT - 1)
 #define ID(i)		parse_num(argv[i], "ID", 0, UINT64_MAX)
@@ -1168,8 +1152,7 @@ int main(int argc, char *argv[])
 	const char *cmd = argc > 1 ? argv[1] : "";
 	int nargs = argc - 2;
 
-	/* Lines reach the script as they happen, not at exit. */
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	check_start("test_sync", usage);
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
 		usage(stdout);
 		return 0;
