@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* The checks test_lmr, test_sync and test_security share (check.h). */
+/* What the test programs share (check.h). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -132,29 +132,38 @@ static bool check(int ret, int err, const int *wants, unsigned int n,
 	return false;
 }
 
-bool expect(int ret, int want, const char *fmt, ...)
+/* check() of a message made from @fmt; errno is read before anything. */
+static bool vcheck(int ret, const int *wants, unsigned int n,
+		   const char *fmt, va_list ap)
 {
 	int err = errno;
 	char what[256];
+
+	vsnprintf(what, sizeof(what), fmt, ap);
+	return check(ret, err, wants, n, what);
+}
+
+bool expect(int ret, int want, const char *fmt, ...)
+{
 	va_list ap;
+	bool ok;
 
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
+	ok = vcheck(ret, &want, want ? 1 : 0, fmt, ap);
 	va_end(ap);
-	return check(ret, err, &want, want ? 1 : 0, what);
+	return ok;
 }
 
 bool expect_any(int ret, const int *wants, unsigned int n,
 		const char *fmt, ...)
 {
-	int err = errno;
-	char what[256];
 	va_list ap;
+	bool ok;
 
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
+	ok = vcheck(ret, wants, n, fmt, ap);
 	va_end(ap);
-	return check(ret, err, wants, n, what);
+	return ok;
 }
 
 bool step(int ret, const char *fmt, ...)

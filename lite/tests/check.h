@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * What test_lmr, test_sync and test_security share: one line per check
+ * What the test programs linked with liblite share: one line per check
  * ("ok   WHAT", "FAIL WHAT: WHY", "info ..."), liblite results held against
- * the errno expected, a seeded generator and size names. Safe to call from
- * several threads: a line is printed with one printf, and failures are
- * counted atomically.
+ * the errno expected, numbers from the command line, a seeded generator
+ * and size names. Safe to call from several threads: a line is printed
+ * with one printf, and failures are counted atomically.
  */
 #ifndef LITE_TESTS_CHECK_H
 #define LITE_TESTS_CHECK_H
