@@ -1082,19 +1082,33 @@ static int cmd_barrier(unsigned int nr)
 	return finish();
 }
 
-static int cmd_recv_block(unsigned int port)
+/*
+ * Register @port as @name, print "ready" and wait for one request: its
+ * length or error in *@ret, its sender in *@src. False if the port could
+ * not be registered (a failed check).
+ */
+static bool recv_one(unsigned int port, const char *name, int *ret,
+		     unsigned int *src)
 {
 	static uint8_t buf[4096];
-	unsigned int src;
 	uint64_t desc;
+
+	if (!expect(lite_rpc_register(port, sizeof(buf), name), 0,
+		    "register port %u", port))
+		return false;
+	puts("ready");
+	*ret = lite_rpc_recv(port, buf, sizeof(buf), &desc, src, 0,
+			     LITE_PRIO_NORMAL);
+	return true;
+}
+
+static int cmd_recv_block(unsigned int port)
+{
+	unsigned int src;
 	int ret;
 
-	if (!expect(lite_rpc_register(port, sizeof(buf), "test_sync recv"), 0,
-		    "register port %u", port))
+	if (!recv_one(port, "test_sync recv", &ret, &src))
 		return finish();
-	puts("ready");
-	ret = lite_rpc_recv(port, buf, sizeof(buf), &desc, &src, 0,
-			    LITE_PRIO_NORMAL);
 	if (ret < 0)
 		info("recv returned %d (%s)", ret, errname(-ret));
 	else
@@ -1110,17 +1124,11 @@ static int cmd_recv_block(unsigned int port)
 /* A server that takes one request and never answers it (caller timeouts). */
 static int cmd_silent(unsigned int port, unsigned int seconds)
 {
-	static uint8_t buf[4096];
 	unsigned int src;
-	uint64_t desc;
 	int ret;
 
-	if (!expect(lite_rpc_register(port, sizeof(buf), "test_sync silent"), 0,
-		    "register port %u", port))
+	if (!recv_one(port, "test_sync silent", &ret, &src))
 		return finish();
-	puts("ready");
-	ret = lite_rpc_recv(port, buf, sizeof(buf), &desc, &src, 0,
-			    LITE_PRIO_NORMAL);
 	step(ret, "receive the request that will not be answered");
 	sleep(seconds);
 	return finish();
