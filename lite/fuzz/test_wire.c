@@ -364,12 +364,7 @@ static void test_rpc_hdr(void)
 
 static int mgr_hdr(u16 type, u32 len)
 {
-	struct lite_msg_hdr h = {
-		.magic		= cpu_to_le32(LITE_PROTO_MAGIC),
-		.version	= cpu_to_le16(LITE_PROTO_VERSION),
-		.type		= cpu_to_le16(type),
-		.length		= cpu_to_le32(len),
-	};
+	struct lite_msg_hdr h = valid_mgr_hdr(type, len);
 	u16 t;
 	u32 l;
 
@@ -389,12 +384,8 @@ static void test_mgr_hdr(void)
 		{ LITE_MSG_QP_INFO,	sizeof(struct lite_msg_qp_info) },
 		{ LITE_MSG_CHALLENGE,	sizeof(struct lite_msg_challenge) },
 	};
-	struct lite_msg_hdr h = {
-		.magic		= cpu_to_le32(LITE_PROTO_MAGIC),
-		.version	= cpu_to_le16(LITE_PROTO_VERSION),
-		.type		= cpu_to_le16(LITE_MSG_QP_INFO),
-		.length		= cpu_to_le32(sizeof(struct lite_msg_qp_info)),
-	};
+	struct lite_msg_hdr h = valid_mgr_hdr(LITE_MSG_QP_INFO,
+					      sizeof(struct lite_msg_qp_info));
 	u16 type = 0;
 	u32 len = 0;
 	char name[80];

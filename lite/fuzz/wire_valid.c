@@ -49,6 +49,18 @@ struct lite_rpc_hdr valid_rpc_hdr(u32 plen)
 	return h;
 }
 
+struct lite_msg_hdr valid_mgr_hdr(u16 type, u32 len)
+{
+	struct lite_msg_hdr h = {
+		.magic		= cpu_to_le32(LITE_PROTO_MAGIC),
+		.version	= cpu_to_le16(LITE_PROTO_VERSION),
+		.type		= cpu_to_le16(type),
+		.length		= cpu_to_le32(len),
+	};
+
+	return h;
+}
+
 struct lite_msg_welcome valid_welcome(void)
 {
 	struct lite_msg_welcome w = {

@@ -27,6 +27,8 @@ void valid_lmr_desc(struct lite_lmr_desc *d, size_t room, u64 size, u8 shift,
 		    u32 n);
 /* An RPC call with @plen payload bytes. */
 struct lite_rpc_hdr valid_rpc_hdr(u32 plen);
+/* A header of the manager's, of @type with @len payload bytes. */
+struct lite_msg_hdr valid_mgr_hdr(u16 type, u32 len);
 /* The manager's messages to SELF about node 2. */
 struct lite_msg_welcome valid_welcome(void);
 struct lite_msg_peer_up valid_peer_up(void);
