@@ -23,17 +23,9 @@
 #include "cluster.h"
 #include "framer.h"
 #include "proto.h"
+#include "../lite/fuzz/invariant.h"
 
 #define NR_SESS 6
-
-#define check(cond)							\
-	do {								\
-		if (!(cond)) {						\
-			fprintf(stderr, "invariant failed: %s (%s:%d)\n", \
-				#cond, __FILE__, __LINE__);		\
-			__builtin_trap();				\
-		}							\
-	} while (0)
 
 static struct lite_cluster cluster;
 static struct lite_sess sess[NR_SESS];

@@ -378,6 +378,17 @@ static void check_peer_down(struct node *to, const struct node *about)
 		    le32toh(m.peer_down.generation), about->id, about->gen);
 }
 
+/* The manager closes N and tells each of the NR OTHERS that N is down. */
+static void expect_dropped(struct node *n, struct node *const *others,
+			   unsigned int nr)
+{
+	unsigned int i;
+
+	expect_closed(n);
+	for (i = 0; i < nr; i++)
+		check_peer_down(others[i], n);
+}
+
 /*
  * N (already sent its JOIN) must get WELCOME with id WANT_ID, then PEER_UP
  * for each of the NR members (in id order), each of which gets PEER_UP(N).
@@ -467,6 +478,8 @@ static void scenario_cluster(void)
 {
 	struct node a, b, c, d, b2, e, f, h;
 	struct node *members[4];
+	/* Who sees a later node 4 dropped. */
+	struct node *const others[] = { &a, &c, &b2 };
 	struct lite_msg m, q, replayed_join;
 	uint32_t b_gen;
 
@@ -622,10 +635,7 @@ static void scenario_cluster(void)
 	members[2] = &c;
 	check_welcome(&e, 4, members, 3);
 	send_msg(&e, &e.join);
-	expect_closed(&e);
-	check_peer_down(&a, &e);
-	check_peer_down(&c, &e);
-	check_peer_down(&b2, &e);
+	expect_dropped(&e, others, 3);
 	ok("second JOIN: node 4 closed, PEER_DOWN(4) to 1, 2, 3");
 
 	/* Manager-to-node messages from a node. */
@@ -634,10 +644,7 @@ static void scenario_cluster(void)
 	m.peer_down.node_id = htole16(1);
 	m.peer_down.generation = htole32(a.gen);
 	send_msg(&e, &m);
-	expect_closed(&e);
-	check_peer_down(&a, &e);
-	check_peer_down(&c, &e);
-	check_peer_down(&b2, &e);
+	expect_dropped(&e, others, 3);
 	ok("PEER_DOWN from a node: closed, PEER_DOWN(4) to 1, 2, 3");
 
 	/* Still serving: members relay, and nothing stray arrived. */
@@ -656,10 +663,7 @@ static void scenario_cluster(void)
 	send_bytes(&f, &m, lite_msg_size(&m));
 	expect_msg(&a, LITE_MSG_QP_INFO, &q);
 	send_bytes(&f, &m, lite_msg_size(&m));
-	expect_closed(&f);
-	check_peer_down(&a, &f);
-	check_peer_down(&c, &f);
-	check_peer_down(&b2, &f);
+	expect_dropped(&f, others, 3);
 	ok("a replayed QP_INFO: node 4 closed, PEER_DOWN(4) to 1, 2, 3");
 	node_close(&a);
 	node_close(&b2);

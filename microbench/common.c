@@ -242,14 +242,17 @@ int bench_parse_bytes(const char *opt, const char *arg, uint64_t min,
 }
 
 int bench_parse_choice(const char *opt, const char *arg,
-		       const char *const *names, unsigned int n)
+		       const char *const *names, unsigned int n, int *val)
 {
 	unsigned int i;
 	const char *sep = "";
 
-	for (i = 0; i < n; i++)
-		if (names[i] && !strcmp(arg, names[i]))
-			return (int)i;
+	for (i = 0; i < n; i++) {
+		if (names[i] && !strcmp(arg, names[i])) {
+			*val = (int)i;
+			return 0;
+		}
+	}
 	fprintf(stderr, "%s: --%s %s: not one of", prog_name, opt, arg);
 	for (i = 0; i < n; i++) {
 		if (!names[i])

@@ -108,8 +108,11 @@ int bench_parse_uint(const char *opt, const char *arg, uint64_t min,
 		     uint64_t max, unsigned int *val);
 int bench_parse_bytes(const char *opt, const char *arg, uint64_t min,
 		      uint64_t max, uint64_t *val);
+/* @arg as the index of one of @names[0..n) (NULL entries skipped). */
 int bench_parse_choice(const char *opt, const char *arg,
-		       const char *const *names, unsigned int n);
+		       const char *const *names, unsigned int n, int *val);
+/* The entries of an array, for the @n above. */
+#define BENCH_NR(a)	(sizeof(a) / sizeof((a)[0]))
 /* Fills cfg->sizes from a list unless --size was given; the list is ours. */
 void bench_default_sizes(struct bench_cfg *cfg, const char *list);
 /* The largest of cfg->sizes: what a buffer for every point must hold. */

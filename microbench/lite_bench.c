@@ -98,18 +98,17 @@ static const struct bench_opt lite_opts[] = {
 static int lite_set(void *ctx, int key, const char *arg)
 {
 	struct lite_cfg *lc = ctx;
-	int i;
 
 	switch (key) {
 	case KEY_MODE:
-		i = bench_parse_choice("mode", arg, mode_names, 5);
-		return i < 0 ? -1 : (lc->mode = i, 0);
+		return bench_parse_choice("mode", arg, mode_names,
+					  BENCH_NR(mode_names), &lc->mode);
 	case KEY_OP:
-		i = bench_parse_choice("op", arg, op_names, 4);
-		return i < 0 ? -1 : (lc->op = i, 0);
+		return bench_parse_choice("op", arg, op_names,
+					  BENCH_NR(op_names), &lc->op);
 	case KEY_PRIO:
-		i = bench_parse_choice("prio", arg, prio_names, 3);
-		return i < 0 ? -1 : (lc->prio = i, 0);
+		return bench_parse_choice("prio", arg, prio_names,
+					  BENCH_NR(prio_names), &lc->prio);
 	case KEY_MR_TOTAL:
 		return bench_parse_bytes("mr-total", arg, 4096,
 					 LITE_LMR_MAX_SIZE * 4, &lc->mr_total);

@@ -25,25 +25,17 @@ static const struct bench_opt tcp_opts[] = {
 static int set_opt(void *ctx, int key, const char *arg)
 {
 	struct tb_opts *o = ctx;
-	int i;
 
 	switch (key) {
 	case 'm':
-		i = bench_parse_choice("mode", arg, mode_names, 3);
-		break;
+		return bench_parse_choice("mode", arg, mode_names,
+					  BENCH_NR(mode_names), &o->mode);
 	case KEY_PARAM:
-		i = bench_parse_choice("param-name", arg, param_names, 2);
-		break;
+		return bench_parse_choice("param-name", arg, param_names,
+					  BENCH_NR(param_names), &o->param);
 	default:
 		return -1;
 	}
-	if (i < 0)
-		return -1;
-	if (key == 'm')
-		o->mode = i;
-	else
-		o->param = i;
-	return 0;
 }
 
 static void print_params(void *ctx)

@@ -200,6 +200,9 @@ struct rdma_cm_event *vb_cm_wait(struct rdma_event_channel *ch,
 int vb_cm_poll(struct rdma_event_channel *ch, int timeout_ms,
 	       struct rdma_cm_event **ev);
 void vb_cm_ack_drop(struct rdma_cm_event *ev, struct rdma_cm_id *drop);
+/* What a server's connection manager event means to it. */
+enum vb_cm_kind { VB_CM_OTHER, VB_CM_REQUEST, VB_CM_ESTABLISHED, VB_CM_CLOSED };
+enum vb_cm_kind vb_cm_kind(const struct rdma_cm_event *ev);
 void vb_report_path(const struct bench_cfg *cfg, struct rdma_cm_id *id);
 uint64_t vb_param(const struct bench_cfg *cfg, const struct vb_opts *o);
 

@@ -31,8 +31,6 @@ static const char *const param_names[] = {
 	[VB_PARAM_THREADS] = "threads", [VB_PARAM_DEPTH] = "depth",
 };
 
-#define NAMES(a)	(sizeof(a) / sizeof((a)[0]))
-
 static const struct bench_opt verbs_opts[] = {
 	{ "mode", 'm', "MODE", "lat, tput, rpc, reg or ctrl (default lat)" },
 	{ "op", 'o', "OP", "lat, tput: write (default) or read; "
@@ -88,28 +86,17 @@ static struct vb_opts opts = {
 	.rep = 1,
 };
 
-static int set_choice(const char *name, const char *arg,
-		      const char *const *names, unsigned int n, int *val)
-{
-	int i = bench_parse_choice(name, arg, names, n);
-
-	if (i < 0)
-		return -1;
-	*val = i;
-	return 0;
-}
-
 static int set_opt(void *ctx, int key, const char *arg)
 {
 	struct vb_opts *o = ctx;
 
 	switch (key) {
 	case 'm':
-		return set_choice("mode", arg, vb_mode_names,
-				  NAMES(vb_mode_names), &o->mode);
+		return bench_parse_choice("mode", arg, vb_mode_names,
+					  BENCH_NR(vb_mode_names), &o->mode);
 	case 'o':
-		return set_choice("op", arg, vb_op_names, NAMES(vb_op_names),
-				  &o->op);
+		return bench_parse_choice("op", arg, vb_op_names,
+					  BENCH_NR(vb_op_names), &o->op);
 	case KEY_MR_TOTAL:
 		return bench_parse_bytes("mr-total", arg, 64, 1ULL << 40,
 					 &o->mr_total);
@@ -125,8 +112,8 @@ static int set_opt(void *ctx, int key, const char *arg)
 		return bench_parse_uint("inline", arg, 0, VB_MAX_INLINE,
 					&o->inline_max);
 	case KEY_PARAM:
-		return set_choice("param-name", arg, param_names,
-				  NAMES(param_names), &o->param);
+		return bench_parse_choice("param-name", arg, param_names,
+					  BENCH_NR(param_names), &o->param);
 	case KEY_REP:
 		return bench_parse_uint("rep", arg, 0, 1000000, &o->rep);
 	default:

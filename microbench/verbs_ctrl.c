@@ -445,26 +445,21 @@ static void on_event(struct ctrl_server *s, struct rdma_cm_event *ev)
 {
 	struct rdma_cm_id *drop = NULL;
 
-	switch (ev->event) {
-	case RDMA_CM_EVENT_CONNECT_REQUEST:
+	switch (vb_cm_kind(ev)) {
+	case VB_CM_REQUEST:
 		if (!on_request(s, ev))
 			drop = ev->id;
 		break;
-	case RDMA_CM_EVENT_ESTABLISHED:
+	case VB_CM_ESTABLISHED:
 		s->established++;
 		break;
-	case RDMA_CM_EVENT_DISCONNECTED:
-	case RDMA_CM_EVENT_CONNECT_ERROR:
-	case RDMA_CM_EVENT_UNREACHABLE:
-	case RDMA_CM_EVENT_REJECTED:
+	case VB_CM_CLOSED:
 		if (ev->event != RDMA_CM_EVENT_DISCONNECTED)
 			fprintf(stderr, "verbs_bench: %s\n",
 				rdma_event_str(ev->event));
 		s->closed++;
 		drop = ev->id;
 		break;
-	case RDMA_CM_EVENT_DEVICE_REMOVAL:
-		bench_die("the RDMA device went away");
 	default:
 		break;
 	}

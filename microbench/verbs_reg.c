@@ -92,16 +92,33 @@ static void warm_up(struct ibv_pd *pd, void *buf, size_t len, double s)
 	while (bench_now_ns() < end);
 }
 
+static void *alloc_or_die(size_t len)
+{
+	void *buf = vb_alloc(len);
+
+	if (!buf)
+		bench_die("reg: cannot allocate %zu bytes", len);
+	return buf;
+}
+
+/* A row of the first step's times and one of the second's. */
+static void two_rows(const struct bench_cfg *cfg, struct bench_point *pt,
+		     uint64_t *ns, const char *first, const char *second)
+{
+	pt->op = first;
+	bench_lat_row(pt, ns, cfg->reps);
+	pt->op = second;
+	bench_lat_row(pt, ns + cfg->reps, cfg->reps);
+}
+
 /* reg/dereg of one buffer mapped and touched beforehand. */
 static void run_reg(const struct bench_cfg *cfg, struct ibv_pd *pd,
 		    struct bench_point *pt, uint64_t *ns, size_t len)
 {
 	uint64_t *dns = ns + cfg->reps;
-	void *buf = vb_alloc(len);
+	void *buf = alloc_or_die(len);
 	unsigned int r;
 
-	if (!buf)
-		bench_die("reg: cannot allocate %zu bytes", len);
 	warm_up(pd, buf, pt->size, cfg->warmup);
 	for (r = 0; r < cfg->reps; r++) {
 		uint64_t t0 = bench_now_ns(), t1, t2;
@@ -113,10 +130,7 @@ static void run_reg(const struct bench_cfg *cfg, struct ibv_pd *pd,
 		ns[r] = t1 - t0;
 		dns[r] = t2 - t1;
 	}
-	pt->op = "reg";
-	bench_lat_row(pt, ns, cfg->reps);
-	pt->op = "dereg";
-	bench_lat_row(pt, dns, cfg->reps);
+	two_rows(cfg, pt, ns, "reg", "dereg");
 	vb_free(buf, len);
 }
 
@@ -129,12 +143,9 @@ static void run_alloc_reg(const struct bench_cfg *cfg, struct ibv_pd *pd,
 
 	for (r = 0; r < cfg->reps; r++) {
 		uint64_t t0 = bench_now_ns(), t1, t2;
-		void *buf = vb_alloc(len);
-		struct ibv_mr *mr;
+		void *buf = alloc_or_die(len);
+		struct ibv_mr *mr = reg(pd, buf, pt->size);
 
-		if (!buf)
-			bench_die("reg: cannot allocate %zu bytes", len);
-		mr = reg(pd, buf, pt->size);
 		t1 = bench_now_ns();
 		dereg(mr);
 		vb_free(buf, len);
@@ -142,10 +153,7 @@ static void run_alloc_reg(const struct bench_cfg *cfg, struct ibv_pd *pd,
 		ns[r] = t1 - t0;
 		dns[r] = t2 - t1;
 	}
-	pt->op = "alloc-reg";
-	bench_lat_row(pt, ns, cfg->reps);
-	pt->op = "dereg-free";
-	bench_lat_row(pt, dns, cfg->reps);
+	two_rows(cfg, pt, ns, "alloc-reg", "dereg-free");
 }
 
 static void run_size(const struct bench_cfg *cfg, struct ibv_pd *pd,

@@ -370,21 +370,16 @@ static void on_event(struct vb_server *s, struct rdma_cm_event *ev)
 {
 	struct rdma_cm_id *drop = NULL;
 
-	switch (ev->event) {
-	case RDMA_CM_EVENT_CONNECT_REQUEST:
+	switch (vb_cm_kind(ev)) {
+	case VB_CM_REQUEST:
 		drop = on_request(s, ev);
 		break;
-	case RDMA_CM_EVENT_ESTABLISHED:
+	case VB_CM_ESTABLISHED:
 		on_established(s, ev->id);
 		break;
-	case RDMA_CM_EVENT_DISCONNECTED:
-	case RDMA_CM_EVENT_CONNECT_ERROR:
-	case RDMA_CM_EVENT_UNREACHABLE:
-	case RDMA_CM_EVENT_REJECTED:
+	case VB_CM_CLOSED:
 		drop = on_close(s, ev);
 		break;
-	case RDMA_CM_EVENT_DEVICE_REMOVAL:
-		bench_die("the RDMA device went away");
 	default:
 		break;
 	}

@@ -86,6 +86,26 @@ void vb_cm_ack_drop(struct rdma_cm_event *ev, struct rdma_cm_id *drop)
 	rdma_destroy_id(drop);
 }
 
+/* Exits when the device went away: no server goes on without it. */
+enum vb_cm_kind vb_cm_kind(const struct rdma_cm_event *ev)
+{
+	switch (ev->event) {
+	case RDMA_CM_EVENT_CONNECT_REQUEST:
+		return VB_CM_REQUEST;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		return VB_CM_ESTABLISHED;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_REJECTED:
+		return VB_CM_CLOSED;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		bench_die("the RDMA device went away");
+	default:
+		return VB_CM_OTHER;
+	}
+}
+
 /* The next event, or exit naming step when deadline (ns) passes first. */
 struct rdma_cm_event *vb_cm_wait(struct rdma_event_channel *ch,
 				 uint64_t deadline, const char *step)

@@ -21,18 +21,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "invariant.h"
 #include "kshim.h"
-#include "../wire_check.h"
+#include "wire_valid.h"
 #include "../include/uapi/lite.h"
-
-#define check(cond)							\
-	do {								\
-		if (!(cond)) {						\
-			fprintf(stderr, "invariant failed: %s (%s:%d)\n", \
-				#cond, __FILE__, __LINE__);		\
-			__builtin_trap();				\
-		}							\
-	} while (0)
 
 enum {
 	PICK_CTRL,		/* a control message, as lite_ctrl_recv() sees it */
@@ -48,14 +40,11 @@ enum {
 };
 #define PICK_RAW	0x80
 
-/* What the valid messages are valid for. */
-#define PEER		3
-#define PEER_GEN	9
-#define SELF		1
-#define K		4
+/* What the valid messages are (PEER, SELF, K: wire_valid.h). */
 #define NR_CHUNKS	4	/* in the LMR descriptions */
 #define CTRL_TYPE	(LITE_CTRL_RESP | LITE_CTRL_ALLOC)
-#define DESC_LEN	(sizeof(struct lite_lmr_desc) + NR_CHUNKS * sizeof(__le64))
+#define DESC_BYTES	DESC_LEN(NR_CHUNKS)
+#define DESC_SIZE	(3 * 4096 + 1)
 #define RPC_SHIFT	16	/* LITE_RPC_ALIGN << 16: the kernel's 4 MiB */
 #define RPC_POS		(LITE_RPC_RING_SIZE - 128)
 #define RPC_LEN		132	/* wraps from RPC_POS */
@@ -100,95 +89,38 @@ static void *take_msg(struct input *in, size_t len, const void *valid,
 
 /* ---- valid messages ------------------------------------------------------ */
 
-static void valid_desc(struct lite_lmr_desc *d)
-{
-	unsigned int i;
-
-	*d = (struct lite_lmr_desc) {
-		.lmr_id		= cpu_to_le32(12),
-		.rkey		= cpu_to_le32(0x1234),
-		.size		= cpu_to_le64(3 * 4096 + 1),
-		.perm		= cpu_to_le32(LITE_PERM_READ | LITE_PERM_WRITE),
-		.chunk_shift	= 12,
-		.nr_chunks	= cpu_to_le32(NR_CHUNKS),
-	};
-	for (i = 0; i < NR_CHUNKS; i++)
-		d->chunk[i] = cpu_to_le64(0x100000ULL * (i + 1));
-}
-
 /* The response to an ALLOC: a header and an LMR description. */
 static union {
 	struct lite_ctrl_hdr	hdr;
-	u8			bytes[sizeof(struct lite_ctrl_hdr) + DESC_LEN];
+	u8			bytes[sizeof(struct lite_ctrl_hdr) + DESC_BYTES];
 } valid_ctrl;
 
 static union {
 	struct lite_lmr_desc	d;
-	u8			bytes[DESC_LEN];
+	u8			bytes[DESC_BYTES];
 } valid_lmr;
 
 static struct lite_rpc_hdr valid_rpc;
-static struct lite_msg_welcome valid_welcome;
-static struct lite_msg_peer_up valid_peer_up;
-static struct lite_msg_qp_info valid_qp_info;
-static struct lite_msg_peer_down valid_peer_down;
+static struct lite_msg_welcome valid_wel;
+static struct lite_msg_peer_up valid_up;
+static struct lite_msg_qp_info valid_qpi;
+static struct lite_msg_peer_down valid_down;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	unsigned int i;
-
 	(void)argc;
 	(void)argv;
-	valid_ctrl.hdr = (struct lite_ctrl_hdr) {
-		.magic		= cpu_to_le32(LITE_CTRL_MAGIC),
-		.type		= cpu_to_le16(CTRL_TYPE),
-		.src_node	= cpu_to_le16(PEER),
-		.src_gen	= cpu_to_le32(PEER_GEN),
-		.req_id		= cpu_to_le64(77),
-		.len		= cpu_to_le32(DESC_LEN),
-	};
-	valid_desc((void *)(&valid_ctrl.hdr + 1));
-	valid_desc(&valid_lmr.d);
-	valid_rpc = (struct lite_rpc_hdr) {
-		.magic		= cpu_to_le32(LITE_RPC_MAGIC),
-		.len		= cpu_to_le32(RPC_LEN - sizeof(valid_rpc)),
-		.call_id	= cpu_to_le32(5),
-		.reply_max	= cpu_to_le32(4096),
-		.reply_addr	= cpu_to_le64(0xabc000),
-		.reply_rkey	= cpu_to_le32(0x77),
-	};
-	valid_welcome = (struct lite_msg_welcome) {
-		.node_id	= cpu_to_le16(2),
-		.qps_per_peer	= cpu_to_le16(K),
-		.generation	= cpu_to_le32(1),
-	};
-	valid_peer_up = (struct lite_msg_peer_up) {
-		.node_id	= cpu_to_le16(2),
-		.generation	= cpu_to_le32(5),
-		.addr		= {
-			.gid		= { 0xfe, 0x80, [15] = 1 },
-			.link_layer	= LITE_LINK_ETHERNET,
-			.mtu		= IB_MTU_1024,
-		},
-		.name		= "node-b",
-	};
-	valid_qp_info = (struct lite_msg_qp_info) {
-		.src_node	= cpu_to_le16(2),
-		.dst_node	= cpu_to_le16(SELF),
-		.src_gen	= cpu_to_le32(5),
-		.dst_gen	= cpu_to_le32(1),
-		.nr_qps		= cpu_to_le16(K),
-	};
-	for (i = 0; i < K; i++) {
-		valid_qp_info.qp[i].qpn = cpu_to_le32(0x100 + i);
-		valid_qp_info.qp[i].psn = cpu_to_le32(0xabcde + i);
-	}
-	valid_peer_down = (struct lite_msg_peer_down) {
-		.node_id	= cpu_to_le16(2),
-		.generation	= cpu_to_le32(5),
-	};
+	valid_ctrl.hdr = valid_ctrl_hdr(CTRL_TYPE, DESC_BYTES);
+	valid_lmr_desc((void *)(&valid_ctrl.hdr + 1), DESC_BYTES, DESC_SIZE,
+		       12, NR_CHUNKS);
+	valid_lmr_desc(&valid_lmr.d, DESC_BYTES, DESC_SIZE, 12, NR_CHUNKS);
+	valid_rpc = valid_rpc_hdr(RPC_LEN - sizeof(valid_rpc));
+	valid_wel = valid_welcome();
+	valid_up = valid_peer_up();
+	valid_qpi = valid_qp_info(K);
+	valid_down = valid_peer_down();
 	return 0;
 }
 
@@ -263,7 +195,7 @@ static void fuzz_ctrl(struct input *in)
 static void fuzz_ctrl_len(struct input *in)
 {
 	u16 type = take(in, 2, CTRL_TYPE);
-	u32 plen = take(in, 4, DESC_LEN);
+	u32 plen = take(in, 4, DESC_BYTES);
 
 	if (lite_check_ctrl_len(type, plen))
 		return;
@@ -390,10 +322,10 @@ static void fuzz_mgr(struct input *in)
 {
 	/* Indexed by every type lite_check_mgr_hdr() accepts. */
 	static const void *valid_body[LITE_MSG_CHALLENGE + 1] = {
-		[LITE_MSG_WELCOME]	= &valid_welcome,
-		[LITE_MSG_PEER_UP]	= &valid_peer_up,
-		[LITE_MSG_PEER_DOWN]	= &valid_peer_down,
-		[LITE_MSG_QP_INFO]	= &valid_qp_info,
+		[LITE_MSG_WELCOME]	= &valid_wel,
+		[LITE_MSG_PEER_UP]	= &valid_up,
+		[LITE_MSG_PEER_DOWN]	= &valid_down,
+		[LITE_MSG_QP_INFO]	= &valid_qpi,
 	};
 	u16 self = take(in, 2, SELF), type = 0;
 	unsigned int k = take(in, 1, K);
@@ -481,31 +413,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case PICK_WELCOME:
 		k = take(&in, 2, K);
-		msg = take_msg(&in, sizeof(valid_welcome), &valid_welcome,
-			       sizeof(valid_welcome));
+		msg = take_msg(&in, sizeof(valid_wel), &valid_wel,
+			       sizeof(valid_wel));
 		fuzz_welcome(msg, k);
 		free(msg);
 		break;
 	case PICK_PEER_UP:
 		self = take(&in, 2, SELF);
 		link = take(&in, 1, LITE_LINK_ETHERNET);
-		msg = take_msg(&in, sizeof(valid_peer_up), &valid_peer_up,
-			       sizeof(valid_peer_up));
+		msg = take_msg(&in, sizeof(valid_up), &valid_up,
+			       sizeof(valid_up));
 		fuzz_peer_up(msg, self, link);
 		free(msg);
 		break;
 	case PICK_QP_INFO:
 		self = take(&in, 2, SELF);
 		k = take(&in, 1, K);
-		msg = take_msg(&in, sizeof(valid_qp_info), &valid_qp_info,
-			       sizeof(valid_qp_info));
+		msg = take_msg(&in, sizeof(valid_qpi), &valid_qpi,
+			       sizeof(valid_qpi));
 		fuzz_qp_info(msg, self, k);
 		free(msg);
 		break;
 	case PICK_PEER_DOWN:
 		self = take(&in, 2, SELF);
-		msg = take_msg(&in, sizeof(valid_peer_down), &valid_peer_down,
-			       sizeof(valid_peer_down));
+		msg = take_msg(&in, sizeof(valid_down), &valid_down,
+			       sizeof(valid_down));
 		fuzz_peer_down(msg, self);
 		free(msg);
 		break;

@@ -8,15 +8,10 @@
 #include <stdlib.h>
 
 #include "kshim.h"
-#include "../wire_check.h"
+#include "wire_valid.h"
 #include "../include/uapi/lite.h"
 
-#define PEER		3	/* the sender of control messages */
-#define PEER_GEN	9
-#define SELF		1	/* this node, for the manager's messages */
-#define K		4
 #define RING		LITE_RPC_RING_SIZE
-#define DESC_LEN(n)	(sizeof(struct lite_lmr_desc) + (n) * sizeof(__le64))
 
 static int passed, failed;
 
@@ -61,14 +56,7 @@ static union {
 static u32 ctrl_msg(u16 type, u32 plen)
 {
 	memset(&msg, 0, sizeof(msg));
-	msg.hdr = (struct lite_ctrl_hdr) {
-		.magic		= cpu_to_le32(LITE_CTRL_MAGIC),
-		.type		= cpu_to_le16(type),
-		.src_node	= cpu_to_le16(PEER),
-		.src_gen	= cpu_to_le32(PEER_GEN),
-		.req_id		= cpu_to_le64(77),
-		.len		= cpu_to_le32(plen),
-	};
+	msg.hdr = valid_ctrl_hdr(type, plen);
 	return sizeof(msg.hdr) + plen;
 }
 
@@ -230,19 +218,8 @@ static union {
 /* A description of @size bytes in chunks of 1 << @shift; its length. */
 static u32 desc_make(u64 size, u8 shift, u32 n)
 {
-	u32 i;
-
 	memset(&desc, 0, sizeof(desc));
-	desc.d = (struct lite_lmr_desc) {
-		.lmr_id		= cpu_to_le32(12),
-		.rkey		= cpu_to_le32(0x1234),
-		.size		= cpu_to_le64(size),
-		.perm		= cpu_to_le32(LITE_PERM_READ | LITE_PERM_WRITE),
-		.chunk_shift	= shift,
-		.nr_chunks	= cpu_to_le32(n),
-	};
-	for (i = 0; i < n && DESC_LEN(i + 1) <= sizeof(desc); i++)
-		desc.d.chunk[i] = cpu_to_le64(0x100000ULL * (i + 1));
+	valid_lmr_desc(&desc.d, sizeof(desc), size, shift, n);
 	return DESC_LEN(n);
 }
 
@@ -358,14 +335,7 @@ static void test_rpc_place(void)
 
 static void test_rpc_hdr(void)
 {
-	struct lite_rpc_hdr h = {
-		.magic		= cpu_to_le32(LITE_RPC_MAGIC),
-		.len		= cpu_to_le32(100),
-		.call_id	= cpu_to_le32(5),
-		.reply_max	= cpu_to_le32(4096),
-		.reply_addr	= cpu_to_le64(0xabc000),
-		.reply_rkey	= cpu_to_le32(0x77),
-	};
+	struct lite_rpc_hdr h = valid_rpc_hdr(100);
 
 	expect("rpc hdr: 100-byte call", 0, lite_check_rpc_hdr(&h, 132));
 	expect("rpc hdr: byte_len one over", -EPROTO, lite_check_rpc_hdr(&h, 133));
@@ -394,12 +364,7 @@ static void test_rpc_hdr(void)
 
 static int mgr_hdr(u16 type, u32 len)
 {
-	struct lite_msg_hdr h = {
-		.magic		= cpu_to_le32(LITE_PROTO_MAGIC),
-		.version	= cpu_to_le16(LITE_PROTO_VERSION),
-		.type		= cpu_to_le16(type),
-		.length		= cpu_to_le32(len),
-	};
+	struct lite_msg_hdr h = valid_mgr_hdr(type, len);
 	u16 t;
 	u32 l;
 
@@ -419,12 +384,8 @@ static void test_mgr_hdr(void)
 		{ LITE_MSG_QP_INFO,	sizeof(struct lite_msg_qp_info) },
 		{ LITE_MSG_CHALLENGE,	sizeof(struct lite_msg_challenge) },
 	};
-	struct lite_msg_hdr h = {
-		.magic		= cpu_to_le32(LITE_PROTO_MAGIC),
-		.version	= cpu_to_le16(LITE_PROTO_VERSION),
-		.type		= cpu_to_le16(LITE_MSG_QP_INFO),
-		.length		= cpu_to_le32(sizeof(struct lite_msg_qp_info)),
-	};
+	struct lite_msg_hdr h = valid_mgr_hdr(LITE_MSG_QP_INFO,
+					      sizeof(struct lite_msg_qp_info));
 	u16 type = 0;
 	u32 len = 0;
 	char name[80];
@@ -461,11 +422,7 @@ static void test_mgr_hdr(void)
 
 static void test_welcome(void)
 {
-	struct lite_msg_welcome w = {
-		.node_id	= cpu_to_le16(2),
-		.qps_per_peer	= cpu_to_le16(K),
-		.generation	= cpu_to_le32(1),
-	};
+	struct lite_msg_welcome w = valid_welcome();
 
 	expect("welcome: node 2, K 4, generation 1", 0, lite_check_mgr_welcome(&w, K));
 	expect("welcome: K not what we asked for", -EPROTO,
@@ -485,26 +442,10 @@ static void test_welcome(void)
 	expect("welcome: K 0", -EPROTO, lite_check_mgr_welcome(&w, K));
 }
 
-static struct lite_msg_peer_up peer_up(void)
-{
-	struct lite_msg_peer_up up = {
-		.node_id	= cpu_to_le16(2),
-		.generation	= cpu_to_le32(5),
-		.addr		= {
-			.gid		= { 0xfe, 0x80, [15] = 1 },
-			.link_layer	= LITE_LINK_ETHERNET,
-			.mtu		= IB_MTU_1024,
-		},
-		.name		= "node-b",
-	};
-
-	return up;
-}
-
 static void test_peer_up(void)
 {
 	const u8 eth = LITE_LINK_ETHERNET;
-	struct lite_msg_peer_up up = peer_up();
+	struct lite_msg_peer_up up = valid_peer_up();
 
 	expect("peer_up: node 2 over RoCE", 0, lite_check_mgr_peer_up(&up, SELF, eth));
 	expect("peer_up: we are on IB", -EPROTO,
@@ -516,17 +457,17 @@ static void test_peer_up(void)
 	expect("peer_up: node 63", 0, lite_check_mgr_peer_up(&up, SELF, eth));
 	up.node_id = cpu_to_le16(LITE_MAX_NODES);
 	expect("peer_up: node 64", -EPROTO, lite_check_mgr_peer_up(&up, SELF, eth));
-	up = peer_up();
+	up = valid_peer_up();
 	up.generation = 0;
 	expect("peer_up: generation 0", -EPROTO, lite_check_mgr_peer_up(&up, SELF, eth));
-	up = peer_up();
+	up = valid_peer_up();
 	up.reserved = cpu_to_le16(1);
 	expect("peer_up: reserved set", -EPROTO, lite_check_mgr_peer_up(&up, SELF, eth));
-	up = peer_up();
+	up = valid_peer_up();
 	up.addr.reserved = cpu_to_le32(1);
 	expect("peer_up: address reserved set", -EPROTO,
 	       lite_check_mgr_peer_up(&up, SELF, eth));
-	up = peer_up();
+	up = valid_peer_up();
 	up.addr.mtu = 0;
 	expect("peer_up: mtu 0", -EPROTO, lite_check_mgr_peer_up(&up, SELF, eth));
 	up.addr.mtu = IB_MTU_256;
@@ -535,7 +476,7 @@ static void test_peer_up(void)
 	expect("peer_up: mtu 4096", 0, lite_check_mgr_peer_up(&up, SELF, eth));
 	up.addr.mtu = IB_MTU_4096 + 1;
 	expect("peer_up: mtu 6", -EPROTO, lite_check_mgr_peer_up(&up, SELF, eth));
-	up = peer_up();
+	up = valid_peer_up();
 	memset(up.name, 'x', LITE_NAME_LEN - 1);
 	expect("peer_up: 31-character name", 0, lite_check_mgr_peer_up(&up, SELF, eth));
 	memset(up.name, 'x', LITE_NAME_LEN);
@@ -543,27 +484,9 @@ static void test_peer_up(void)
 	       lite_check_mgr_peer_up(&up, SELF, eth));
 }
 
-static struct lite_msg_qp_info qp_info(unsigned int n)
-{
-	struct lite_msg_qp_info q = {
-		.src_node	= cpu_to_le16(2),
-		.dst_node	= cpu_to_le16(SELF),
-		.src_gen	= cpu_to_le32(5),
-		.dst_gen	= cpu_to_le32(1),
-		.nr_qps		= cpu_to_le16(n),
-	};
-	unsigned int i;
-
-	for (i = 0; i < n && i < LITE_MAX_QPS_PER_PEER; i++) {
-		q.qp[i].qpn = cpu_to_le32(0x100 + i);
-		q.qp[i].psn = cpu_to_le32(0xabcde + i);
-	}
-	return q;
-}
-
 static void test_qp_info(void)
 {
-	struct lite_msg_qp_info q = qp_info(K);
+	struct lite_msg_qp_info q = valid_qp_info(K);
 
 	expect("qp_info: K QPs from node 2", 0, lite_check_mgr_qp_info(&q, SELF, K));
 	expect("qp_info: from ourselves", -EPROTO, lite_check_mgr_qp_info(&q, 2, K));
@@ -572,37 +495,34 @@ static void test_qp_info(void)
 	expect("qp_info: from node 0", -EPROTO, lite_check_mgr_qp_info(&q, SELF, K));
 	q.src_node = cpu_to_le16(LITE_MAX_NODES);
 	expect("qp_info: from node 64", -EPROTO, lite_check_mgr_qp_info(&q, SELF, K));
-	q = qp_info(K);
+	q = valid_qp_info(K);
 	q.reserved = cpu_to_le16(1);
 	expect("qp_info: reserved set", -EPROTO, lite_check_mgr_qp_info(&q, SELF, K));
-	q = qp_info(K);
+	q = valid_qp_info(K);
 	q.qp[K - 1].qpn = cpu_to_le32(0xffffff);
 	q.qp[K - 1].psn = cpu_to_le32(0xffffff);
 	expect("qp_info: 24-bit qpn and psn", 0, lite_check_mgr_qp_info(&q, SELF, K));
 	q.qp[K - 1].qpn = cpu_to_le32(0x1000000);
 	expect("qp_info: 25-bit qpn", -EPROTO, lite_check_mgr_qp_info(&q, SELF, K));
-	q = qp_info(K);
+	q = valid_qp_info(K);
 	q.qp[0].psn = cpu_to_le32(0x1000000);
 	expect("qp_info: 25-bit psn", -EPROTO, lite_check_mgr_qp_info(&q, SELF, K));
-	q = qp_info(K);
+	q = valid_qp_info(K);
 	q.qp[K].psn = cpu_to_le32(1);
 	expect("qp_info: an entry past nr_qps", -EPROTO, lite_check_mgr_qp_info(&q, SELF, K));
-	q = qp_info(LITE_MAX_QPS_PER_PEER);
+	q = valid_qp_info(LITE_MAX_QPS_PER_PEER);
 	expect("qp_info: 16 QPs", 0,
 	       lite_check_mgr_qp_info(&q, SELF, LITE_MAX_QPS_PER_PEER));
-	q = qp_info(0);
+	q = valid_qp_info(0);
 	expect("qp_info: 0 QPs, K 0", -EPROTO, lite_check_mgr_qp_info(&q, SELF, 0));
-	q = qp_info(LITE_MAX_QPS_PER_PEER + 1);
+	q = valid_qp_info(LITE_MAX_QPS_PER_PEER + 1);
 	expect("qp_info: 17 QPs, K 17", -EPROTO,
 	       lite_check_mgr_qp_info(&q, SELF, LITE_MAX_QPS_PER_PEER + 1));
 }
 
 static void test_peer_down(void)
 {
-	struct lite_msg_peer_down d = {
-		.node_id	= cpu_to_le16(2),
-		.generation	= cpu_to_le32(5),
-	};
+	struct lite_msg_peer_down d = valid_peer_down();
 
 	expect("peer_down: node 2", 0, lite_check_mgr_peer_down(&d, SELF));
 	expect("peer_down: ourselves", -EPROTO, lite_check_mgr_peer_down(&d, 2));

@@ -35,6 +35,25 @@ _Static_assert(IMM_MAX_PORT == LITE_MAX_PORT, "the same ports");
 #define COMPAT_NAME_MAX		32
 #define COMPAT_MSG_MAX		(LIMITATION / 2)
 
+/*
+ * The original's NAME, NAME_high and NAME_low: one call at three
+ * priorities, IMPL(ARGS..., priority) each. PARAMS, in parentheses, is
+ * lite-lib.h's parameter list.
+ */
+#define COMPAT_PRIO_CALLS(name, params, impl, ...)			\
+	LITE_EXPORT int name params					\
+	{								\
+		return impl(__VA_ARGS__, LITE_PRIO_NORMAL);		\
+	}								\
+	LITE_EXPORT int name##_high params				\
+	{								\
+		return impl(__VA_ARGS__, LITE_PRIO_HIGH);		\
+	}								\
+	LITE_EXPORT int name##_low params				\
+	{								\
+		return impl(__VA_ARGS__, LITE_PRIO_LOW);		\
+	}
+
 /* An error found here: -1 with errno, as a failed syscall() returned. */
 static int compat_fail(int err)
 {
@@ -149,62 +168,33 @@ LITE_EXPORT int userspace_liteapi_alloc_remote_mem(unsigned int node_id,
 					 password));
 }
 
-LITE_EXPORT int userspace_liteapi_rdma_write(unsigned lite_handler,
-					     void *local_addr,
-					     unsigned int size,
-					     unsigned int offset, int password)
+static int compat_write(unsigned int lite_handler, void *local_addr,
+			unsigned int size, unsigned int offset, int password,
+			int prio)
 {
 	return compat_ret(lite_write(lite_handler, offset, local_addr, size,
-				     password, LITE_PRIO_NORMAL));
+				     password, prio));
 }
 
-LITE_EXPORT int userspace_liteapi_rdma_write_high(unsigned lite_handler,
-						  void *local_addr,
-						  unsigned int size,
-						  unsigned int offset,
-						  int password)
-{
-	return compat_ret(lite_write(lite_handler, offset, local_addr, size,
-				     password, LITE_PRIO_HIGH));
-}
-
-LITE_EXPORT int userspace_liteapi_rdma_write_low(unsigned lite_handler,
-						 void *local_addr,
-						 unsigned int size,
-						 unsigned int offset,
-						 int password)
-{
-	return compat_ret(lite_write(lite_handler, offset, local_addr, size,
-				     password, LITE_PRIO_LOW));
-}
-
-LITE_EXPORT int userspace_liteapi_rdma_read(unsigned lite_handler,
-					    void *local_addr, unsigned int size,
-					    unsigned int offset, int password)
+static int compat_read(unsigned int lite_handler, void *local_addr,
+		       unsigned int size, unsigned int offset, int password,
+		       int prio)
 {
 	return compat_ret(lite_read(lite_handler, offset, local_addr, size,
-				    password, LITE_PRIO_NORMAL));
+				    password, prio));
 }
 
-LITE_EXPORT int userspace_liteapi_rdma_read_high(unsigned lite_handler,
-						 void *local_addr,
-						 unsigned int size,
-						 unsigned int offset,
-						 int password)
-{
-	return compat_ret(lite_read(lite_handler, offset, local_addr, size,
-				    password, LITE_PRIO_HIGH));
-}
+COMPAT_PRIO_CALLS(userspace_liteapi_rdma_write,
+		  (unsigned lite_handler, void *local_addr, unsigned int size,
+		   unsigned int offset, int password),
+		  compat_write, lite_handler, local_addr, size, offset,
+		  password)
 
-LITE_EXPORT int userspace_liteapi_rdma_read_low(unsigned lite_handler,
-						void *local_addr,
-						unsigned int size,
-						unsigned int offset,
-						int password)
-{
-	return compat_ret(lite_read(lite_handler, offset, local_addr, size,
-				    password, LITE_PRIO_LOW));
-}
+COMPAT_PRIO_CALLS(userspace_liteapi_rdma_read,
+		  (unsigned lite_handler, void *local_addr, unsigned int size,
+		   unsigned int offset, int password),
+		  compat_read, lite_handler, local_addr, size, offset,
+		  password)
 
 LITE_EXPORT int userspace_liteapi_memset(unsigned lite_handler, int offset,
 					 int size)
@@ -478,34 +468,11 @@ static int compat_call(int target_node, unsigned int port, void *addr,
 					ret_addr, max_ret_size, prio));
 }
 
-LITE_EXPORT int userspace_liteapi_send_reply_imm(int target_node,
-						 unsigned int port, void *addr,
-						 int size, void *ret_addr,
-						 int max_ret_size)
-{
-	return compat_call(target_node, port, addr, size, ret_addr,
-			   max_ret_size, LITE_PRIO_NORMAL);
-}
-
-LITE_EXPORT int userspace_liteapi_send_reply_imm_high(int target_node,
-						      unsigned int port,
-						      void *addr, int size,
-						      void *ret_addr,
-						      int max_ret_size)
-{
-	return compat_call(target_node, port, addr, size, ret_addr,
-			   max_ret_size, LITE_PRIO_HIGH);
-}
-
-LITE_EXPORT int userspace_liteapi_send_reply_imm_low(int target_node,
-						     unsigned int port,
-						     void *addr, int size,
-						     void *ret_addr,
-						     int max_ret_size)
-{
-	return compat_call(target_node, port, addr, size, ret_addr,
-			   max_ret_size, LITE_PRIO_LOW);
-}
+COMPAT_PRIO_CALLS(userspace_liteapi_send_reply_imm,
+		  (int target_node, unsigned int port, void *addr, int size,
+		   void *ret_addr, int max_ret_size),
+		  compat_call, target_node, port, addr, size, ret_addr,
+		  max_ret_size)
 
 LITE_EXPORT int userspace_liteapi_send_reply_imm_fast(int target_node,
 						      unsigned int port,
@@ -553,35 +520,11 @@ static int compat_recv(unsigned int port, void *ret_addr, int receive_size,
 	return ret;
 }
 
-LITE_EXPORT int userspace_liteapi_receive_message(unsigned int port,
-						  void *ret_addr,
-						  int receive_size,
-						  uintptr_t *descriptor,
-						  int block_call)
-{
-	return compat_recv(port, ret_addr, receive_size, descriptor,
-			   block_call, LITE_PRIO_NORMAL);
-}
-
-LITE_EXPORT int userspace_liteapi_receive_message_high(unsigned int port,
-						       void *ret_addr,
-						       int receive_size,
-						       uintptr_t *descriptor,
-						       int block_call)
-{
-	return compat_recv(port, ret_addr, receive_size, descriptor,
-			   block_call, LITE_PRIO_HIGH);
-}
-
-LITE_EXPORT int userspace_liteapi_receive_message_low(unsigned int port,
-						      void *ret_addr,
-						      int receive_size,
-						      uintptr_t *descriptor,
-						      int block_call)
-{
-	return compat_recv(port, ret_addr, receive_size, descriptor,
-			   block_call, LITE_PRIO_LOW);
-}
+COMPAT_PRIO_CALLS(userspace_liteapi_receive_message,
+		  (unsigned int port, void *ret_addr, int receive_size,
+		   uintptr_t *descriptor, int block_call),
+		  compat_recv, port, ret_addr, receive_size, descriptor,
+		  block_call)
 
 /*
  * The original cleared *@descriptor first and turned a one-way message's
@@ -631,23 +574,9 @@ static int compat_reply(void *addr, int size, uintptr_t descriptor, int prio)
 	return compat_ret(lite_rpc_reply(descriptor, addr, size, prio));
 }
 
-LITE_EXPORT int userspace_liteapi_reply_message(void *addr, int size,
-						uintptr_t descriptor)
-{
-	return compat_reply(addr, size, descriptor, LITE_PRIO_NORMAL);
-}
-
-LITE_EXPORT int userspace_liteapi_reply_message_high(void *addr, int size,
-						     uintptr_t descriptor)
-{
-	return compat_reply(addr, size, descriptor, LITE_PRIO_HIGH);
-}
-
-LITE_EXPORT int userspace_liteapi_reply_message_low(void *addr, int size,
-						    uintptr_t descriptor)
-{
-	return compat_reply(addr, size, descriptor, LITE_PRIO_LOW);
-}
+COMPAT_PRIO_CALLS(userspace_liteapi_reply_message,
+		  (void *addr, int size, uintptr_t descriptor),
+		  compat_reply, addr, size, descriptor)
 
 /*
  * Returns 0 as the original did. After a one-way message there is nothing

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* The checks test_lmr, test_sync and test_security share (check.h). */
+/* What the test programs share (check.h). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 
 static atomic_int failures;
+static const char *prog_name = "test";
+static void (*prog_usage)(FILE *out);
 
 /* One printf per line: threads print too, and lines must not mix. */
 static void say(const char *prefix, const char *fmt, va_list ap)
@@ -129,29 +132,38 @@ static bool check(int ret, int err, const int *wants, unsigned int n,
 	return false;
 }
 
-bool expect(int ret, int want, const char *fmt, ...)
+/* check() of a message made from @fmt; errno is read before anything. */
+static bool vcheck(int ret, const int *wants, unsigned int n,
+		   const char *fmt, va_list ap)
 {
 	int err = errno;
 	char what[256];
+
+	vsnprintf(what, sizeof(what), fmt, ap);
+	return check(ret, err, wants, n, what);
+}
+
+bool expect(int ret, int want, const char *fmt, ...)
+{
 	va_list ap;
+	bool ok;
 
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
+	ok = vcheck(ret, &want, want ? 1 : 0, fmt, ap);
 	va_end(ap);
-	return check(ret, err, &want, want ? 1 : 0, what);
+	return ok;
 }
 
 bool expect_any(int ret, const int *wants, unsigned int n,
 		const char *fmt, ...)
 {
-	int err = errno;
-	char what[256];
 	va_list ap;
+	bool ok;
 
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
+	ok = vcheck(ret, wants, n, fmt, ap);
 	va_end(ap);
-	return check(ret, err, wants, n, what);
+	return ok;
 }
 
 bool step(int ret, const char *fmt, ...)
@@ -206,6 +218,30 @@ int finish(void)
 
 	printf("%s: %d failure(s)\n", n ? "FAIL" : "PASS", n);
 	return n ? 1 : 0;
+}
+
+void check_start(const char *prog, void (*usage)(FILE *out))
+{
+	prog_name = prog;
+	prog_usage = usage;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
+uint64_t parse_num(const char *s, const char *what, uint64_t min,
+		   uint64_t max)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || end == s || *s == '-' || v < min || v > max) {
+		fprintf(stderr, "%s: bad %s '%s'\n", prog_name, what, s);
+		if (prog_usage)
+			prog_usage(stderr);
+		exit(2);
+	}
+	return v;
 }
 
 uint64_t rng_next(struct rng *r)

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * What test_lmr, test_sync and test_security share: one line per check
+ * What the test programs linked with liblite share: one line per check
  * ("ok   WHAT", "FAIL WHAT: WHY", "info ..."), liblite results held against
- * the errno expected, a seeded generator and size names. Safe to call from
- * several threads: a line is printed with one printf, and failures are
- * counted atomically.
+ * the errno expected, numbers from the command line, a seeded generator
+ * and size names. Safe to call from several threads: a line is printed
+ * with one printf, and failures are counted atomically.
  */
 #ifndef LITE_TESTS_CHECK_H
 #define LITE_TESTS_CHECK_H
@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define CHECK_FMT(f, a) __attribute__((format(printf, f, a)))
 
@@ -44,6 +45,19 @@ int nr_failures(void);
 /* The last line, "PASS: 0 failure(s)" or "FAIL: N failure(s)"; returns
  * the exit status of a command (1 if a check failed). */
 int finish(void);
+
+/*
+ * First in main(): names the program and its usage text for parse_num(),
+ * and makes stdout line-buffered, so that lines reach the script driving
+ * the program as they happen, not at exit.
+ */
+void check_start(const char *prog, void (*usage)(FILE *out));
+/*
+ * @s, a command-line argument named @what, as a number in [@min, @max];
+ * anything else prints "PROG: bad WHAT 'S'" and the usage, and exits 2.
+ */
+uint64_t parse_num(const char *s, const char *what, uint64_t min,
+		   uint64_t max);
 
 /* splitmix64: seeded, so a failing run can be replayed. */
 struct rng {

@@ -429,22 +429,6 @@ static void usage(FILE *out)
 		"       test_async revoked NODE ID\n");
 }
 
-static uint64_t parse_num(const char *s, const char *what, uint64_t min,
-			  uint64_t max)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end || end == s || *s == '-' || v < min || v > max) {
-		fprintf(stderr, "test_async: bad %s '%s'\n", what, s);
-		usage(stderr);
-		exit(2);
-	}
-	return v;
-}
-
 #define NODE(i)		parse_num(argv[i], "NODE", 1, UINT_MAX)
 #define ID(i)		parse_num(argv[i], "ID", 0, UINT64_MAX)
 
@@ -453,7 +437,7 @@ int main(int argc, char *argv[])
 	const char *cmd = argc > 1 ? argv[1] : "";
 	int nargs = argc - 2;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	check_start("test_async", usage);
 	if (!strcmp(cmd, "data") && nargs == 1)
 		return cmd_data(NODE(2));
 	if (!strcmp(cmd, "exit-busy") && nargs == 1)

@@ -1084,20 +1084,9 @@ static void usage(FILE *out)
 		"         'check-revoked' that its handle was revoked\n");
 }
 
-static uint64_t parse_num(const char *s, const char *what, uint64_t max)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end || end == s || *s == '-' || v > max) {
-		fprintf(stderr, "test_lmr: bad %s '%s'\n", what, s);
-		usage(stderr);
-		exit(2);
-	}
-	return v;
-}
+/* The command's operands, after the options. */
+#define NODE(i)		parse_num(argv[optind + (i)], "NODE", 0, UINT_MAX)
+#define ID(i)		parse_num(argv[optind + (i)], "ID", 0, UINT64_MAX - 255)
 
 int main(int argc, char *argv[])
 {
@@ -1112,12 +1101,11 @@ int main(int argc, char *argv[])
 	const char *cmd;
 	int c, nargs;
 
-	/* Lines reach the script as they happen, not at exit. */
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	check_start("test_lmr", usage);
 	while ((c = getopt_long(argc, argv, "s:bh", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			seed = parse_num(optarg, "seed", UINT64_MAX);
+			seed = parse_num(optarg, "seed", 0, UINT64_MAX);
 			seeded = true;
 			break;
 		case 'b':
@@ -1134,23 +1122,18 @@ int main(int argc, char *argv[])
 	nargs = argc - optind;
 	cmd = nargs ? argv[optind] : "";
 	if (!strcmp(cmd, "data") && (nargs == 2 || nargs == 3))
-		return cmd_data(parse_num(argv[optind + 1], "NODE", UINT_MAX),
-				nargs == 3 ? parse_num(argv[optind + 2],
-						       "OTHER_NODE", UINT_MAX) :
-					     0,
+		return cmd_data(NODE(1), nargs == 3 ?
+				parse_num(argv[optind + 2], "OTHER_NODE", 0,
+					  UINT_MAX) : 0,
 				seed, big);
 	if ((seeded || big) || nargs != 3) {
 		usage(stderr);
 		return 2;
 	}
 	if (!strcmp(cmd, "share"))
-		return cmd_share(parse_num(argv[optind + 1], "NODE", UINT_MAX),
-				 parse_num(argv[optind + 2], "ID",
-					   UINT64_MAX - 255));
+		return cmd_share(NODE(1), ID(2));
 	if (!strcmp(cmd, "ask"))
-		return cmd_ask(parse_num(argv[optind + 1], "NODE", UINT_MAX),
-			       parse_num(argv[optind + 2], "ID",
-					 UINT64_MAX - 255));
+		return cmd_ask(NODE(1), ID(2));
 	usage(stderr);
 	return 2;
 }

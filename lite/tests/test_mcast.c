@@ -323,6 +323,15 @@ static void raw_checks(unsigned int a, unsigned int port)
 	close(fd);
 }
 
+/*
+ * What lite_rpc_mcall() returned as expect() takes it: 0 when @n nodes
+ * answered, its error, or EPROTO for another count.
+ */
+static int answered(int ret, int n)
+{
+	return ret == n ? 0 : ret < 0 ? ret : -EPROTO;
+}
+
 static int client(int argc, char **argv)
 {
 	unsigned int a, b, echo, small, silent, me;
@@ -360,7 +369,7 @@ static int client(int argc, char **argv)
 	ret = lite_rpc_mcall(nodes, 2, echo, req, sizeof(req), replies,
 			     (unsigned int)rmax, len, status,
 			     LITE_PRIO_NORMAL);
-	expect(ret == 2 ? 0 : ret < 0 ? ret : -EPROTO, 0, "mcall to 2 nodes returns 2");
+	expect(answered(ret, 2), 0, "mcall to 2 nodes returns 2");
 	expect_status(status, 0, 0, a, "two nodes");
 	expect_status(status, 1, 0, b, "two nodes");
 	check_answer(replies, 0, (unsigned int)rmax, len, a, req, sizeof(req), "two nodes");
@@ -372,7 +381,7 @@ static int client(int argc, char **argv)
 	ret = lite_rpc_mcall(nodes, 2, echo, req, sizeof(req), replies,
 			     (unsigned int)rmax, len, status,
 			     LITE_PRIO_HIGH);
-	expect(ret == 2 ? 0 : ret < 0 ? ret : -EPROTO, 0, "mcall, nodes swapped, high priority");
+	expect(answered(ret, 2), 0, "mcall, nodes swapped, high priority");
 	check_answer(replies, 0, (unsigned int)rmax, len, b, req, sizeof(req), "swapped");
 	check_answer(replies, 1, (unsigned int)rmax, len, a, req, sizeof(req), "swapped");
 
@@ -382,7 +391,7 @@ static int client(int argc, char **argv)
 	ret = lite_rpc_mcall(nodes, 2, small, req, sizeof(req), replies,
 			     (unsigned int)rmax, len, status,
 			     LITE_PRIO_NORMAL);
-	expect(ret == 1 ? 0 : ret < 0 ? ret : -EPROTO, 0, "mcall with one port unregistered returns 1");
+	expect(answered(ret, 1), 0, "mcall with one port unregistered returns 1");
 	expect_status(status, 0, 0, a, "one unregistered");
 	expect_status(status, 1, -ECONNREFUSED, b, "one unregistered");
 	check_answer(replies, 0, (unsigned int)rmax, len, a, req, sizeof(req), "one unregistered");
@@ -412,7 +421,7 @@ static int client(int argc, char **argv)
 	ret = lite_rpc_mcall(nodes, 4, echo, req, sizeof(req), replies,
 			     (unsigned int)rmax, len, status,
 			     LITE_PRIO_NORMAL);
-	expect(ret == 2 ? 0 : ret < 0 ? ret : -EPROTO, 0, "mcall with self and a non-member returns 2");
+	expect(answered(ret, 2), 0, "mcall with self and a non-member returns 2");
 	expect_status(status, 0, -ENOTCONN, me, "self");
 	expect_status(status, 2, -ENOTCONN, 42, "non-member");
 	check_answer(replies, 1, (unsigned int)rmax, len, a, req, sizeof(req), "with self");
@@ -428,7 +437,7 @@ static int client(int argc, char **argv)
 	ret = lite_rpc_mcall(nodes, 2, echo, big, LITE_RPC_MAX_MSG, replies,
 			     (unsigned int)rmax, len, status,
 			     LITE_PRIO_LOW);
-	expect(ret == 2 ? 0 : ret < 0 ? ret : -EPROTO, 0, "mcall of LITE_RPC_MAX_MSG bytes to 2 nodes");
+	expect(answered(ret, 2), 0, "mcall of LITE_RPC_MAX_MSG bytes to 2 nodes");
 	check_answer(replies, 0, (unsigned int)rmax, len, a, big, LITE_RPC_MAX_MSG, "1 MiB request");
 	check_answer(replies, 1, (unsigned int)rmax, len, b, big, LITE_RPC_MAX_MSG, "1 MiB request");
 	expect(lite_rpc_mcall(nodes, 2, echo, big, LITE_RPC_MAX_MSG + 1,
@@ -444,7 +453,7 @@ static int client(int argc, char **argv)
 	ret = lite_rpc_mcall(nodes, LITE_MCAST_MAX, echo, req, sizeof(req),
 			     replies, (unsigned int)rmax, len, status,
 			     LITE_PRIO_NORMAL);
-	expect(ret == 2 ? 0 : ret < 0 ? ret : -EPROTO, 0, "mcall to LITE_MCAST_MAX nodes returns 2");
+	expect(answered(ret, 2), 0, "mcall to LITE_MCAST_MAX nodes returns 2");
 	expect_status(status, 0, -ENOTCONN, nodes[0], "16 nodes");
 	expect_status(status, 15, -ENOTCONN, nodes[15], "16 nodes");
 	check_answer(replies, 5, (unsigned int)rmax, len, a, req, sizeof(req), "16 nodes");
@@ -492,7 +501,7 @@ static int client(int argc, char **argv)
 			     (unsigned int)rmax, len, status,
 			     LITE_PRIO_NORMAL);
 	t = now_us() - t;
-	expect(ret == 1 ? 0 : ret < 0 ? ret : -EPROTO, 0, "mcall with one silent node returns 1");
+	expect(answered(ret, 1), 0, "mcall with one silent node returns 1");
 	expect_status(status, 0, 0, a, "one silent");
 	expect_status(status, 1, -ETIMEDOUT, b, "one silent");
 	check_answer(replies, 0, (unsigned int)rmax, len, a, req, sizeof(req), "one silent");
@@ -523,7 +532,7 @@ static int client(int argc, char **argv)
 	ret = lite_rpc_mcall(nodes, 2, echo, req, sizeof(req), replies,
 			     (unsigned int)rmax, len, status,
 			     LITE_PRIO_NORMAL);
-	expect(ret == 2 ? 0 : ret < 0 ? ret : -EPROTO, 0, "mcall after a timeout");
+	expect(answered(ret, 2), 0, "mcall after a timeout");
 
 	bench(a, b, echo);
 

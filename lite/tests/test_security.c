@@ -135,6 +135,21 @@ static int lock_destroy(unsigned int node, unsigned int lock)
 	return raw_ioctl(fd, LITE_IOC_LOCK_DESTROY, &l);
 }
 
+/*
+ * Create a lock on @node ("create WHAT on node N"), then lock, unlock and
+ * destroy it ("lock IT", ...): what a user below every limit can do.
+ */
+static void use_new_lock(unsigned int node, const char *what, const char *it)
+{
+	int lock = lite_lock_create(node);
+
+	if (!expect(lock, 0, "create %s on node %u", what, node))
+		return;
+	expect(lite_lock(node, lock), 0, "lock %s", it);
+	expect(lite_unlock(node, lock), 0, "unlock %s", it);
+	expect(lock_destroy(node, lock), 0, "destroy %s", it);
+}
+
 static int raw_rw(int fd, unsigned long request, uint32_t handle,
 		  uint64_t off, void *buf, uint64_t size)
 {
@@ -220,20 +235,29 @@ static int me_or_fail(void)
 }
 
 /*
+ * fork() with stdout flushed first, or else the child would print what is
+ * buffered again; a failed fork is a failed check.
+ */
+static pid_t fork_or_fail(void)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		fail("fork: %s", strerror(errno));
+	return pid;
+}
+
+/*
  * Fork; the child runs @fn and exits 1 if it added a failure. Returns the
  * child's pid, or -1 after a failed fork.
  */
 static pid_t fork_child(void (*fn)(void *), void *arg)
 {
 	int base = nr_failures();
-	pid_t pid;
+	pid_t pid = fork_or_fail();
 
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0) {
-		fail("fork: %s", strerror(errno));
-		return -1;
-	}
 	if (!pid) {
 		fn(arg);
 		fflush(stdout);
@@ -245,14 +269,8 @@ static pid_t fork_child(void (*fn)(void *), void *arg)
 /* This program again with @args; its stdout is ours. */
 static pid_t spawn_self(char *const args[])
 {
-	pid_t pid;
+	pid_t pid = fork_or_fail();
 
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0) {
-		fail("fork: %s", strerror(errno));
-		return -1;
-	}
 	if (!pid) {
 		execv("/proc/self/exe", args);
 		printf("FAIL exec /proc/self/exe: %s\n", strerror(errno));
@@ -919,7 +937,7 @@ release:
 static int cmd_limits_other(unsigned int node)
 {
 	uint8_t *zc;
-	int lh, lock;
+	int lh;
 
 	if (me_or_fail() < 0)
 		return finish();
@@ -935,12 +953,7 @@ static int cmd_limits_other(unsigned int node)
 		}
 		expect(lite_free(lh), 0, "free the LMR");
 	}
-	lock = lite_lock_create(node);
-	if (expect(lock, 0, "create a lock on node %u", node)) {
-		expect(lite_lock(node, lock), 0, "lock it");
-		expect(lite_unlock(node, lock), 0, "unlock it");
-		expect(lock_destroy(node, lock), 0, "destroy it");
-	}
+	use_new_lock(node, "a lock", "it");
 	return finish();
 }
 
@@ -1209,8 +1222,6 @@ out:
 
 static int cmd_lock_foreign(unsigned int node, unsigned int lock)
 {
-	int own;
-
 	if (me_or_fail() < 0)
 		return finish();
 	/* Were it let in, it would wait: the alarm ends that with EINTR. */
@@ -1226,12 +1237,7 @@ static int cmd_lock_foreign(unsigned int node, unsigned int lock)
 	       "unlock another uid's lock %u", lock);
 	expect(lock_destroy(node, lock), EACCES,
 	       "destroy another uid's lock %u", lock);
-	own = lite_lock_create(node);
-	if (expect(own, 0, "create a lock of its own on node %u", node)) {
-		expect(lite_lock(node, own), 0, "lock its own");
-		expect(lite_unlock(node, own), 0, "unlock its own");
-		expect(lock_destroy(node, own), 0, "destroy its own");
-	}
+	use_new_lock(node, "a lock of its own", "its own");
 	return finish();
 }
 
@@ -1610,32 +1616,16 @@ static void usage(FILE *out)
 		"checks.\n");
 }
 
-static uint64_t parse_num(const char *s, const char *what, uint64_t max)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end || end == s || *s == '-' || v > max) {
-		fprintf(stderr, "%s: bad %s '%s'\n", self_name, what, s);
-		usage(stderr);
-		exit(2);
-	}
-	return v;
-}
-
-#define NODE_ARG(i)	((unsigned int)parse_num(argv[i], "NODE", 63))
-#define UINT_ARG(i, w)	((unsigned int)parse_num(argv[i], w, INT_MAX))
-#define ID_ARG(i)	parse_num(argv[i], "ID", UINT64_MAX / 4)
+#define NODE_ARG(i)	((unsigned int)parse_num(argv[i], "NODE", 0, 63))
+#define UINT_ARG(i, w)	((unsigned int)parse_num(argv[i], w, 0, INT_MAX))
+#define ID_ARG(i)	parse_num(argv[i], "ID", 0, UINT64_MAX / 4)
 
 int main(int argc, char *argv[])
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
 	int n = argc - 2;
 
-	/* Lines reach the script as they happen, not at exit. */
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	check_start(self_name, usage);
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
 		usage(stdout);
 		return 0;

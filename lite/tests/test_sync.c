@@ -1082,19 +1082,33 @@ static int cmd_barrier(unsigned int nr)
 	return finish();
 }
 
-static int cmd_recv_block(unsigned int port)
+/*
+ * Register @port as @name, print "ready" and wait for one request: its
+ * length or error in *@ret, its sender in *@src. False if the port could
+ * not be registered (a failed check).
+ */
+static bool recv_one(unsigned int port, const char *name, int *ret,
+		     unsigned int *src)
 {
 	static uint8_t buf[4096];
-	unsigned int src;
 	uint64_t desc;
+
+	if (!expect(lite_rpc_register(port, sizeof(buf), name), 0,
+		    "register port %u", port))
+		return false;
+	puts("ready");
+	*ret = lite_rpc_recv(port, buf, sizeof(buf), &desc, src, 0,
+			     LITE_PRIO_NORMAL);
+	return true;
+}
+
+static int cmd_recv_block(unsigned int port)
+{
+	unsigned int src;
 	int ret;
 
-	if (!expect(lite_rpc_register(port, sizeof(buf), "test_sync recv"), 0,
-		    "register port %u", port))
+	if (!recv_one(port, "test_sync recv", &ret, &src))
 		return finish();
-	puts("ready");
-	ret = lite_rpc_recv(port, buf, sizeof(buf), &desc, &src, 0,
-			    LITE_PRIO_NORMAL);
 	if (ret < 0)
 		info("recv returned %d (%s)", ret, errname(-ret));
 	else
@@ -1110,17 +1124,11 @@ static int cmd_recv_block(unsigned int port)
 /* A server that takes one request and never answers it (caller timeouts). */
 static int cmd_silent(unsigned int port, unsigned int seconds)
 {
-	static uint8_t buf[4096];
 	unsigned int src;
-	uint64_t desc;
 	int ret;
 
-	if (!expect(lite_rpc_register(port, sizeof(buf), "test_sync silent"), 0,
-		    "register port %u", port))
+	if (!recv_one(port, "test_sync silent", &ret, &src))
 		return finish();
-	puts("ready");
-	ret = lite_rpc_recv(port, buf, sizeof(buf), &desc, &src, 0,
-			    LITE_PRIO_NORMAL);
 	step(ret, "receive the request that will not be answered");
 	sleep(seconds);
 	return finish();
@@ -1142,22 +1150,6 @@ static void usage(FILE *out)
 		"       test_sync recv-block PORT\n");
 }
 
-static uint64_t parse_num(const char *s, const char *what, uint64_t min,
-			  uint64_t max)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end || end == s || *s == '-' || v < min || v > max) {
-		fprintf(stderr, "test_sync: bad %s '%s'\n", what, s);
-		usage(stderr);
-		exit(2);
-	}
-	return v;
-}
-
 #define NODE(i)		parse_num(argv[i], "NODE", 1, UINT_MAX)
 #define PORT(i)		parse_num(argv[i], "PORT", 0, LITE_MAX_PORT - 1)
 #define ID(i)		parse_num(argv[i], "ID", 0, UINT64_MAX)
@@ -1168,8 +1160,7 @@ int main(int argc, char *argv[])
 	const char *cmd = argc > 1 ? argv[1] : "";
 	int nargs = argc - 2;
 
-	/* Lines reach the script as they happen, not at exit. */
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	check_start("test_sync", usage);
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
 		usage(stdout);
 		return 0;
