@@ -2,16 +2,16 @@
 # Part of tests/integration/lite-api (sourced): LITE-Log
 # (lite/apps/lite-log), as the unprivileged user. node1 hosts a log; a
 # client on node2 reserves a number and dies before committing (a hole);
-# then 4 threads on each of the 3 nodes append LOG_RECORDS (default 1000)
+# then 4 threads on each of the 3 nodes append LOG_RECORDS (default 500)
 # 64-byte records each, concurrently, while an impatient reader on node1
 # (HOLE_MS=0) scans the log over and over, giving up numbers whose records
 # are still being written: their appenders must append again. At the end a
 # reader on node3 scans the whole log: every record intact, each (node,
 # thread, i) exactly once, every other number a hole, the crashed client's
 # hole skipped after HOLE_MS (1 s) instead of blocking the scan.
-# LOG_RECORDS=10000 is the 3 x 4 x 10k check (about 15 min here).
+# LOG_RECORDS=10000 is the 3 x 4 x 10k check (11.5 min here).
 
-log_records=${LOG_RECORDS:-1000}
+log_records=${LOG_RECORDS:-500}
 log_total=$((3 * 4 * log_records))
 ae exec all -- "install -m 755 $R/lite/apps/lite-log/lite-log $GUEST_BIN/"
 LL() { as_user "$GUEST_USER" "$GUEST_BIN/lite-log $1"; }
