@@ -767,15 +767,12 @@ void lite_sync_ctx_gone(u64 ctx_id)
 {
 	struct lite_ctrl_lock req = { .ctx_id = cpu_to_le64(ctx_id) };
 	u64 connected;
-	u16 me = lite_node_id();
 	unsigned int n;
 
-	if (!me)
-		return;
-	lite_sync_forget(me, ctx_id, false);
+	/* This node among them: lite_ctrl_call serves it here. */
 	lite_nr_nodes(&connected);
 	for (n = 1; n < LITE_MAX_NODES; n++)
-		if (n != me && connected & BIT_ULL(n))
+		if (connected & BIT_ULL(n))
 			lite_ctrl_call(n, 0, LITE_CTRL_CTX_GONE, &req,
 				       sizeof(req), NULL, NULL);
 }
