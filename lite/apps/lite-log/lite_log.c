@@ -4,6 +4,7 @@
  * are in lite_log.h.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -37,7 +38,11 @@ struct llog {
 	uint32_t	records;	/* index entries */
 	uint64_t	data_bytes;
 	unsigned int	hole_ms;
+	uint64_t	seen;		/* highest number taken here, a hint */
 };
+
+/* Near the end, an append reads the tail first (see llog_reserve). */
+#define LLOG_FULL_MARGIN	4096
 
 static uint32_t llog_crc(const void *buf, uint32_t len)
 {
@@ -152,9 +157,11 @@ struct llog *llog_open(unsigned int home, uint64_t id, int password,
 		return NULL;
 	}
 	log = llog_new(meta, data, password, hole_ms);
-	if (!log) {
+	if (!log || llog_reserved(log, &log->seen) < 0) {
+		free(log);
 		lite_unmap(data);
 		lite_unmap(meta);
+		return NULL;
 	}
 	return log;
 }
@@ -198,12 +205,19 @@ static int llog_reserve(struct llog *log, uint64_t size, uint64_t *seq,
 	uint64_t tail, reserved;
 	int ret;
 
-	/* Full: say so without taking a number (the count stays exact). */
-	ret = llog_reserved(log, &reserved);
-	if (ret < 0)
-		return ret;
-	if (reserved >= log->records)
-		return -ENOSPC;
+	/*
+	 * Near full, look before taking a number: appends to a full log must
+	 * not go on adding to the tail, whose number field would wrap.
+	 * Elsewhere the one fetch-and-add is the whole reservation.
+	 */
+	if (__atomic_load_n(&log->seen, __ATOMIC_RELAXED) + LLOG_FULL_MARGIN >=
+	    log->records) {
+		ret = llog_reserved(log, &reserved);
+		if (ret < 0)
+			return ret;
+		if (reserved >= log->records)
+			return -ENOSPC;
+	}
 	ret = lite_fetch_add(log->meta, LLOG_TAIL_OFF,
 			     1ULL << LLOG_SEQ_SHIFT | size, &tail,
 			     log->password);
@@ -211,6 +225,8 @@ static int llog_reserve(struct llog *log, uint64_t size, uint64_t *seq,
 		return ret;
 	*seq = tail >> LLOG_SEQ_SHIFT;
 	*off = tail & LLOG_BYTES_MASK;
+	if (*seq > __atomic_load_n(&log->seen, __ATOMIC_RELAXED))
+		__atomic_store_n(&log->seen, *seq, __ATOMIC_RELAXED);
 	if (*seq >= log->records)
 		return -ENOSPC;
 	if (*off + size > log->data_bytes) {
@@ -301,6 +317,15 @@ static int llog_entry_wait(struct llog *log, uint64_t seq, uint64_t *e)
 	return 0;
 }
 
+/* An entry that points outside the data LMR (a bad record's, or not ours). */
+static bool llog_entry_bad(const struct llog *log, uint64_t e)
+{
+	uint32_t len = llog_entry_len(e);
+
+	return len > LLOG_MAX_RECORD ||
+	       llog_entry_off(e) + llog_rec_size(len) > log->data_bytes;
+}
+
 /* Check the record @e of @seq, read into @rec. */
 static int llog_check(const struct llog_hdr *rec, uint64_t seq, uint64_t e)
 {
@@ -331,10 +356,10 @@ int llog_read(struct llog *log, uint64_t seq, void *buf, uint32_t size)
 		return -ENOENT;
 	len = llog_entry_len(e);
 	off = llog_entry_off(e);
+	if (llog_entry_bad(log, e))
+		return -EBADMSG;
 	if (len > size)
 		return -EMSGSIZE;
-	if (len > LLOG_MAX_RECORD || off + llog_rec_size(len) > log->data_bytes)
-		return -EBADMSG;
 	rec = malloc(llog_rec_size(len));
 	if (!rec)
 		return -ENOMEM;
@@ -430,13 +455,12 @@ int llog_scan(struct llog *log, uint64_t from, uint64_t to, llog_scan_fn fn,
 				ret = fn(arg, seq + i, NULL, 0);
 				continue;
 			}
-			len = llog_entry_len(e);
-			off = llog_entry_off(e);
-			if (len > LLOG_MAX_RECORD ||
-			    off + llog_rec_size(len) > log->data_bytes) {
+			if (llog_entry_bad(log, e)) {
 				ret = -EBADMSG;
 				break;
 			}
+			len = llog_entry_len(e);
+			off = llog_entry_off(e);
 			rec = llog_window_get(log, &w, off, llog_rec_size(len),
 					      &ret);
 			if (!rec)
