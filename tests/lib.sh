@@ -9,9 +9,10 @@ TEST_TMP=$(mktemp -d)
 trap 'rm -rf "$TEST_TMP"' EXIT
 # Keep the tests' state away from a cluster the user may have running. An
 # integration test boots its own cluster and stops it at the end, unless
-# TEST_CLUSTER_STATE names the state of one a test running it booted
-# (tests/integration/linux-6.12): then 'ae up' finds it running and
-# test_cluster_down leaves it so.
+# TEST_CLUSTER_STATE names the state of a shared one (tests/run shares one
+# among the integration tests; tests/integration/linux-6.12 one among the
+# tests it runs): then 'ae up' boots it only if it is not running, and
+# test_cluster_down leaves it running.
 export AE_STATE_DIR=${TEST_CLUSTER_STATE:-$TEST_TMP/state} AE_RESULTS=$TEST_TMP/results
 
 # test_inventory DEFAULT: the inventory an integration test boots, DEFAULT
@@ -22,6 +23,17 @@ test_inventory() { echo "${TEST_INVENTORY:-$1}"; }
 # test_cluster_down: stop the cluster this test booted (not a shared one).
 test_cluster_down() {
 	[ -n "${TEST_CLUSTER_STATE:-}" ] || "$LITE_AE" down
+}
+
+# own_cluster: this test boots a cluster of its own (another kernel, or the
+# boot is what it tests), on the ports of the shared one: stop that first if
+# it runs (the next test that shares boots it again).
+own_cluster() {
+	if [ -n "${TEST_CLUSTER_STATE:-}" ] && compgen -G "$TEST_CLUSTER_STATE/*.qemu.pid" >/dev/null; then
+		"$LITE_AE" down
+	fi
+	unset TEST_CLUSTER_STATE
+	export AE_STATE_DIR=$TEST_TMP/state
 }
 
 # test_log NAME: where a test keeps an extra log (dmesg, the manager's),

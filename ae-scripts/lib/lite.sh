@@ -251,19 +251,23 @@ lite_key_setup() {
 }
 
 # lite_install_node HOST: load lite.ko (built for HOST's kernel), give
-# /dev/lite to the group, install liblite.
+# /dev/lite to the group, install liblite: one ssh round trip, each step
+# naming itself when it fails.
 lite_install_node() {
-	local h=$1
+	local h=$1 r
+	r=$(lite_rdir "$h")
 	lite_check_module "$h"
-	ae_ssh "$h" "$(lite_dev_setup_cmd "$h")" ||
-		ae_die "$h: creating group $(inv_var "$h" lite_group) or $AE_UDEV_RULE failed"
-	ae_ssh "$h" "if [ -e /sys/module/lite ]; then rmmod lite || exit 1; fi
-		insmod $(lite_rdir "$h")/lite/lite.ko device=$(inv_var "$h" rdma_dev) port=$(inv_var "$h" ib_port) gid_index=$(inv_var "$h" gid_index) ${LITE_PARAMS-$(inv_var "$h" lite_params)}" ||
-		ae_die "$h: loading lite.ko failed (in use? see dmesg)"
-	ae_ssh "$h" "$(lite_dev_perm_cmd "$h")" ||
-		ae_die "$h: cannot give /dev/lite group $(inv_var "$h" lite_group) and mode 0660"
-	ae_ssh "$h" "make -s -C $(lite_rdir "$h")/lite/lib install >/dev/null" ||
-		ae_die "$h: installing liblite failed"
+	ae_ssh "$h" "{
+$(lite_dev_setup_cmd "$h")
+} || { echo 'creating group $(inv_var "$h" lite_group) or $AE_UDEV_RULE failed' >&2; exit 1; }
+if [ -e /sys/module/lite ]; then rmmod lite || { echo 'lite.ko is loaded and in use' >&2; exit 1; }; fi
+insmod $r/lite/lite.ko device=$(inv_var "$h" rdma_dev) port=$(inv_var "$h" ib_port) gid_index=$(inv_var "$h" gid_index) ${LITE_PARAMS-$(inv_var "$h" lite_params)} ||
+	{ echo 'loading lite.ko failed (see dmesg)' >&2; exit 1; }
+{
+$(lite_dev_perm_cmd "$h")
+} || { echo 'cannot give /dev/lite group $(inv_var "$h" lite_group) and mode 0660' >&2; exit 1; }
+make -s -C $r/lite/lib install >/dev/null || { echo 'installing liblite failed' >&2; exit 1; }" ||
+		ae_die "$h: LITE not installed (above)"
 }
 
 lite_install() {
@@ -301,19 +305,24 @@ lite_install() {
 }
 
 lite_uninstall() {
-	local h rc=0
-	for h in "${INV_NODES[@]}"; do
-		ae_ssh "$h" "[ ! -e /sys/module/lite ] || rmmod lite" || {
-			ae_warn "$h: rmmod lite failed (in use?)"
-			rc=1
-		}
-		ae_ssh "$h" "make -s -C $(lite_rdir "$h")/lite/lib uninstall >/dev/null" ||
-			ae_warn "$h: removing liblite failed"
-		ae_ssh "$h" "rm -f $AE_UDEV_RULE" || ae_warn "$h: removing $AE_UDEV_RULE failed"
-	done
+	local rc=0
+	ae_in_parallel lite_uninstall_node -- "${INV_NODES[@]}" || rc=1
 	lite_manager_stop || rc=1
 	[ "$rc" = 0 ] && ae_log "LITE uninstalled"
 	return "$rc"
+}
+
+# lite_uninstall_node HOST: lite_uninstall's part on HOST, in one round
+# trip: every step is tried, each failure named.
+lite_uninstall_node() {
+	ae_ssh "$1" "rc=0
+if [ -e /sys/module/lite ] && ! rmmod lite; then echo 'rmmod lite failed (in use?)' >&2; rc=1; fi
+make -s -C $(lite_rdir "$1")/lite/lib uninstall >/dev/null || { echo 'removing liblite failed' >&2; rc=1; }
+rm -f $AE_UDEV_RULE || rc=1
+exit \$rc" || {
+		ae_warn "$1: uninstall incomplete (above)"
+		return 1
+	}
 }
 
 # lite_stats DIR: every node's LITE counters (docs/architecture.md, debugfs

@@ -99,18 +99,28 @@ ae_in_parallel() {
 	return "$rc"
 }
 
-# ae_sync_filter HOST: rsync's filter arguments for HOST, one a line. A
-# host that gets the controller's builds (build = controller: the local
-# guests, or hosts that run the controller's OS and kernel) gets the tree
-# as it is here. One that builds for itself (build = hosts) gets the
-# sources only: what git ignores (.gitignore: objects, modules, programs)
-# is neither sent nor deleted there, so the host's own build stays and
-# make rebuilds only what changed. rsync reads each .gitignore; its
-# negations ('!/path') become includes, which rsync must see first.
+# ae_sync_filter HOST: rsync's filter arguments for HOST, one a line. No
+# host needs the controller's git metadata, caches, results, reference
+# data (plots/) or test logs. A host that gets the controller's builds
+# (build = controller: the local guests, or hosts that run the controller's
+# OS and kernel) gets the tree as it is here, less the kernel build's
+# intermediates (objects, .cmd files): lite.ko and the programs are what it
+# runs, liblite's objects what its 'make install' checks. That is a third
+# of the bytes and a tenth of the files, which an emulated guest writes
+# slowly. One that builds for itself (build = hosts) gets the sources
+# only: what git ignores (.gitignore: objects, modules, programs) is
+# neither sent nor deleted there, so the host's own build stays and make
+# rebuilds only what changed. rsync reads each .gitignore; its negations
+# ('!/path') become includes, which rsync must see first.
 ae_sync_filter() {
 	local gi dir neg
-	printf '%s\n' --exclude=/.git --exclude=/.cache --exclude=/.run --exclude=/results
-	[ "$(inv_var "$1" build)" = hosts ] || return 0
+	printf '%s\n' --exclude=/.git --exclude=/.cache --exclude=/.run --exclude=/results \
+		--exclude=/plots --exclude=/tests/logs
+	if [ "$(inv_var "$1" build)" != hosts ]; then
+		printf '%s\n' --include=/lite/lib/*.o --exclude=*.o --exclude=.*.cmd \
+			--exclude=*.mod.c --exclude=/lite/fuzz
+		return 0
+	fi
 	while IFS= read -r gi; do
 		dir=${gi#"$AE_ROOT"}
 		dir=${dir%.gitignore}
