@@ -9,10 +9,10 @@
  *
  * Vertex data. Each node allocates one LMR on itself and publishes it
  * (read-only) under ID + its node id. It holds two slots, for even and odd
- * supersteps; a slot is the part's dangling sums per block, then its
- * vertices' ranks:
+ * supersteps; a slot is the iteration whose state it holds, the part's
+ * dangling sums per block, then its vertices' ranks:
  *
- *   slot s at s * slot_bytes:  bsum[part blocks] | rank[part vertices]
+ *   slot s at s * slot_bytes:  iteration | bsum[part blocks] | rank[part vertices]
  *
  * Superstep k, on every node:
  *   gather   read slot k % 2 of every other node (lite_post_read in pieces
@@ -28,7 +28,10 @@
  * is the one everybody read in superstep k, which they finished before
  * arriving at barrier k. After the last superstep each node reads the final
  * slots (the ranks of every vertex) and meets the others at one more
- * barrier before its LMR goes with its exit.
+ * barrier before its LMR goes with its exit. A gather checks that each slot
+ * it read holds the iteration it expects: the barrier counts this user's
+ * callers with the same count, so a stray one (another run of this user's,
+ * an interrupted barrier's spent arrival) would otherwise pass unnoticed.
  *
  * Prints "iter=K ms=T gather_ms=G apply_ms=A scatter_ms=W barrier_ms=B"
  * per superstep (not with -q), then the "result ..." line of graph.h
@@ -58,6 +61,7 @@ struct peer {
 	struct graph_part part;
 	uint64_t	slot_bytes;
 	int		lh;
+	double		*head;		/* a slot's iteration and bsum, read */
 };
 
 struct lgraph {
@@ -66,13 +70,22 @@ struct lgraph {
 	unsigned int	nodes, me;	/* me: this node's part, node id - 1 */
 	struct peer	*peers;
 	double		*rank_all, *bsum_all, *contrib;
-	double		*slot;		/* the own slot: bsum | rank */
+	double		*slot;		/* the own slot: iteration | bsum | rank */
 	uint32_t	nb_own, nv_own;
 };
 
 static uint64_t slot_bytes(struct graph_part p)
 {
-	return ((uint64_t)(p.bhi - p.blo) + (p.hi - p.lo)) * sizeof(double);
+	return (1 + (uint64_t)(p.bhi - p.blo) + (p.hi - p.lo)) * sizeof(double);
+}
+
+/* The iteration a slot holds, in its first 8 bytes. */
+static uint64_t slot_iter(const double *slot)
+{
+	uint64_t it;
+
+	memcpy(&it, slot, sizeof(it));
+	return it;
 }
 
 /* Post reads of @size bytes at @off into @buf, in pieces LITE takes. */
@@ -100,47 +113,68 @@ static int post_range(int lh, uint64_t off, void *buf, uint64_t size)
 	return 0;
 }
 
-/* Read slot @s of every other node into rank_all and bsum_all. */
-static int gather(struct lgraph *lg, unsigned int s)
+/*
+ * Read slot @s of every other node, which must hold iteration @iter, into
+ * rank_all and bsum_all. Exits when a slot holds another iteration.
+ */
+static int gather(struct lgraph *lg, unsigned int s, uint64_t iter)
 {
+	uint64_t base, head;
 	struct peer *q;
 	unsigned int p;
-	uint64_t base;
 	int ret;
 
 	for (p = 0; p < lg->nodes; p++) {
 		q = &lg->peers[p];
-		if (p == lg->me || !q->slot_bytes)
+		if (p == lg->me)
 			continue;
 		base = s * q->slot_bytes;
-		ret = post_range(q->lh, base, lg->bsum_all + q->part.blo,
-				 (q->part.bhi - q->part.blo) * sizeof(double));
+		head = (1 + q->part.bhi - q->part.blo) * sizeof(double);
+		ret = post_range(q->lh, base, q->head, head);
 		if (ret < 0)
 			return ret;
-		ret = post_range(q->lh, base + (q->part.bhi - q->part.blo) *
-				 sizeof(double), lg->rank_all + q->part.lo,
+		ret = post_range(q->lh, base + head, lg->rank_all + q->part.lo,
 				 (q->part.hi - q->part.lo) * sizeof(double));
 		if (ret < 0)
 			return ret;
 	}
-	return lite_fence(GATHER_TIMEOUT_MS);
+	ret = lite_fence(GATHER_TIMEOUT_MS);
+	if (ret < 0)
+		return ret;
+	for (p = 0; p < lg->nodes; p++) {
+		q = &lg->peers[p];
+		if (p == lg->me)
+			continue;
+		if (slot_iter(q->head) != iter) {
+			fprintf(stderr, "%s: node %u's slot %u holds iteration %llu, not %llu: did a barrier of another run of this user's (or an interrupted one) cross ours?\n",
+				prog, p + 1, s,
+				(unsigned long long)slot_iter(q->head),
+				(unsigned long long)iter);
+			exit(1);
+		}
+		memcpy(lg->bsum_all + q->part.blo, q->head + 1,
+		       (q->part.bhi - q->part.blo) * sizeof(double));
+	}
+	return 0;
 }
 
-/* Write the own slot to slot @s of the own LMR, and to the gathered state. */
-static int scatter(struct lgraph *lg, unsigned int s)
+/*
+ * Write the own state of iteration @iter to slot @s of the own LMR, and to
+ * the gathered state.
+ */
+static int scatter(struct lgraph *lg, unsigned int s, uint64_t iter)
 {
 	struct peer *own = &lg->peers[lg->me];
 	int ret;
 
-	if (!own->slot_bytes)
-		return 0;
+	memcpy(lg->slot, &iter, sizeof(iter));
 	ret = lite_write(own->lh, s * own->slot_bytes, lg->slot,
 			 own->slot_bytes, PASSWORD, LITE_PRIO_NORMAL);
 	if (ret < 0)
 		return ret;
-	memcpy(lg->bsum_all + own->part.blo, lg->slot,
+	memcpy(lg->bsum_all + own->part.blo, lg->slot + 1,
 	       lg->nb_own * sizeof(double));
-	memcpy(lg->rank_all + own->part.lo, lg->slot + lg->nb_own,
+	memcpy(lg->rank_all + own->part.lo, lg->slot + 1 + lg->nb_own,
 	       lg->nv_own * sizeof(double));
 	return 0;
 }
@@ -153,9 +187,7 @@ static void setup(struct lgraph *lg)
 	uint64_t size;
 	int ret;
 
-	/* An LMR has at least one byte: an empty part still publishes one. */
-	ret = lite_alloc(lg->me + 1, own->slot_bytes ? 2 * own->slot_bytes : 8,
-			 0, PASSWORD);
+	ret = lite_alloc(lg->me + 1, 2 * own->slot_bytes, 0, PASSWORD);
 	if (ret < 0)
 		die("lite_alloc", ret);
 	own->lh = ret;
@@ -165,9 +197,9 @@ static void setup(struct lgraph *lg)
 		die("lite_publish", ret);
 
 	/* State 0 in slot 0; the barrier says every node published it. */
-	pr_init(&lg->g, lg->slot + lg->nb_own);
-	pr_block_dangling(&lg->g, lg->slot + lg->nb_own, lg->slot);
-	ret = scatter(lg, 0);
+	pr_init(&lg->g, lg->slot + 1 + lg->nb_own);
+	pr_block_dangling(&lg->g, lg->slot + 1 + lg->nb_own, lg->slot + 1);
+	ret = scatter(lg, 0, 0);
 	if (ret < 0)
 		die("write slot 0", ret);
 	ret = lite_barrier(lg->nodes);
@@ -242,13 +274,17 @@ int main(int argc, char **argv)
 	lg.bsum_all = malloc(lg.g.nblocks * sizeof(double));
 	lg.nb_own = lg.g.own.bhi - lg.g.own.blo;
 	lg.nv_own = lg.g.own.hi - lg.g.own.lo;
-	lg.slot = malloc((lg.nb_own + lg.nv_own + 1) * sizeof(double));
+	lg.slot = malloc((1 + lg.nb_own + lg.nv_own) * sizeof(double));
 	if (!lg.peers || !lg.rank_all || !lg.contrib || !lg.bsum_all ||
 	    !lg.slot)
 		die("memory for the ranks", ENOMEM);
 	for (p = 0; p < lg.nodes; p++) {
 		lg.peers[p].part = graph_part_of(lg.g.nv, lg.nodes, p);
 		lg.peers[p].slot_bytes = slot_bytes(lg.peers[p].part);
+		lg.peers[p].head = malloc(sizeof(double) *
+			(1 + lg.peers[p].part.bhi - lg.peers[p].part.blo));
+		if (!lg.peers[p].head)
+			die("memory for the ranks", ENOMEM);
 	}
 	if (!lg.o.quiet)
 		printf("node=%d part=%u/%u vertices=%u..%u in_edges=%llu build_s=%.3f\n",
@@ -258,15 +294,15 @@ int main(int argc, char **argv)
 
 	for (k = 0; k < lg.o.iters; k++) {
 		t0 = now_ns();
-		ret = gather(&lg, k % 2);
+		ret = gather(&lg, k % 2, k);
 		if (ret < 0)
 			die("gather", ret);
 		t1 = now_ns();
 		pr_update(&lg.g, lg.rank_all, lg.bsum_all, lg.contrib,
-			  lg.slot + lg.nb_own);
-		pr_block_dangling(&lg.g, lg.slot + lg.nb_own, lg.slot);
+			  lg.slot + 1 + lg.nb_own);
+		pr_block_dangling(&lg.g, lg.slot + 1 + lg.nb_own, lg.slot + 1);
 		t2 = now_ns();
-		ret = scatter(&lg, (k + 1) % 2);
+		ret = scatter(&lg, (k + 1) % 2, k + 1);
 		if (ret < 0)
 			die("scatter", ret);
 		t3 = now_ns();
@@ -286,7 +322,7 @@ int main(int argc, char **argv)
 	}
 
 	/* The final ranks of every part; then nobody needs our LMR. */
-	ret = gather(&lg, lg.o.iters % 2);
+	ret = gather(&lg, lg.o.iters % 2, lg.o.iters);
 	if (ret < 0)
 		die("gather (final)", ret);
 	ret = lite_barrier(lg.nodes);
@@ -309,6 +345,8 @@ int main(int argc, char **argv)
 			die("lite_unmap", errno);
 	if (lite_free(lg.peers[lg.me].lh) < 0)
 		die("lite_free", errno);
+	for (p = 0; p < lg.nodes; p++)
+		free(lg.peers[p].head);
 	free(lg.slot);
 	free(lg.bsum_all);
 	free(lg.contrib);
