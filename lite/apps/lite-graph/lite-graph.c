@@ -247,7 +247,7 @@ int main(int argc, char **argv)
 	graph_parse_args(argc, argv, &lg.o, 1, usage);
 	id = lite_node_id();
 	if (id < 0)
-		die("lite_node_id (has this node joined?)", id);
+		die("lite_node_id (is lite.ko loaded and this node joined?)", id);
 	lg.nodes = lg.o.nodes;
 	if (!lg.nodes) {
 		ret = lite_nr_nodes();
