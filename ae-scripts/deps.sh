@@ -15,8 +15,10 @@ PACKAGES=(
 	pdsh rsync openssh-client openssh-server iproute2
 	gnuplot-nox fonts-dejavu-core shellcheck make gcc coreutils procps
 	clang libclang-rt-dev pkg-config libssl-dev python3
-	# The applications' baseline: LITE-Log against Redis streams.
+	# The applications' baselines: LITE-Log against Redis streams,
+	# LITE-Graph against OpenMPI (mpirun over TCP).
 	redis-server libhiredis-dev
+	openmpi-bin libopenmpi-dev
 )
 
 log() { printf 'deps: %s\n' "$*" >&2; }

@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The graph, its partitioning and the PageRank kernel shared by lite-graph,
+ * mpi-graph and graph-ref: the definitions are in graph.h.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "graph.h"
+
+/* R-MAT quadrant thresholds in 1/65536: a=0.57, a+b=0.76, a+b+c=0.95. */
+#define RMAT_A		37356U
+#define RMAT_AB		49807U
+#define RMAT_ABC	62259U
+/* Mixed into the seed for the permutation's stream ("PERM"). */
+#define PERM_SALT	0x5045524dULL
+
+void die(const char *what, int err)
+{
+	if (err)
+		fprintf(stderr, "%s: %s: %s\n", prog, what,
+			strerror(err < 0 ? -err : err));
+	else
+		fprintf(stderr, "%s: %s\n", prog, what);
+	exit(1);
+}
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static uint64_t splitmix64(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* The edge stream: 16 random bits per level, four levels per draw. */
+struct rmat {
+	uint64_t	state, bits;
+	unsigned int	left;		/* 16-bit pieces left in bits */
+	unsigned int	scale;
+	const uint32_t	*perm;
+};
+
+static void rmat_init(struct rmat *r, const struct graph_opts *o,
+		      const uint32_t *perm)
+{
+	*r = (struct rmat) { .state = o->seed, .scale = o->scale,
+			     .perm = perm };
+}
+
+static void rmat_edge(struct rmat *r, uint32_t *src, uint32_t *dst)
+{
+	uint32_t s = 0, d = 0, x;
+	unsigned int l;
+
+	for (l = 0; l < r->scale; l++) {
+		if (!r->left) {
+			r->bits = splitmix64(&r->state);
+			r->left = 4;
+		}
+		x = r->bits & 0xffff;
+		r->bits >>= 16;
+		r->left--;
+		/*
+		 * Quadrant a (0,0), b (0,1), c (1,0), d (1,1), without
+		 * branches: random ones are mispredicted half the time.
+		 */
+		s = s << 1 | (x >= RMAT_AB);
+		d = d << 1 | ((x >= RMAT_A) ^ (x >= RMAT_AB) ^ (x >= RMAT_ABC));
+	}
+	*src = r->perm[s];
+	*dst = r->perm[d];
+}
+
+/* A seeded Fisher-Yates shuffle of 0 .. nv - 1. */
+static void graph_perm(uint32_t *perm, uint32_t nv, uint64_t seed)
+{
+	uint64_t state = seed ^ PERM_SALT;
+	uint32_t i, j, t;
+
+	for (i = 0; i < nv; i++)
+		perm[i] = i;
+	for (i = nv - 1; i > 0; i--) {
+		j = (uint32_t)(((unsigned __int128)splitmix64(&state) *
+				(i + 1ULL)) >> 64);
+		t = perm[i];
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+}
+
+struct graph_part graph_part_of(uint32_t nv, unsigned int parts,
+				unsigned int p)
+{
+	uint32_t nb = (nv + GRAPH_BLOCK - 1) / GRAPH_BLOCK;
+	struct graph_part gp;
+
+	gp.blo = (uint64_t)p * nb / parts;
+	gp.bhi = (uint64_t)(p + 1) * nb / parts;
+	gp.lo = (uint64_t)gp.blo * GRAPH_BLOCK < nv ? gp.blo * GRAPH_BLOCK : nv;
+	gp.hi = (uint64_t)gp.bhi * GRAPH_BLOCK < nv ? gp.bhi * GRAPH_BLOCK : nv;
+	return gp;
+}
+
+/*
+ * Two passes over the edge stream: the first counts (out-degrees, the own
+ * vertices' in-degrees), the second places the own in-edges. Drawing twice
+ * costs less than keeping every drawn edge in memory at large scales.
+ */
+int graph_build(struct graph *g, const struct graph_opts *o,
+		struct graph_part own)
+{
+	uint32_t *perm, *fill = NULL, src, dst, nown = own.hi - own.lo, v;
+	struct rmat r;
+	uint64_t e;
+
+	memset(g, 0, sizeof(*g));
+	g->nv = 1U << o->scale;
+	g->ne = (uint64_t)o->edge_factor << o->scale;
+	g->nblocks = (g->nv + GRAPH_BLOCK - 1) / GRAPH_BLOCK;
+	g->own = own;
+	perm = malloc(g->nv * sizeof(*perm));
+	g->outdeg = calloc(g->nv, sizeof(*g->outdeg));
+	g->in_off = calloc(nown + 1, sizeof(*g->in_off));
+	if (!perm || !g->outdeg || !g->in_off)
+		goto nomem;
+	graph_perm(perm, g->nv, o->seed);
+
+	rmat_init(&r, o, perm);
+	for (e = 0; e < g->ne; e++) {
+		rmat_edge(&r, &src, &dst);
+		g->outdeg[src]++;
+		if (dst >= own.lo && dst < own.hi)
+			g->in_off[dst - own.lo + 1]++;
+	}
+	for (v = 0; v < nown; v++)
+		g->in_off[v + 1] += g->in_off[v];
+
+	g->in_src = malloc((g->in_off[nown] ? g->in_off[nown] : 1) *
+			   sizeof(*g->in_src));
+	fill = calloc(nown ? nown : 1, sizeof(*fill));
+	if (!g->in_src || !fill)
+		goto nomem;
+	rmat_init(&r, o, perm);
+	for (e = 0; e < g->ne; e++) {
+		rmat_edge(&r, &src, &dst);
+		if (dst >= own.lo && dst < own.hi) {
+			v = dst - own.lo;
+			g->in_src[g->in_off[v] + fill[v]++] = src;
+		}
+	}
+	free(fill);
+	free(perm);
+	return 0;
+nomem:
+	free(fill);
+	free(perm);
+	graph_free(g);
+	return -ENOMEM;
+}
+
+void graph_free(struct graph *g)
+{
+	free(g->outdeg);
+	free(g->in_off);
+	free(g->in_src);
+	g->outdeg = g->in_src = NULL;
+	g->in_off = NULL;
+}
+
+void pr_init(const struct graph *g, double *rank_own)
+{
+	uint32_t v;
+
+	for (v = g->own.lo; v < g->own.hi; v++)
+		rank_own[v - g->own.lo] = 1.0 / g->nv;
+}
+
+void pr_block_dangling(const struct graph *g, const double *rank_own,
+		       double *bsum)
+{
+	uint32_t b, v, end;
+	double s;
+
+	for (b = g->own.blo; b < g->own.bhi; b++) {
+		end = (b + 1) * GRAPH_BLOCK < g->nv ? (b + 1) * GRAPH_BLOCK
+						    : g->nv;
+		s = 0.0;
+		for (v = b * GRAPH_BLOCK; v < end; v++)
+			if (!g->outdeg[v])
+				s += rank_own[v - g->own.lo];
+		bsum[b - g->own.blo] = s;
+	}
+}
+
+void pr_update(const struct graph *g, const double *rank_all,
+	       const double *bsum_all, double *contrib, double *rank_own_new)
+{
+	double dangling = 0.0, s;
+	uint32_t u, b, v;
+	uint64_t k;
+
+	for (u = 0; u < g->nv; u++)
+		contrib[u] = g->outdeg[u] ? rank_all[u] / g->outdeg[u] : 0.0;
+	for (b = 0; b < g->nblocks; b++)
+		dangling += bsum_all[b];
+	for (v = 0; v < g->own.hi - g->own.lo; v++) {
+		s = 0.0;
+		for (k = g->in_off[v]; k < g->in_off[v + 1]; k++)
+			s += contrib[g->in_src[k]];
+		rank_own_new[v] = (1.0 - GRAPH_DAMPING) / g->nv +
+				  GRAPH_DAMPING * (s + dangling / g->nv);
+	}
+}
+
+double pr_sum(const double *rank_all, uint32_t nv, uint32_t *top)
+{
+	double s = 0.0;
+	uint32_t v;
+
+	*top = 0;
+	for (v = 0; v < nv; v++) {
+		s += rank_all[v];
+		if (rank_all[v] > rank_all[*top])
+			*top = v;
+	}
+	return s;
+}
+
+static void pr_header(FILE *f, const struct graph_opts *o, uint32_t nv)
+{
+	fprintf(f, "# pagerank scale=%u edge_factor=%u seed=%" PRIu64
+		" iters=%u vertices=%u\n", o->scale, o->edge_factor, o->seed,
+		o->iters, nv);
+}
+
+int pr_dump(const char *path, const struct graph_opts *o,
+	    const double *rank_all, uint32_t nv)
+{
+	FILE *f = fopen(path, "w");
+	uint32_t v;
+	int err;
+
+	if (!f)
+		return -errno;
+	pr_header(f, o, nv);
+	for (v = 0; v < nv; v++)
+		fprintf(f, "%.17g\n", rank_all[v]);
+	err = ferror(f) ? EIO : 0;
+	if (fclose(f) && !err)
+		err = errno;
+	return -err;
+}
+
+void pr_result(FILE *f, const struct graph_opts *o, const struct graph *g,
+	       unsigned int parts, double build_s, double ms_per_iter,
+	       const double *rank_all)
+{
+	uint32_t top;
+	double sum = pr_sum(rank_all, g->nv, &top);
+
+	fprintf(f, "result prog=%s parts=%u scale=%u edge_factor=%u seed=%"
+		PRIu64 " vertices=%u edges=%" PRIu64 " iters=%u build_s=%.3f"
+		" ms_per_iter=%.3f rank_sum=%.12f top=%u top_rank=%.12e\n",
+		prog, parts, o->scale, o->edge_factor, o->seed, g->nv, g->ne,
+		o->iters, build_s, ms_per_iter, sum, top, rank_all[top]);
+	fflush(f);
+}
+
+static unsigned long graph_arg(const char *s, const char *name,
+			       unsigned long min, unsigned long max,
+			       const char *usage)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || end == s || *end || *s == '-' || v < min || v > max) {
+		fprintf(stderr, "%s: %s must be a number in %lu..%lu, not '%s'\n%s",
+			prog, name, min, max, s, usage);
+		exit(2);
+	}
+	return v;
+}
+
+void graph_parse_args(int argc, char **argv, struct graph_opts *o, int lite,
+		      const char *usage)
+{
+	static const struct option longopts[] = {
+		{ "scale", required_argument, NULL, 's' },
+		{ "edge-factor", required_argument, NULL, 'e' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "iters", required_argument, NULL, 'i' },
+		{ "dump", required_argument, NULL, 'd' },
+		{ "nodes", required_argument, NULL, 'n' },
+		{ "id", required_argument, NULL, 'I' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	*o = (struct graph_opts) { .scale = 16, .edge_factor = 16, .seed = 1,
+				   .iters = 20, .id = 0x47520000 };
+	while ((c = getopt_long(argc, argv, lite ? "s:e:S:i:d:n:I:q" :
+				"s:e:S:i:d:q", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			o->scale = graph_arg(optarg, "scale", 1,
+					     GRAPH_MAX_SCALE, usage);
+			break;
+		case 'e':
+			o->edge_factor = graph_arg(optarg, "edge factor", 1,
+						   1024, usage);
+			break;
+		case 'S':
+			o->seed = strtoull(optarg, NULL, 0);
+			graph_arg(optarg, "seed", 0, ~0UL, usage);
+			break;
+		case 'i':
+			o->iters = graph_arg(optarg, "iterations", 1, 100000,
+					     usage);
+			break;
+		case 'd':
+			o->dump = optarg;
+			break;
+		case 'n':
+			if (!lite)
+				goto bad;
+			o->nodes = graph_arg(optarg, "nodes", 1,
+					     GRAPH_MAX_PARTS, usage);
+			break;
+		case 'I':
+			if (!lite)
+				goto bad;
+			o->id = graph_arg(optarg, "id", 0, ~0UL - GRAPH_MAX_PARTS,
+					  usage);
+			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		default:
+			goto bad;
+		}
+	}
+	if (optind == argc)
+		return;
+bad:
+	fputs(usage, stderr);
+	exit(2);
+}
