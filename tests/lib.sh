@@ -202,11 +202,18 @@ expect_error() {
 GUEST_USER=liteuser
 GUEST_BIN=/opt/lite-tests
 
-# guest_user_setup FILE...: on every guest, create GUEST_USER (the same uid
-# everywhere: locks and barriers belong to a uid cluster-wide) and install
+# guest_user_cmd USER UID [GROUP]: a guest's command line that creates USER
+# with UID (the same on every guest: locks and barriers belong to a uid
+# cluster-wide), in GROUP if given, unless an earlier test on the same
+# guests did.
+guest_user_cmd() {
+	echo "{ id -u $1 >/dev/null 2>&1 || useradd -M -N -u $2 ${3:+-G $3} $1; }"
+}
+
+# guest_user_setup FILE...: on every guest, create GUEST_USER and install
 # FILEs (guest paths) into GUEST_BIN.
 guest_user_setup() {
-	"$LITE_AE" exec all -- "{ id -u $GUEST_USER >/dev/null 2>&1 || useradd -M -N -u 2001 -G lite $GUEST_USER; } &&
+	"$LITE_AE" exec all -- "$(guest_user_cmd "$GUEST_USER" 2001 lite) &&
 		install -d -m 755 $GUEST_BIN && install -m 755 $* $GUEST_BIN/"
 }
 
