@@ -111,13 +111,13 @@ lite_build_here() {
 }
 
 # lite_build_there_cmd HOST all|bench: the build a host does for itself: a
-# node's lite.ko, tools, liblite and benchmarks, the manager's
+# node's lite.ko, tools, liblite, the applications and benchmarks, the manager's
 # lite-manager (only the benchmarks with 'bench'), for its running kernel.
 lite_build_there_cmd() {
 	local h=$1 r cmd=""
 	r=$(lite_rdir "$h")
 	if lite_is_node "$h"; then
-		[ "$2" = bench ] || cmd="make -s -C $r/lite module tools lib KVER=\$(uname -r) && "
+		[ "$2" = bench ] || cmd="make -s -C $r/lite module tools lib apps KVER=\$(uname -r) && "
 		cmd+="make -s -C $r/microbench KVER=\$(uname -r)"
 	fi
 	if [ "$h" = "$INV_MANAGER" ] && [ "$2" != bench ]; then
