@@ -202,6 +202,15 @@ expect_error() {
 GUEST_USER=liteuser
 GUEST_BIN=/opt/lite-tests
 
+# rxe_add_cmd: a guest's command line that brings back the Soft-RoCE device
+# a test deleted ('rdma link del rxe0'; the next test on the shared cluster
+# needs it) and waits up to 10 s for its port to be ACTIVE.
+rxe_add_cmd() {
+	echo "rdma link add rxe0 type rxe netdev fabric0 &&
+	for i in \$(seq 50); do grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state && break; sleep 0.2; done &&
+	grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state"
+}
+
 # guest_user_cmd USER UID [GROUP]: a guest's command line that creates USER
 # with UID (the same on every guest: locks and barriers belong to a uid
 # cluster-wide), in GROUP if given, unless an earlier test on the same
