@@ -34,7 +34,13 @@ fig_new_dir() {
 # fig_provenance DIR NAME: who, what and where of a run, as "key: value".
 fig_provenance() {
 	local dir=$1 name=$2 h facts
+	local -A pid=()
 	cp "$INV_FILE" "$dir/inventory"
+	# The hosts' facts in parallel (a guest takes a second or two for them).
+	for h in "${INV_NODES[@]}"; do
+		ae_ssh "$h" "$(fig_host_facts_cmd "$h")" >"$dir/.facts.$h" 2>/dev/null &
+		pid[$h]=$!
+	done
 	{
 		echo "figure: $name"
 		echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -48,10 +54,12 @@ fig_provenance() {
 			echo "testbed: ${#INV_NODES[@]} hosts from $(basename "$INV_FILE")"
 		fi
 		for h in "${INV_NODES[@]}"; do
-			facts=$(ae_ssh "$h" "$(fig_host_facts_cmd "$h")" 2>/dev/null) || facts="unreachable"
+			facts=unreachable
+			! wait "${pid[$h]}" || facts=$(cat "$dir/.facts.$h")
 			echo "host $h: $facts"
 		done
 	} >"$dir/provenance.txt"
+	rm -f "$dir"/.facts.*
 }
 
 fig_host_facts_cmd() {
