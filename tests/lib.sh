@@ -80,6 +80,16 @@ collect_guest_logs() {
 # summary TEXT: a line tests/run shows under the test's result.
 summary() { echo "summary: $*"; }
 
+# check_table: kick-the-tires' table ('ae check') on a cluster that must
+# pass it; when it does not, the test fails with the table (the failed row
+# is what a CI log needs).
+check_table() {
+	local out
+	out=$("$LITE_AE" check) || fail "kick-the-tires failed:
+$out"
+	printf '%s\n' "$out"
+}
+
 # guest_kernel: the kernel the cluster's first guest runs.
 guest_kernel() { "$LITE_AE" exec node1 -- uname -r; }
 
@@ -199,7 +209,7 @@ expect_error() {
 
 # Programs that need no privilege run on the guests as GUEST_USER, a user in
 # group lite, from copies in GUEST_BIN (/root is 0700 in the guests).
-GUEST_USER=liteuser
+GUEST_USER=liteuser GUEST_UID=2001
 GUEST_BIN=/opt/lite-tests
 
 # rxe_add_cmd: a guest's command line that brings back the Soft-RoCE device
@@ -207,8 +217,7 @@ GUEST_BIN=/opt/lite-tests
 # needs it) and waits up to 10 s for its port to be ACTIVE.
 rxe_add_cmd() {
 	echo "rdma link add rxe0 type rxe netdev fabric0 &&
-	for i in \$(seq 50); do grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state && break; sleep 0.2; done &&
-	grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state"
+	(for i in \$(seq 50); do grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state && exit 0; sleep 0.2; done; exit 1)"
 }
 
 # guest_user_cmd USER UID [GROUP]: a guest's command line that creates USER
@@ -222,7 +231,7 @@ guest_user_cmd() {
 # guest_user_setup FILE...: on every guest, create GUEST_USER and install
 # FILEs (guest paths) into GUEST_BIN.
 guest_user_setup() {
-	"$LITE_AE" exec all -- "$(guest_user_cmd "$GUEST_USER" 2001 lite) &&
+	"$LITE_AE" exec all -- "$(guest_user_cmd "$GUEST_USER" "$GUEST_UID" lite) &&
 		install -d -m 755 $GUEST_BIN && install -m 755 $* $GUEST_BIN/"
 }
 
