@@ -1,0 +1,152 @@
+# shellcheck shell=bash
+# Figure app-graph: LITE-Graph (lite/apps/lite-graph) against the same
+# PageRank over MPI (mpi-graph: Debian's OpenMPI, mpirun over TCP on the
+# fabric network) on the first 1..N nodes, and the single-node reference
+# (graph-ref) on the first node, in the same run. Every version computes
+# the same R-MAT graph (scale SCALE, 16 edges per vertex, seed 1) for ITERS
+# iterations; after each run the first node's ranks are compared with
+# graph-ref's (graph-cmp, 1e-6: verified.txt), and a mismatch stops the
+# figure. Interleaved: for each repetition and node count the systems run
+# back to back in a shuffled order (order.csv); graph-ref runs at 1 node.
+# raw.csv (throughput rows, bench,op,size,param,rep,seconds,ops,
+# ops_per_sec,bytes_per_sec): size = scale, param = nodes, seconds = the
+# slowest node's time in iterations (graph generation excluded), ops =
+# iterations, bytes_per_sec = edges traversed per second (the column name
+# is summarize-bench's). data.csv summarises them per point.
+# mpirun starts its ranks over ssh between the hosts: on the local cluster
+# with the guests' controller key (which they see through the shared
+# root); elsewhere set MPI_RSH_AGENT (e.g. 'ssh -i KEY'), else OpenMPI's
+# plain ssh must reach every host as root. MPI_NET (default the first
+# node's fabric /24) confines OpenMPI's data and control traffic.
+# Knobs: QUICK=1 (1 repetition, scale 12, 5 iterations); default 3
+# repetitions, SCALE=N (default 16), ITERS=N (default 10), SEED=N.
+
+APPGRAPH_DUMP=/tmp/app-graph	# .ref .lite .mpi on the first node
+
+appgraph_bin() { echo "$(lite_rdir "$1")/lite/apps/lite-graph/$2"; }
+
+# appgraph_case OUTDIR REP NODES SYSTEM
+appgraph_case() {
+	local out=$1 rep=$2 n=$3 sys=$4 tag h hosts=() cmd verdict lines
+	tag=$sys-$n-$rep
+	hosts=("${INV_NODES[@]:0:$n}")
+	mkdir -p "$out/raw"
+	case $sys in
+	lite)
+		for h in "${hosts[@]}"; do
+			ae_bg_start "appgraph-$h" "$h" "$AE_TIMEOUT" "$out/raw/$tag.$h.log" \
+				"$(appgraph_bin "$h" lite-graph) -n $n $APPGRAPH_ARGS --dump $APPGRAPH_DUMP.lite"
+		done
+		for h in "${hosts[@]}"; do
+			ae_bg_wait "appgraph-$h" ||
+				ae_die "app-graph: lite-graph on $h ($n nodes) failed: $(ae_tail "$out/raw/$tag.$h.log")"
+		done
+		;;
+	mpi)
+		cmd="mpirun --allow-run-as-root -np $n --host $(appgraph_mpi_hosts "$n") --mca btl tcp,self"
+		cmd+=" --mca btl_tcp_if_include $APPGRAPH_NET --mca oob_tcp_if_include $APPGRAPH_NET"
+		[ -z "$APPGRAPH_RSH" ] || cmd+=" --mca plm_rsh_agent '$APPGRAPH_RSH'"
+		cmd+=" $(appgraph_bin "${hosts[0]}" mpi-graph) $APPGRAPH_ARGS --dump $APPGRAPH_DUMP.mpi"
+		AE_TIMEOUT=$AE_TIMEOUT ae_ssh "${hosts[0]}" "$cmd" >"$out/raw/$tag.${hosts[0]}.log" 2>&1 ||
+			ae_die "app-graph: mpirun of mpi-graph on $n nodes failed: $(ae_tail "$out/raw/$tag.${hosts[0]}.log")"
+		;;
+	ref)
+		ae_ssh "${hosts[0]}" "$(appgraph_bin "${hosts[0]}" graph-ref) $APPGRAPH_ARGS --dump $APPGRAPH_DUMP.ref" \
+			>"$out/raw/$tag.${hosts[0]}.log" 2>&1 ||
+			ae_die "app-graph: graph-ref failed: $(ae_tail "$out/raw/$tag.${hosts[0]}.log")"
+		;;
+	esac
+	[ "$AE_DRY_RUN" = 1 ] && return 0
+	if [ "$sys" != ref ]; then
+		verdict=$(ae_ssh "${hosts[0]}" "$(appgraph_bin "${hosts[0]}" graph-cmp) $APPGRAPH_DUMP.$sys $APPGRAPH_DUMP.ref" 2>&1) ||
+			ae_die "app-graph: $sys on $n nodes: ranks differ from graph-ref's: $verdict"
+		echo "$sys on $n nodes, repetition $rep: $verdict" >>"$out/verified.txt"
+	fi
+	# One result line from every lite-graph; one from mpirun (rank 0's) and
+	# from graph-ref.
+	lines=$n
+	[ "$sys" = lite ] || lines=1
+	for h in "${hosts[@]}"; do
+		[ ! -f "$out/raw/$tag.$h.log" ] || grep -h '^result ' "$out/raw/$tag.$h.log" || true
+	done | appgraph_row "$out" "$sys" "$rep" "$n" "$lines"
+}
+
+# appgraph_mpi_hosts N: mpirun's --host list, one slot on each of the first
+# N nodes' fabric addresses.
+appgraph_mpi_hosts() {
+	local h list=""
+	for h in "${INV_NODES[@]:0:$1}"; do
+		list+="${list:+,}$(inv_var "$h" fabric_ip):1"
+	done
+	echo "$list"
+}
+
+# appgraph_row OUTDIR SYSTEM REP NODES LINES: stdin's result lines ("result
+# prog=... edges=E iters=I ... ms_per_iter=M rank_sum=R top=V ...", LINES
+# of them) as a row of OUTDIR/raw.csv; all must report the same ranks
+# (rank_sum, top).
+appgraph_row() {
+	local out=$1 rep=$3 n=$4 lines=$5 bench
+	case $2 in
+	lite) bench=lite_graph ;;
+	mpi) bench=mpi_graph ;;
+	ref) bench=graph_ref ;;
+	esac
+	[ -s "$out/raw.csv" ] || echo "bench,op,size,param,rep,seconds,ops,ops_per_sec,bytes_per_sec" >"$out/raw.csv"
+	awk -v bench="$bench" -v rep="$rep" -v n="$n" -v lines="$lines" -v raw="$out/raw.csv" '
+		{
+			for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+			s = v["ms_per_iter"] * v["iters"] / 1000
+			if (s > secs) secs = s
+			ranks[v["rank_sum"] " " v["top"]] = 1; rows++
+			iters = v["iters"]; edges = v["edges"]; scale = v["scale"]
+		}
+		END {
+			if (rows != lines || secs <= 0) { printf "%d result lines, expected %d\n", rows, lines > "/dev/stderr"; exit 1 }
+			if (length(ranks) != 1) { print "the nodes ended with different ranks" > "/dev/stderr"; exit 1 }
+			printf "%s,pagerank,%s,%s,%s,%.3f,%d,%.3f,%.1f\n", bench, scale, n, rep, secs, iters,
+				iters / secs, edges * iters / secs >>raw
+		}' || ae_die "app-graph: $sys on $n nodes, repetition $rep: no usable result in $out/raw"
+}
+
+figure_run() {
+	local out=$1 reps=3 scale=${SCALE:-16} iters=${ITERS:-10} rep n sys order points="" h
+	[ "${QUICK:-0}" = 1 ] && reps=1 scale=${SCALE:-12} iters=${ITERS:-5}
+	APPGRAPH_ARGS="-s $scale -i $iters -q"
+	for n in $(seq "${#INV_NODES[@]}"); do points+="${points:+ }$n"; done
+	APPGRAPH_NET=${MPI_NET:-$(inv_var "${INV_NODES[0]}" fabric_ip | sed 's/\.[0-9]*$/.0/')/24}
+	if [ -n "${MPI_RSH_AGENT+set}" ]; then
+		APPGRAPH_RSH=$MPI_RSH_AGENT
+	elif [ "$INV_VCLUSTER" = 1 ]; then
+		APPGRAPH_RSH="ssh -i $AE_CACHE/ssh/id_ed25519 -o UserKnownHostsFile=$AE_CACHE/ssh/known_hosts -o HostKeyAlias=lite-ae-guest -o BatchMode=yes"
+	else
+		APPGRAPH_RSH=""
+	fi
+	# mpirun starts every rank from one path: the first node's.
+	for h in "${INV_NODES[@]}"; do
+		[ "$(lite_rdir "$h")" = "$(lite_rdir "${INV_NODES[0]}")" ] ||
+			ae_die "app-graph: mpirun needs one remote_dir on every node; $h has $(lite_rdir "$h"), ${INV_NODES[0]} $(lite_rdir "${INV_NODES[0]}")"
+	done
+	mb_ensure_lite
+	mb_note "$out" "method: interleaved, $reps repetitions x nodes $points, lite-graph and mpi-graph (and graph-ref at 1 node) shuffled per (repetition, nodes) with seed $MB_SEED (order.csv); R-MAT scale $scale, 16 edges per vertex, seed 1, $iters iterations; ranks compared with graph-ref's (verified.txt)"
+	[ "$AE_DRY_RUN" = 1 ] ||
+		mb_note "$out" "mpi: $(ae_ssh "${INV_NODES[0]}" "mpirun --version" 2>&1 | head -n 1), btl tcp on $APPGRAPH_NET"
+	# The reference the runs are compared with, before any of them.
+	ae_ssh "${INV_NODES[0]}" "$(appgraph_bin "${INV_NODES[0]}" graph-ref) $APPGRAPH_ARGS --dump $APPGRAPH_DUMP.ref" >/dev/null ||
+		ae_die "app-graph: graph-ref failed on ${INV_NODES[0]}"
+	for rep in $(seq "$reps"); do
+		for n in $points; do
+			if [ "$n" = 1 ]; then
+				order=$(mb_order "$out" "$rep" "$n" lite mpi ref)
+			else
+				order=$(mb_order "$out" "$rep" "$n" lite mpi)
+			fi || ae_die "cannot shuffle the systems"
+			for sys in $order; do
+				appgraph_case "$out" "$rep" "$n" "$sys"
+			done
+		done
+	done
+	[ "$AE_DRY_RUN" = 1 ] && return 0
+	"$AE_ROOT/ae-scripts/summarize-bench" "$out/raw.csv" >"$out/data.csv" ||
+		ae_die "cannot summarise $out/raw.csv"
+}

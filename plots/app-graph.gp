@@ -1,0 +1,33 @@
+# LITE-Graph against the same PageRank over MPI (TCP) on 1..N nodes, and
+# the single-node reference (graph-ref): time per iteration (graph
+# generation excluded) against the number of nodes. Points are medians of
+# the repetitions, whiskers the fastest and slowest; graph-ref's median is
+# also drawn across as a dashed line. Every run's ranks matched graph-ref's
+# (verified.txt beside data.csv).
+# Variables: see common.gp; datafile is the data.csv of an app-graph run.
+# CSV columns: bench,op,size,param,reps,ops_per_sec,lo,hi,bytes_per_sec
+# (ops are iterations, size the R-MAT scale, param the nodes).
+
+call system("dirname '" . ARG0 . "'") . "/common.gp" ARG0
+
+ms(c) = 1000.0 / column(c)
+scale = system(sprintf("awk -F, 'NR == 2 { print $3 }' '%s'", datafile))
+stats rows('1') using 4 nooutput prefix "N"
+stats rows('1') using (ms(7)) nooutput prefix "Y"
+set xrange [0.7:N_max + 0.3]
+set xtics 1
+set yrange [0:Y_max * 1.1]
+set xlabel "nodes"
+set ylabel "time per iteration (ms), median; whiskers: fastest..slowest"
+set title title(sprintf("PageRank, R-MAT scale %s: LITE-Graph vs MPI over TCP", scale))
+set key top left box opaque
+stats sel("graph_ref") using (ms(6)) nooutput prefix "REF"
+
+do for [fmt in formats] {
+	eval out(fmt)
+	plot sel("lite_graph") using 4:(ms(6)):(ms(8)):(ms(7)) with yerrorlines lw 2 pt 7 lc rgb "#1f77b4" title "LITE-Graph", \
+	     sel("mpi_graph") using 4:(ms(6)):(ms(8)):(ms(7)) with yerrorlines lw 2 pt 9 lc rgb "#d62728" title "mpi-graph (OpenMPI, TCP)", \
+	     REF_median with lines dt 2 lw 1 lc rgb "#555555" title "graph-ref, one node", \
+	     sel("graph_ref") using 4:(ms(6)):(ms(8)):(ms(7)) with yerrorbars pt 5 lc rgb "#555555" notitle
+	unset output
+}
