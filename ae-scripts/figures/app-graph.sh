@@ -25,6 +25,16 @@ APPGRAPH_DUMP=/tmp/app-graph	# .ref .lite .mpi on the first node
 
 appgraph_bin() { echo "$(lite_rdir "$1")/lite/apps/lite-graph/$2"; }
 
+# appgraph_on HOST LOG CMD: CMD on HOST, its output in LOG (under --dry-run,
+# only printed).
+appgraph_on() {
+	if [ "$AE_DRY_RUN" = 1 ]; then
+		ae_ssh "$1" "$3"
+	else
+		ae_ssh "$1" "$3" >"$2" 2>&1
+	fi
+}
+
 # appgraph_case OUTDIR REP NODES SYSTEM
 appgraph_case() {
 	local out=$1 rep=$2 n=$3 sys=$4 tag h hosts=() cmd verdict lines
@@ -47,12 +57,12 @@ appgraph_case() {
 		cmd+=" --mca btl_tcp_if_include $APPGRAPH_NET --mca oob_tcp_if_include $APPGRAPH_NET"
 		[ -z "$APPGRAPH_RSH" ] || cmd+=" --mca plm_rsh_agent '$APPGRAPH_RSH'"
 		cmd+=" $(appgraph_bin "${hosts[0]}" mpi-graph) $APPGRAPH_ARGS --dump $APPGRAPH_DUMP.mpi"
-		AE_TIMEOUT=$AE_TIMEOUT ae_ssh "${hosts[0]}" "$cmd" >"$out/raw/$tag.${hosts[0]}.log" 2>&1 ||
+		appgraph_on "${hosts[0]}" "$out/raw/$tag.${hosts[0]}.log" "$cmd" ||
 			ae_die "app-graph: mpirun of mpi-graph on $n nodes failed: $(ae_tail "$out/raw/$tag.${hosts[0]}.log")"
 		;;
 	ref)
-		ae_ssh "${hosts[0]}" "$(appgraph_bin "${hosts[0]}" graph-ref) $APPGRAPH_ARGS --dump $APPGRAPH_DUMP.ref" \
-			>"$out/raw/$tag.${hosts[0]}.log" 2>&1 ||
+		appgraph_on "${hosts[0]}" "$out/raw/$tag.${hosts[0]}.log" \
+			"$(appgraph_bin "${hosts[0]}" graph-ref) $APPGRAPH_ARGS --dump $APPGRAPH_DUMP.ref" ||
 			ae_die "app-graph: graph-ref failed: $(ae_tail "$out/raw/$tag.${hosts[0]}.log")"
 		;;
 	esac
@@ -132,7 +142,8 @@ figure_run() {
 	[ "$AE_DRY_RUN" = 1 ] ||
 		mb_note "$out" "mpi: $(ae_ssh "${INV_NODES[0]}" "mpirun --version" 2>&1 | head -n 1), btl tcp on $APPGRAPH_NET"
 	# The reference the runs are compared with, before any of them.
-	ae_ssh "${INV_NODES[0]}" "$(appgraph_bin "${INV_NODES[0]}" graph-ref) $APPGRAPH_ARGS --dump $APPGRAPH_DUMP.ref" >/dev/null ||
+	appgraph_on "${INV_NODES[0]}" "$out/graph-ref.log" \
+		"$(appgraph_bin "${INV_NODES[0]}" graph-ref) $APPGRAPH_ARGS --dump $APPGRAPH_DUMP.ref" ||
 		ae_die "app-graph: graph-ref failed on ${INV_NODES[0]}"
 	for rep in $(seq "$reps"); do
 		for n in $points; do
