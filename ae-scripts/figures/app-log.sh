@@ -105,7 +105,10 @@ figure_run() {
 	APPLOG_IP=$(inv_var "$APPLOG_HOME" fabric_ip)
 	# Redis as Debian ships it, in memory only (no snapshots, no append-only
 	# file: LITE-Log keeps its log in memory too), on the fabric address.
-	ae_bg_start redis "$APPLOG_HOME" "$AE_TIMEOUT" "$out/redis-server.log" \
+	# Up for the whole figure (at most an hour), stopped at its end or when
+	# it fails, like the LITE-Log home of a run that failed.
+	trap 'ae_bg_stop applog-home || true; ae_bg_stop redis || true' EXIT
+	ae_bg_start redis "$APPLOG_HOME" 3600 "$out/redis-server.log" \
 		"redis-server --port $APPLOG_PORT --bind $APPLOG_IP --save '' --appendonly no --protected-mode no"
 	ae_bg_ready redis 'Ready to accept connections' 60 ||
 		ae_die "app-log: redis-server did not start on $APPLOG_HOME: $(ae_tail "$out/redis-server.log")"
@@ -114,6 +117,7 @@ figure_run() {
 		mb_note "$out" "redis: $(ae_ssh "$APPLOG_HOME" "redis-server --version" 2>&1 | head -n 1)"
 	mb_interleave "$out" "$reps" "$points" applog_case lite redis
 	ae_bg_stop redis || true
+	trap - EXIT
 	[ "$AE_DRY_RUN" = 1 ] && return 0
 	"$AE_ROOT/ae-scripts/summarize-bench" "$out/raw.csv" >"$out/data.csv" ||
 		ae_die "cannot summarise $out/raw.csv"
