@@ -100,13 +100,14 @@ lite_controller_fits() {
 # lite_build_here KVER: lite.ko, the tools, lite-manager and the
 # benchmarks, built on the controller for Linux KVER.
 lite_build_here() {
-	local kver=$1
+	local kver=$1 jobs
+	jobs=-j$(nproc)
 	ae_log "building lite.ko for Linux $kver and the tools on the controller"
-	ae_run_bounded 600 "build" make -s -C "$AE_ROOT/lite" KVER="$kver" >&2 ||
+	ae_run_bounded 600 "build" make -s "$jobs" -C "$AE_ROOT/lite" KVER="$kver" >&2 ||
 		ae_die "building lite/ failed"
-	ae_run_bounded 600 "build" make -s -C "$AE_ROOT/manager" lite-manager >&2 ||
+	ae_run_bounded 600 "build" make -s "$jobs" -C "$AE_ROOT/manager" lite-manager >&2 ||
 		ae_die "building manager/ failed"
-	ae_run_bounded 600 "build" make -s -C "$AE_ROOT/microbench" KVER="$kver" >&2 ||
+	ae_run_bounded 600 "build" make -s "$jobs" -C "$AE_ROOT/microbench" KVER="$kver" >&2 ||
 		ae_die "building microbench/ failed"
 }
 
@@ -152,7 +153,7 @@ lite_build_for() {
 			[ -z "$why" ] || ae_die "build = controller does not fit: $why; set build = hosts for it in $INV_FILE"
 		done
 		if [ "$what" = bench ]; then
-			ae_run_bounded 600 "build" make -s -C "$AE_ROOT/microbench" KVER="$kver" >&2 ||
+			ae_run_bounded 600 "build" make -s -j"$(nproc)" -C "$AE_ROOT/microbench" KVER="$kver" >&2 ||
 				ae_die "building microbench/ failed"
 		else
 			lite_build_here "$kver"
