@@ -17,6 +17,7 @@
 
 APPLOG_PORT=${APPLOG_PORT:-18600}	# redis-server's, on the fabric
 APPLOG_ID=0x4c4c			# the LITE-Log's identifier
+APPLOG_STREAM=lite-log-bench		# redis-log's stream (STREAM in redis-log.c)
 
 applog_bin() { echo "$(lite_rdir "$1")/lite/apps/lite-log/$2"; }
 
@@ -105,11 +106,13 @@ figure_run() {
 	APPLOG_IP=$(inv_var "$APPLOG_HOME" fabric_ip)
 	# Redis as Debian ships it, in memory only (no snapshots, no append-only
 	# file: LITE-Log keeps its log in memory too), on the fabric address.
+	# Anyone there may connect, so its one user may only run redis-log's
+	# three commands on redis-log's stream (no CONFIG, FLUSHALL, SHUTDOWN).
 	# Up for the whole figure (at most an hour), stopped at its end or when
 	# it fails, like the LITE-Log home of a run that failed.
 	trap 'ae_bg_stop applog-home || true; ae_bg_stop redis || true' EXIT
 	ae_bg_start redis "$APPLOG_HOME" 3600 "$out/redis-server.log" \
-		"redis-server --port $APPLOG_PORT --bind $APPLOG_IP --save '' --appendonly no --protected-mode no"
+		"redis-server --port $APPLOG_PORT --bind $APPLOG_IP --save '' --appendonly no --protected-mode no --user default on nopass '~$APPLOG_STREAM' resetchannels -@all +xadd +xrange +del"
 	ae_bg_ready redis 'Ready to accept connections' 60 ||
 		ae_die "app-log: redis-server did not start on $APPLOG_HOME: $(ae_tail "$out/redis-server.log")"
 	mb_note "$out" "method: interleaved, $reps repetitions x points (size x threads per node) $points, systems shuffled per (repetition, point) with seed $MB_SEED (order.csv); ${#INV_NODES[@]} nodes append at once, $APPLOG_RECORDS records per thread; log home and redis-server on $APPLOG_HOME"

@@ -21,6 +21,7 @@
 
 #include "logload.h"
 
+/* The only key fig-app-log's redis-server lets us use (APPLOG_STREAM). */
 #define STREAM		"lite-log-bench"
 #define SCAN_BATCH	1000
 
