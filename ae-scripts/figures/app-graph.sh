@@ -157,7 +157,5 @@ figure_run() {
 			done
 		done
 	done
-	[ "$AE_DRY_RUN" = 1 ] && return 0
-	"$AE_ROOT/ae-scripts/summarize-bench" "$out/raw.csv" >"$out/data.csv" ||
-		ae_die "cannot summarise $out/raw.csv"
+	mb_summarize "$out"
 }

@@ -121,9 +121,8 @@ figure_run() {
 	mb_interleave "$out" "$reps" "$points" applog_case lite redis
 	ae_bg_stop redis || true
 	trap - EXIT
+	mb_summarize "$out"
 	[ "$AE_DRY_RUN" = 1 ] && return 0
-	"$AE_ROOT/ae-scripts/summarize-bench" "$out/raw.csv" >"$out/data.csv" ||
-		ae_die "cannot summarise $out/raw.csv"
 	applog_lat_summary "$out/lat.csv" >"$out/data-lat.csv"
 }
 

@@ -100,14 +100,13 @@ lite_controller_fits() {
 # lite_build_here KVER: lite.ko, the tools, lite-manager and the
 # benchmarks, built on the controller for Linux KVER.
 lite_build_here() {
-	local kver=$1 jobs
-	jobs=-j$(nproc)
+	local kver=$1
 	ae_log "building lite.ko for Linux $kver and the tools on the controller"
-	ae_run_bounded 600 "build" make -s "$jobs" -C "$AE_ROOT/lite" KVER="$kver" >&2 ||
+	ae_run_bounded 600 "build" make -s -j"$(nproc)" -C "$AE_ROOT/lite" KVER="$kver" >&2 ||
 		ae_die "building lite/ failed"
-	ae_run_bounded 600 "build" make -s "$jobs" -C "$AE_ROOT/manager" lite-manager >&2 ||
+	ae_run_bounded 600 "build" make -s -j"$(nproc)" -C "$AE_ROOT/manager" lite-manager >&2 ||
 		ae_die "building manager/ failed"
-	ae_run_bounded 600 "build" make -s "$jobs" -C "$AE_ROOT/microbench" KVER="$kver" >&2 ||
+	ae_run_bounded 600 "build" make -s -j"$(nproc)" -C "$AE_ROOT/microbench" KVER="$kver" >&2 ||
 		ae_die "building microbench/ failed"
 }
 
