@@ -14,8 +14,8 @@
 # iterations, bytes_per_sec = edges traversed per second (the column name
 # is summarize-bench's). data.csv summarises them per point.
 # mpirun starts its ranks over ssh between the hosts: on the local cluster
-# with the guests' controller key (which they see through the shared
-# root); elsewhere set MPI_RSH_AGENT (e.g. 'ssh -i KEY'), else OpenMPI's
+# with the guests' own key, which each guest copied at boot
+# (vc_guest_ssh_cmd); elsewhere set MPI_RSH_AGENT (e.g. 'ssh -i KEY'), else OpenMPI's
 # plain ssh must reach every host as root. MPI_NET (default the first
 # node's fabric /24) confines OpenMPI's data and control traffic.
 # Knobs: QUICK=1 (1 repetition, scale 12, 5 iterations); default 3
@@ -128,7 +128,7 @@ figure_run() {
 	if [ -n "${MPI_RSH_AGENT+set}" ]; then
 		APPGRAPH_RSH=$MPI_RSH_AGENT
 	elif [ "$INV_VCLUSTER" = 1 ]; then
-		APPGRAPH_RSH="ssh -i $AE_CACHE/ssh/id_ed25519 -o UserKnownHostsFile=$AE_CACHE/ssh/known_hosts -o HostKeyAlias=lite-ae-guest -o BatchMode=yes"
+		APPGRAPH_RSH=$(vc_guest_ssh_cmd)
 	else
 		APPGRAPH_RSH=""
 	fi

@@ -15,11 +15,15 @@ hostname "$AE_NODE"
 echo "$AE_NODE" >/etc/hostname
 
 # Take what is needed from the controller's boot cache first: the mounts
-# below may hide its path (a checkout can live under /tmp or /root).
+# below may hide its path (a checkout can live under /tmp or /root), and
+# nothing run here later may need it. /etc/lite-ae/ssh is VC_GUEST_SSH
+# (lib/vcluster.sh): sshd's files, and the key and known_hosts with which
+# one guest reaches another (mpirun).
 mkdir -p /etc/lite-ae/ssh "/lib/modules/$kver/kernel"
 cp "$AE_CACHE/ssh/sshd_config" "$AE_CACHE/ssh/authorized_keys" \
-	"$AE_CACHE/ssh/ssh_host_ed25519_key" /etc/lite-ae/ssh/
-chmod 600 /etc/lite-ae/ssh/ssh_host_ed25519_key
+	"$AE_CACHE/ssh/ssh_host_ed25519_key" "$AE_CACHE/ssh/guest_ed25519" \
+	"$AE_CACHE/ssh/known_hosts" /etc/lite-ae/ssh/
+chmod 600 /etc/lite-ae/ssh/ssh_host_ed25519_key /etc/lite-ae/ssh/guest_ed25519
 # The guest kernel's modules; the controller's linux-headers package
 # already provides /lib/modules/$kver/build.
 cp "$AE_CACHE/modules/lib/modules/$kver"/modules.* "/lib/modules/$kver/"
