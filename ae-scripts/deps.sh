@@ -54,7 +54,12 @@ apt_install "${missing[@]}"
 # kernel already in the cache is never touched: a running cluster may be
 # using its files.
 kver=${KVER:-}
-if [ -n "$kver" ]; then
+if [ "$kver" = debug ]; then
+	# Built from source by deps-debug.sh, its build tree for headers.
+	kver=$(kv_resolve "$AE_CACHE" debug)
+	{ [ -n "$kver" ] && kv_cached "$AE_CACHE" "$kver"; } || { log "KVER=debug: no debug guest kernel yet: run 'make deps-debug'"; exit 1; }
+	[ -f "/lib/modules/$kver/build/Makefile" ] || { log "KVER=debug: /lib/modules/$kver/build is missing: run 'make deps-debug'"; exit 1; }
+elif [ -n "$kver" ]; then
 	kv_valid "$kver" || { log "KVER='$kver' is not a kernel release (e.g. 6.12.111+deb12-amd64)"; exit 1; }
 else
 	kver=$(kv_default "$AE_CACHE")
@@ -81,8 +86,10 @@ if ! kv_cached "$AE_CACHE" "$kver"; then
 	kc_merge_tree "$tmp/root" "$AE_CACHE/modules" || { log "cannot add $kver to $AE_CACHE/modules"; exit 1; }
 fi
 [ -n "$(kv_default "$AE_CACHE")" ] || echo "$kver" >"$AE_CACHE/kver"
-mapfile -t missing < <(missing_packages "linux-headers-$kver")
-apt_install "${missing[@]}"
+if ! kv_is_debug "$kver"; then
+	mapfile -t missing < <(missing_packages "linux-headers-$kver")
+	apt_install "${missing[@]}"
+fi
 
 # Headers of every series LITE builds for ('make test' builds against each):
 # the newest of a series the archive has, unless one is installed.

@@ -142,7 +142,8 @@ struct lite_peer {
 	struct lite_port_addr	addr;
 	enum lite_peer_state	state;
 	unsigned long		hello_seen;	/* bit i: hello on QP i */
-	refcount_t		refs;	/* the table's + lite_peer_get()'s */
+	refcount_t		refs;	/* the table's + lite_peer_get()'s;
+					 * the last frees it */
 	spinlock_t		lock;		/* closing vs. posting */
 	bool			closing;
 	atomic_t		next_qp;
@@ -329,6 +330,7 @@ void lite_prio_init(void);
 void lite_prio_exit(void);
 void lite_prio_begin(int prio);
 void lite_prio_end(int prio);
+u64 lite_prio_low_cap(int prio, u64 want);
 u64 lite_prio_low_step(struct lite_peer *peer, int prio, u64 want);
 void lite_prio_low_done(struct lite_peer *peer, int prio, u64 step);
 
@@ -367,6 +369,14 @@ int lite_peer_stats_show(struct seq_file *m, void *unused);
 /* debugfs.c: /sys/kernel/debug/lite */
 void lite_debugfs_init(void);
 void lite_debugfs_exit(void);
+#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
+bool lite_should_fail_qp_create(void);
+#else
+static inline bool lite_should_fail_qp_create(void)
+{
+	return false;
+}
+#endif
 
 /* chardev.c: /dev/lite */
 int lite_chardev_init(void);

@@ -23,6 +23,10 @@ vc_any_running() {
 # cache's default. It must be in the cache.
 vc_kver() {
 	local k=${KVER:-} booted=""
+	if [ "$k" = debug ]; then
+		k=$(kv_resolve "$AE_CACHE" debug)
+		[ -n "$k" ] || ae_die "KVER=debug: no debug guest kernel in $AE_CACHE: run 'make deps-debug' first"
+	fi
 	[ -f "$AE_STATE/kver" ] && vc_any_running && booted=$(cat "$AE_STATE/kver")
 	if [ -n "$booted" ]; then
 		[ -z "$k" ] || [ "$k" = "$booted" ] ||
