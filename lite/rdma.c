@@ -9,8 +9,8 @@
  *
  * An operation owns its bounce buffer and a reference on the handle until
  * it is freed, even when the caller stopped waiting: a late completion
- * never touches freed memory. It holds the peer (whose teardown waits for
- * it) only while it is attached to it: from just before it posts, after
+ * never touches freed memory. It holds the peer (and so its device) only
+ * while it is attached to it: from just before it posts, after
  * the caller's memory was copied in, until its last work request completed
  * (or was flushed), when its DMA mappings go too (lite_op_detach). So no
  * user copy, no stalled page fault and no operation left unreaped holds a

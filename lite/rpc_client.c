@@ -494,20 +494,20 @@ static int lite_rpc_call_wait(struct lite_rpc_call *call,
 }
 
 /*
- * @call (registered under @id) completed: copy its reply to @dst and free
- * it. The reply goes through a copy of ours, so that the call (with the
- * device it holds, which removal waits for) is gone before the copy to
- * @dst, which a userfaultfd- or FUSE-backed page can stall for ever.
- * Return: the reply's length or a negative errno.
+ * @call (registered under @id) completed: take its reply out of the pool
+ * into a copy of ours (*@reply, kvfree() it; NULL when empty) and free
+ * the call, with the device it holds (which removal waits for). The copy
+ * to the caller comes after (lite_rpc_reply_out): it may stall for ever
+ * on a userfaultfd- or FUSE-backed page. Return: the reply's length or a
+ * negative errno.
  */
-static int lite_rpc_call_end(struct lite_rpc_call *call, u32 id,
-			     struct iov_iter *dst)
+static int lite_rpc_call_take(struct lite_rpc_call *call, u32 id,
+			      void **reply)
 {
 	unsigned long flags;
-	void *reply = NULL;
-	u32 len;
 	int ret;
 
+	*reply = NULL;
 	if (call->status == -EIO) {
 		/*
 		 * Our send failed, yet the request may have arrived: the reply
@@ -519,18 +519,23 @@ static int lite_rpc_call_end(struct lite_rpc_call *call, u32 id,
 		return -EIO;
 	}
 	xa_erase_irq(&lite_rpc_calls, id);
-	ret = call->status;
-	len = call->len;
-	if (!ret && len) {
-		reply = kvmalloc(len, GFP_KERNEL);
-		if (reply)
-			memcpy(reply, call->buf, len);
+	ret = call->status ?: call->len;
+	if (ret > 0) {
+		*reply = kvmalloc(ret, GFP_KERNEL);
+		if (*reply)
+			memcpy(*reply, call->buf, ret);
 		else
 			ret = -ENOMEM;
 	}
 	lite_rpc_call_free(call);
-	if (!ret)
-		ret = copy_to_iter(reply, len, dst) == len ? len : -EFAULT;
+	return ret;
+}
+
+/* What lite_rpc_call_take() gave, @ret, to @dst; frees @reply. */
+static int lite_rpc_reply_out(int ret, void *reply, struct iov_iter *dst)
+{
+	if (ret > 0 && copy_to_iter(reply, ret, dst) != ret)
+		ret = -EFAULT;
 	kvfree(reply);
 	return ret;
 }
@@ -565,6 +570,7 @@ int lite_rpc_call(struct lite_user *user, u32 node, u32 port,
 		  int prio)
 {
 	struct lite_rpc_call *call;
+	void *reply;
 	u32 id;
 	int ret;
 
@@ -591,7 +597,8 @@ int lite_rpc_call(struct lite_user *user, u32 node, u32 port,
 	lite_prio_end(prio);
 	if (ret)
 		return ret;
-	return lite_rpc_call_end(call, id, dst);
+	ret = lite_rpc_call_take(call, id, &reply);
+	return lite_rpc_reply_out(ret, reply, dst);
 }
 
 /**
@@ -621,6 +628,8 @@ int lite_rpc_mcall(struct lite_user *user, struct lite_rpc_mdst *dsts,
 		   u32 max, int prio)
 {
 	struct lite_rpc_call *calls[LITE_MCAST_MAX] = {};
+	void *replies[LITE_MCAST_MAX];
+	int got[LITE_MCAST_MAX];
 	u32 ids[LITE_MCAST_MAX];
 	unsigned long deadline;
 	struct iov_iter req;
@@ -691,13 +700,18 @@ int lite_rpc_mcall(struct lite_user *user, struct lite_rpc_mdst *dsts,
 	}
 	lite_prio_end(prio);
 
+	/* Every call freed (its device with it) before any copy out. */
+	for (i = 0; i < nr; i++)
+		if (calls[i])
+			got[i] = lite_rpc_call_take(calls[i], ids[i],
+						    &replies[i]);
 	ok = 0;
 	for (i = 0; i < nr; i++) {
 		int r;
 
 		if (!calls[i])
 			continue;
-		r = lite_rpc_call_end(calls[i], ids[i], &dsts[i].dst);
+		r = lite_rpc_reply_out(got[i], replies[i], &dsts[i].dst);
 		dsts[i].status = r < 0 ? r : 0;
 		dsts[i].len = r < 0 ? 0 : r;
 		if (r >= 0)
