@@ -15,6 +15,9 @@ PACKAGES=(
 	pdsh rsync openssh-client openssh-server iproute2
 	gnuplot-nox fonts-dejavu-core shellcheck make gcc coreutils procps
 	clang libclang-rt-dev pkg-config libssl-dev python3
+	# The module's static checks (tests/unit/kbuild, tests/unit/checkpatch):
+	# sparse, and checkpatch.pl from the kernel's own source.
+	sparse linux-source-6.1
 	# The applications' baselines: LITE-Log against Redis streams,
 	# LITE-Graph against OpenMPI (mpirun over TCP).
 	redis-server libhiredis-dev
@@ -45,6 +48,18 @@ apt_install() {
 
 mapfile -t missing < <(missing_packages "${PACKAGES[@]}")
 apt_install "${missing[@]}"
+
+# checkpatch.pl and the files it reads, taken once from linux-source-6.1
+# into the cache (tests/unit/checkpatch).
+if [ ! -f "$AE_CACHE/checkpatch/scripts/checkpatch.pl" ]; then
+	log "extracting checkpatch.pl from /usr/src/linux-source-6.1.tar.xz"
+	mkdir -p "$AE_CACHE"
+	cp_tmp=$(mktemp -d "$AE_CACHE/.checkpatch.XXXXXX")
+	tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$cp_tmp" --strip-components=1 --wildcards \
+		'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' '*/scripts/const_structs.checkpatch'
+	rm -rf "$AE_CACHE/checkpatch"
+	mv "$cp_tmp" "$AE_CACHE/checkpatch"
+fi
 
 # Guest kernels, unpacked into the cache side by side (never installed on
 # the controller), with the matching headers installed so modules can be

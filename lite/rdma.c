@@ -474,11 +474,10 @@ static int lite_rdma_rw_copy(struct lite_handle *h, u64 off,
 			n = step;
 		}
 		ret = lite_op_attach(op, peer);
-		if (!ret) {
+		if (!ret)
 			ret = lite_op_post(op, write, off, n);
-		} else {
+		else
 			lite_op_posted(op);
-		}
 		ret = lite_op_wait(op, prio != LITE_PRIO_LOW) ?: ret;
 		lite_prio_low_done(peer, prio, step);
 		lite_peer_put(peer);

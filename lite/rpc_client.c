@@ -28,8 +28,8 @@ struct lite_rpc_tx_ring {
 	u32			max_size;
 	u64			dma;		/* the ring, on @node */
 	u32			rkey;
-	struct mutex		lock;		/* reserve + post, in order; never
-						 * held across a wait */
+	/* Reserve + post, in order; never held across a wait. */
+	struct mutex		lock;
 	u64			head;		/* bytes spanned by our sends */
 	u64			acked;		/* bytes the receiver gave back */
 	bool			dead;
@@ -218,8 +218,7 @@ static struct lite_rpc_tx_ring *lite_rpc_tx_get(u16 node, u32 port)
 		cur = lite_rpc_tx[node][port];
 	}
 	spin_unlock(&lite_rpc_tx_lock);
-	if (tr)
-		kfree(tr);
+	kfree(tr);	/* NULL when installed */
 	return cur;
 }
 
