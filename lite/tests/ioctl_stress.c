@@ -141,6 +141,7 @@ struct lock {
 struct map {
 	bool		used;
 	bool		zc;	/* a zero-copy buffer of /dev/lite */
+	bool		ro;	/* mapped PROT_READ */
 	bool		inherit;	/* a forked child has it too */
 	uint8_t		*addr;
 	size_t		len;
@@ -1700,8 +1701,8 @@ static void map_new(bool zc)
 		return;
 	}
 	*m = (struct map) {
-		.used = true, .zc = zc, .inherit = !zc, .addr = p,
-		.len = (len + PAGE - 1) & ~(PAGE - 1),
+		.used = true, .zc = zc, .ro = prot == PROT_READ,
+		.inherit = !zc, .addr = p, .len = (len + PAGE - 1) & ~(PAGE - 1),
 	};
 }
 
@@ -1771,6 +1772,7 @@ static void map_unmap_use(void)
 static void map_split(void)
 {
 	struct map *m = pick_map();
+	const char *how;
 	size_t half;
 	int ret;
 
@@ -1779,25 +1781,34 @@ static void map_split(void)
 	half = (m->len / 2) & ~(PAGE - 1);
 	switch (rnd(3)) {
 	case 0:
+		how = "munmap of the upper half";
 		ret = munmap(m->addr + half, m->len - half);
 		if (!ret)
 			m->len = half;
 		break;
 	case 1:
+		how = "munmap of the first page";
 		ret = munmap(m->addr, PAGE);
 		if (!ret) {
 			m->addr += PAGE;
 			m->len -= PAGE;
 		}
 		break;
-	default:	/* the module may write the read-only half: ours */
-		ret = mprotect(m->addr + half, m->len - half, PROT_READ);
+	default:
+		/*
+		 * Another protection than the mapping's, or nothing is split
+		 * (mprotect to the same one is a no-op). The module may write
+		 * a read-only half: ours.
+		 */
+		how = "mprotect of the upper half";
+		ret = mprotect(m->addr + half, m->len - half,
+			       m->ro ? PROT_READ | PROT_WRITE : PROT_READ);
 	}
 	st.maps_done++;
 	if (ret)
 		check_mm("split", errno);
 	else if (m->zc)
-		unexpected("a zero-copy buffer was split");
+		unexpected("a zero-copy buffer was split: %s", how);
 }
 
 /* Grow, shrink or move: refused for a zero-copy buffer. */
