@@ -74,6 +74,7 @@ vc_build_initramfs() {
 	cp /bin/busybox "$tmp/bin/busybox"
 	cp "$AE_ROOT/ae-scripts/guest/init" "$tmp/init"
 	chmod 755 "$tmp/init"
+	: >"$tmp/modules/order"	# empty where they are built in (the debug kernel)
 	for m in "${AE_INITRAMFS_MODULES[@]}"; do
 		modprobe -d "$AE_CACHE/modules" -S "$kver" --show-depends "$m" |
 			awk '$1 == "insmod" { print $2 }'
