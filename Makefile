@@ -12,15 +12,17 @@ export INVENTORY QUICK FULL NODES KVER
 LITE_AE := ae-scripts/lite-ae
 FIGURES := $(sort $(basename $(notdir $(wildcard ae-scripts/figures/*.sh))))
 
-.PHONY: help all deps up down status kick-the-tires lite-install lite-uninstall \
-	figures plots reference test soak clean \
+.PHONY: help all deps deps-debug up down status kick-the-tires lite-install lite-uninstall \
+	figures plots reference test test-debug soak clean \
 	$(addprefix fig-,$(FIGURES))
 
 help:
 	@echo "make all             up -> kick-the-tires -> lite-install -> every figure -> plots"
 	@echo "make test            the test suite (shellcheck, unit tests, virtual-cluster integration)"
+	@echo "make test-debug      the kernel-facing tests on the debug guest kernel (KASAN, lockdep, kmemleak...)"
 	@echo "make soak            LITE under churn on 8 guests for 20 min (SOAK_SECS=, NODES=; not in 'make test')"
 	@echo "make deps            install what is missing (Debian packages, guest kernel)"
+	@echo "make deps-debug      build the debug guest kernel once (then: make up KVER=debug)"
 	@echo "make up | down | status   the local virtual cluster (NODES=N guests, default 3)"
 	@echo "make kick-the-tires  per-host and per-pair checks with a PASS/FAIL table"
 	@echo "make lite-install    build LITE, load it on every node, start the manager, join all nodes"
@@ -31,13 +33,17 @@ help:
 	@echo "make reference       every figure at the current clean commit into plots/reference/, exp.md's targets table"
 	@echo "make clean           stop the local cluster, drop boot caches and runtime state (results/ stay)"
 	@echo "Knobs: INVENTORY=FILE, NODES=N, QUICK=1 (short runs), FULL=1 (long runs),"
-	@echo "       KVER=RELEASE (guest kernel for deps/up, e.g. 6.12.111+deb12-amd64; docs/kernels.md)"
+	@echo "       KVER=RELEASE (guest kernel for deps/up, e.g. 6.12.111+deb12-amd64; docs/kernels.md;"
+	@echo "       KVER=debug: the debug kernel of make deps-debug)"
 
 all: deps up kick-the-tires lite-install figures plots
 	@echo "Done. Figures: results/*/*.png. The cluster is still up: 'make down' stops it."
 
 deps:
 	@ae-scripts/deps.sh
+
+deps-debug:
+	@ae-scripts/deps-debug.sh
 
 up: deps
 	$(LITE_AE) up
@@ -74,6 +80,16 @@ reference:
 
 test: deps
 	tests/run
+
+# On the debug guest kernel (docs/debug-kernel.md): a short churn soak,
+# the integration tests that exercise the kernel, then the rest of
+# tests/debug (the defects it was built to catch, an ioctl stress, rmmod
+# and a kmemleak scan last). Its guests boot more slowly.
+TEST_DEBUG := debug/05-churn-soak \
+	integration/lite-cluster integration/lite-api integration/lite-rpc integration/lite-security \
+	$(filter-out debug/05-churn-soak,$(patsubst tests/%,%,$(sort $(wildcard tests/debug/[0-9]*))))
+test-debug: deps-debug
+	KVER=debug LITE_RPC_FIGURES=0 AE_BOOT_TIMEOUT=$${AE_BOOT_TIMEOUT:-900} tests/run $(TEST_DEBUG)
 
 soak: deps
 	tests/soak/run

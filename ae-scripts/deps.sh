@@ -15,6 +15,9 @@ PACKAGES=(
 	pdsh rsync openssh-client openssh-server iproute2
 	gnuplot-nox fonts-dejavu-core shellcheck make gcc coreutils procps
 	clang libclang-rt-dev pkg-config libssl-dev python3
+	# The module's static checks (tests/unit/kbuild, tests/unit/checkpatch):
+	# sparse, and checkpatch.pl from the kernel's own source.
+	sparse linux-source-6.1
 	# The applications' baselines: LITE-Log against Redis streams,
 	# LITE-Graph against OpenMPI (mpirun over TCP).
 	redis-server libhiredis-dev
@@ -46,6 +49,18 @@ apt_install() {
 mapfile -t missing < <(missing_packages "${PACKAGES[@]}")
 apt_install "${missing[@]}"
 
+# checkpatch.pl and the files it reads, taken once from linux-source-6.1
+# into the cache (tests/unit/checkpatch).
+if [ ! -f "$AE_CACHE/checkpatch/scripts/checkpatch.pl" ]; then
+	log "extracting checkpatch.pl from /usr/src/linux-source-6.1.tar.xz"
+	mkdir -p "$AE_CACHE"
+	cp_tmp=$(mktemp -d "$AE_CACHE/.checkpatch.XXXXXX")
+	tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$cp_tmp" --strip-components=1 --wildcards \
+		'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' '*/scripts/const_structs.checkpatch'
+	rm -rf "$AE_CACHE/checkpatch"
+	mv "$cp_tmp" "$AE_CACHE/checkpatch"
+fi
+
 # Guest kernels, unpacked into the cache side by side (never installed on
 # the controller), with the matching headers installed so modules can be
 # built here. KVER=x fetches x if it is missing; without KVER, the cache's
@@ -54,7 +69,12 @@ apt_install "${missing[@]}"
 # kernel already in the cache is never touched: a running cluster may be
 # using its files.
 kver=${KVER:-}
-if [ -n "$kver" ]; then
+if [ "$kver" = debug ]; then
+	# Built from source by deps-debug.sh, its build tree for headers.
+	kver=$(kv_resolve "$AE_CACHE" debug)
+	{ [ -n "$kver" ] && kv_cached "$AE_CACHE" "$kver"; } || { log "KVER=debug: no debug guest kernel yet: run 'make deps-debug'"; exit 1; }
+	[ -f "/lib/modules/$kver/build/Makefile" ] || { log "KVER=debug: /lib/modules/$kver/build is missing: run 'make deps-debug'"; exit 1; }
+elif [ -n "$kver" ]; then
 	kv_valid "$kver" || { log "KVER='$kver' is not a kernel release (e.g. 6.12.111+deb12-amd64)"; exit 1; }
 else
 	kver=$(kv_default "$AE_CACHE")
@@ -81,8 +101,10 @@ if ! kv_cached "$AE_CACHE" "$kver"; then
 	kc_merge_tree "$tmp/root" "$AE_CACHE/modules" || { log "cannot add $kver to $AE_CACHE/modules"; exit 1; }
 fi
 [ -n "$(kv_default "$AE_CACHE")" ] || echo "$kver" >"$AE_CACHE/kver"
-mapfile -t missing < <(missing_packages "linux-headers-$kver")
-apt_install "${missing[@]}"
+if ! kv_is_debug "$kver"; then
+	mapfile -t missing < <(missing_packages "linux-headers-$kver")
+	apt_install "${missing[@]}"
+fi
 
 # Headers of every series LITE builds for ('make test' builds against each):
 # the newest of a series the archive has, unless one is installed.

@@ -527,13 +527,12 @@ int lite_api_atomic(struct lite_ctx *ctx, u32 id, s32 password, u32 op,
 		     LITE_PERM_ATOMIC, off, sizeof(u64), &ret);
 	if (!h)
 		return ret;
-	if (h->password != password) {
+	if (h->password != password)
 		ret = -EACCES;
-	} else if (off % sizeof(u64)) {
+	else if (off % sizeof(u64))
 		ret = -EINVAL;
-	} else {
+	else
 		ret = lite_atomic(h, op, off, value, compare, old);
-	}
 	lite_handle_put(h);
 	return ret;
 }

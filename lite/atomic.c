@@ -37,7 +37,7 @@
 
 static bool lite_nic_atomics = true;
 module_param_named(nic_atomics, lite_nic_atomics, bool, 0644);
-MODULE_PARM_DESC(nic_atomics, "run the atomics of LMRs created from now on on the NIC where the device supports RDMA atomics (default: Y)");
+MODULE_PARM_DESC(nic_atomics, "run on the NIC, where the device supports RDMA atomics, the atomics of LMRs created from now on (default: Y)");
 
 /* The loopback QPs, while joined on a device with atomics. */
 static struct {

@@ -358,10 +358,8 @@ void lite_ctrl_recv(struct lite_peer *peer, const void *buf, u32 len)
 		return;
 	}
 	w = kmalloc(sizeof(*w) + plen, GFP_ATOMIC);
-	if (!w) {
-		lite_peer_warn(peer, "request dropped: out of memory\n");
+	if (!w)
 		return;	/* the requester times out */
-	}
 	INIT_WORK(&w->work, lite_ctrl_serve);
 	w->src = peer->id;
 	w->src_gen = peer->gen;

@@ -10,8 +10,14 @@
  *               "error <completion status>". Refused unless rdma_probe=1:
  *               it proves what a key reaches (tests/integration/
  *               lite-cluster); a failed read breaks that QP for good.
+ *   fail_qp_create  the kernel's fault injection (fault-injection.rst:
+ *               probability, interval, times, ...) for creating a peer's
+ *               QPs; only on kernels with CONFIG_FAULT_INJECTION_DEBUG_FS
+ *               (the debug guest kernel). Proves that a peer whose QPs
+ *               fail part-way is torn down cleanly.
  */
 #include <linux/debugfs.h>
+#include <linux/fault-inject.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -181,6 +187,26 @@ static const struct file_operations lite_pool_fops = {
 DEFINE_SHOW_ATTRIBUTE(lite_stats);
 DEFINE_SHOW_ATTRIBUTE(lite_peer_stats);
 
+#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
+static DECLARE_FAULT_ATTR(lite_fail_qp_create);
+
+/* Should creating the next QP of a peer fail (as ib_create_qp() can)? */
+bool lite_should_fail_qp_create(void)
+{
+	return should_fail(&lite_fail_qp_create, 1);
+}
+
+static void lite_debugfs_faults(void)
+{
+	fault_create_debugfs_attr("fail_qp_create", lite_debugfs,
+				  &lite_fail_qp_create);
+}
+#else
+static void lite_debugfs_faults(void)
+{
+}
+#endif
+
 void lite_debugfs_init(void)
 {
 	lite_debugfs = debugfs_create_dir("lite", NULL);
@@ -191,6 +217,7 @@ void lite_debugfs_init(void)
 			    &lite_peer_stats_fops);
 	debugfs_create_file("rdma_probe", 0600, lite_debugfs, NULL,
 			    &lite_probe_fops);
+	lite_debugfs_faults();
 }
 
 void lite_debugfs_exit(void)

@@ -98,6 +98,7 @@ static void lite_map_put(struct lite_map *m)
 {
 	if (!refcount_dec_and_lock(&m->refs, &lite_maps_lock))
 		return;
+	__acquire(&lite_maps_lock);	/* for sparse: taken when true */
 	hash_del(&m->link);
 	spin_unlock(&lite_maps_lock);
 	kfree(m);
@@ -253,6 +254,7 @@ void lite_handle_end(struct lite_handle *h)
 void lite_handle_mark_revoked(struct lite_handle *h)
 {
 	WRITE_ONCE(h->map->revoked, true);
+	/* Pairs with lite_handle_begin(): it sees the flag, or is counted. */
 	smp_mb();
 }
 

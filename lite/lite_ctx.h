@@ -94,8 +94,10 @@ struct page *lite_ubuf_page(struct lite_ubuf *ub, u64 off, u32 *in_chunk,
 			    u64 *avail);
 void lite_ubuf_put(struct lite_ubuf *ub);
 
-/* rdma.c: one-sided operations on a remote LMR, and a context's queue of
- * operations posted without waiting */
+/*
+ * rdma.c: one-sided operations on a remote LMR, and a context's queue of
+ * operations posted without waiting
+ */
 struct lite_completion;
 
 int lite_rdma_rw(struct lite_handle *h, u64 off, struct iov_iter *iter,

@@ -142,7 +142,8 @@ struct lite_peer {
 	struct lite_port_addr	addr;
 	enum lite_peer_state	state;
 	unsigned long		hello_seen;	/* bit i: hello on QP i */
-	refcount_t		refs;	/* the table's + lite_peer_get()'s */
+	/* The table's + lite_peer_get()'s; the last frees it. */
+	refcount_t		refs;
 	spinlock_t		lock;		/* closing vs. posting */
 	bool			closing;
 	atomic_t		next_qp;
@@ -190,8 +191,10 @@ bool lite_peer_alive(u16 id, u32 gen);
 struct lite_dev *lite_peer_dev(u16 id, u32 gen);
 struct lite_dev *lite_peer_dev_hold(u16 id);
 
-/* auth.c: the MACs of the manager connection (include/lite_proto.h says
- * what one covers), HMAC-SHA256 under the cluster key */
+/*
+ * auth.c: the MACs of the manager connection (include/lite_proto.h says
+ * what one covers), HMAC-SHA256 under the cluster key
+ */
 struct crypto_shash;
 
 /* One manager connection's keys, nonces and message counts. */
@@ -261,8 +264,10 @@ void lite_user_exit(void);
 
 struct lite_ctx;		/* a context: lite_ctx.h */
 
-/* rpc.c, rpc_client.c, rpc_server.c: RPC over write-with-immediate
- * (docs/rpc.md); their internals: rpc.h */
+/*
+ * rpc.c, rpc_client.c, rpc_server.c: RPC over write-with-immediate
+ * (docs/rpc.md); their internals: rpc.h
+ */
 struct lite_ctrl_rpc_open;
 struct lite_ctrl_rpc_ring;
 void lite_rpc_init(void);
@@ -329,6 +334,7 @@ void lite_prio_init(void);
 void lite_prio_exit(void);
 void lite_prio_begin(int prio);
 void lite_prio_end(int prio);
+u64 lite_prio_low_cap(int prio, u64 want);
 u64 lite_prio_low_step(struct lite_peer *peer, int prio, u64 want);
 void lite_prio_low_done(struct lite_peer *peer, int prio, u64 step);
 
@@ -367,6 +373,14 @@ int lite_peer_stats_show(struct seq_file *m, void *unused);
 /* debugfs.c: /sys/kernel/debug/lite */
 void lite_debugfs_init(void);
 void lite_debugfs_exit(void);
+#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
+bool lite_should_fail_qp_create(void);
+#else
+static inline bool lite_should_fail_qp_create(void)
+{
+	return false;
+}
+#endif
 
 /* chardev.c: /dev/lite */
 int lite_chardev_init(void);

@@ -180,8 +180,14 @@ static int lite_lmr_insert(struct lite_lmr *lmr, struct lite_dev *dev)
 {
 	int id;
 
+	/*
+	 * This node's generation too: a creation that spans a leave and a
+	 * rejoin on the same device (with the same id) would belong to a
+	 * generation nobody can FREE it from.
+	 */
 	if (lite_lmr_dev != dev ||
-	    (lmr->creator != lite_node_id() &&
+	    (lmr->creator == lite_node_id() ?
+	     lmr->creator_gen != lite_node_gen() :
 	     !lite_peer_alive(lmr->creator, lmr->creator_gen)))
 		return -ENOTCONN;
 	/* Cyclic: a stale id does not name a new LMR soon after. */

@@ -84,28 +84,35 @@ unsigned int lite_qps_per_peer(void)
  * lite_nr_nodes() - nodes this one can reach, itself included
  * @connected: set to a bitmap of those node ids
  *
- * Context: process context.
+ * Context: any; does not sleep.
  * Return: 0 when not joined, else 1 + the number of peers whose QPs are up.
  */
 unsigned int lite_nr_nodes(u64 *connected)
 {
-	unsigned int i, n = 0;
+	u16 self = lite_node_id();
+	unsigned long flags;
+	unsigned int i, n;
 
 	*connected = 0;
-	mutex_lock(&lite_cluster.lock);
-	if (lite_cluster.node_id) {
-		*connected |= BIT_ULL(lite_cluster.node_id);
-		n = 1;
-		for (i = 1; i < LITE_MAX_NODES; i++) {
-			struct lite_peer *p = lite_cluster.peers[i];
+	if (!self)
+		return 0;
+	/*
+	 * Not under lite_cluster.lock, which the membership thread holds
+	 * while it tears a peer down: a BARRIER or CLUSTER call never waits
+	 * for that.
+	 */
+	*connected |= BIT_ULL(self);
+	n = 1;
+	spin_lock_irqsave(&lite_cluster.peers_lock, flags);
+	for (i = 1; i < LITE_MAX_NODES; i++) {
+		struct lite_peer *p = lite_cluster.peers[i];
 
-			if (p && READ_ONCE(p->state) == LITE_PEER_UP) {
-				*connected |= BIT_ULL(i);
-				n++;
-			}
+		if (p && READ_ONCE(p->state) == LITE_PEER_UP) {
+			*connected |= BIT_ULL(i);
+			n++;
 		}
 	}
-	mutex_unlock(&lite_cluster.lock);
+	spin_unlock_irqrestore(&lite_cluster.peers_lock, flags);
 	return n;
 }
 
@@ -253,11 +260,18 @@ bool lite_peer_alive(u16 id, u32 gen)
 /**
  * lite_peer_put() - drop a reference from lite_peer_get()
  * @peer: the peer
+ *
+ * The last one (lite_peer_destroy() has run) frees it and lets its
+ * device go.
+ *
+ * Context: any.
  */
 void lite_peer_put(struct lite_peer *peer)
 {
-	if (refcount_dec_and_test(&peer->refs))
-		wake_up_var(&peer->refs);
+	if (refcount_dec_and_test(&peer->refs)) {
+		lite_dev_put(peer->dev);
+		kfree(peer);
+	}
 }
 
 /* Send a message, with its MAC where its type has one (in @body's end). */

@@ -166,6 +166,29 @@ static bool lite_prio_low_fits(struct lite_peer *peer, u64 step, u64 limit)
 	       !lite_prio_hold_ns(ktime_get_ns());
 }
 
+/* Is a low-priority step cut now? Then to the limit it returns. */
+static bool lite_prio_low_cut(int prio, u64 *limit)
+{
+	*limit = (u64)READ_ONCE(lite_prio_low_inflight_kb) * SZ_1K;
+	return prio == LITE_PRIO_LOW && READ_ONCE(lite_prio_low_max_wait_us) &&
+	       *limit && lite_prio_hold_ns(ktime_get_ns());
+}
+
+/**
+ * lite_prio_low_cap() - the most lite_prio_low_step() would let go now
+ * @prio: a transfer's priority, LITE_PRIO_*
+ * @want: bytes left to transfer
+ *
+ * Sizes a step's buffer before the peer is taken (the caller's memory is
+ * copied in first); lite_prio_low_step() may still cut it.
+ */
+u64 lite_prio_low_cap(int prio, u64 want)
+{
+	u64 limit;
+
+	return lite_prio_low_cut(prio, &limit) ? min(want, limit) : want;
+}
+
 /**
  * lite_prio_low_step() - how much of a transfer to @peer may go now
  * @peer: the transfer's destination
@@ -183,15 +206,14 @@ static bool lite_prio_low_fits(struct lite_peer *peer, u64 step, u64 limit)
  */
 u64 lite_prio_low_step(struct lite_peer *peer, int prio, u64 want)
 {
-	u64 limit = (u64)READ_ONCE(lite_prio_low_inflight_kb) * SZ_1K;
 	unsigned int wait_us = READ_ONCE(lite_prio_low_max_wait_us);
-	u64 step = want, now, deadline;
+	u64 step = want, now, deadline, limit;
 
 	if (prio != LITE_PRIO_LOW)
 		return want;
-	now = ktime_get_ns();
-	if (wait_us && limit && lite_prio_hold_ns(now)) {
+	if (lite_prio_low_cut(prio, &limit)) {
 		step = min(want, limit);
+		now = ktime_get_ns();
 		deadline = now + (u64)wait_us * NSEC_PER_USEC;
 		while (!lite_prio_low_fits(peer, step, limit) &&
 		       now < deadline && !fatal_signal_pending(current)) {

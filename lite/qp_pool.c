@@ -369,6 +369,8 @@ static int lite_qp_create(struct lite_peer *peer, struct lite_qp *lqp)
 	ret = lite_qp_alloc_bufs(lqp);
 	if (ret)
 		return ret;
+	if (lite_should_fail_qp_create())
+		return -ENOMEM;
 	lqp->qp = ib_create_qp(dev->pd, &init);
 	if (IS_ERR(lqp->qp)) {
 		ret = PTR_ERR(lqp->qp);
@@ -417,11 +419,15 @@ struct lite_peer *lite_peer_create(struct lite_dev *dev, u16 id, u32 gen,
 	peer->addr = up->addr;
 	peer->state = LITE_PEER_CREATED;
 	refcount_set(&peer->refs, 1);
+	lite_dev_hold(dev);	/* until the last reference (lite_peer_put) */
 	spin_lock_init(&peer->lock);
 	strscpy(peer->name, up->name, sizeof(peer->name));
+	/* All first: lite_peer_destroy() below walks every one of them. */
 	for (i = 0; i < nr_qps; i++) {
 		peer->qps[i].peer = peer;
 		peer->qps[i].index = i;
+	}
+	for (i = 0; i < nr_qps; i++) {
 		ret = lite_qp_create(peer, &peer->qps[i]);
 		if (ret) {
 			lite_node_err(id, gen, "creating QP %u failed: %d\n", i,
@@ -624,8 +630,14 @@ void lite_qp_complete(struct lite_qp *lqp)
 }
 
 /**
- * lite_peer_destroy() - drain and destroy a peer's QPs, free the peer
+ * lite_peer_destroy() - drain and destroy a peer's QPs, drop the table's
+ * reference
  * @peer: the peer, no longer reachable from the peer table
+ *
+ * Does not wait for other references: after the drain nothing is posted
+ * and nothing can be (lite_qp_post() sees @peer closing), so the QPs and
+ * their buffers go now; the structure, and the device it holds, stay
+ * until the last lite_peer_put().
  *
  * Context: process context (sleeps until every work request completed).
  */
@@ -646,13 +658,11 @@ void lite_peer_destroy(struct lite_peer *peer)
 				ib_drain_qp(lqp->qp);
 		}
 	}
-	/* Every WR has completed: only short-lived references remain. */
-	if (!refcount_dec_and_test(&peer->refs))
-		wait_var_event(&peer->refs, !refcount_read(&peer->refs));
 	for (i = 0; i < peer->nr_qps; i++) {
 		if (peer->qps[i].qp)
 			ib_destroy_qp(peer->qps[i].qp);
+		peer->qps[i].qp = NULL;
 		lite_qp_free_bufs(&peer->qps[i]);
 	}
-	kfree(peer);
+	lite_peer_put(peer);
 }

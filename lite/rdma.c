@@ -7,13 +7,22 @@
  * pages are mapped for the operation instead. The transfer is cut at the
  * owner's chunk boundaries and at the local buffer's.
  *
- * An operation owns its bounce buffer and a reference on the handle and the
- * peer until its last work request completes, even when the caller stopped
- * waiting: a late completion never touches freed memory. It counts as in
- * flight on the handle (lite_handle_begin) only from just before it posts,
- * after the caller's memory was copied, until that last completion:
- * revocation (lite_handles_revoke) waits for posted work, never for a
- * stalled page fault of the caller's.
+ * An operation owns its bounce buffer and a reference on the handle until
+ * it is freed, even when the caller stopped waiting: a late completion
+ * never touches freed memory. It holds the peer (and so its device) only
+ * while it is attached to it: from just before it posts, after
+ * the caller's memory was copied in, until its last work request completed
+ * (or was flushed), when its DMA mappings go too (lite_op_detach). So no
+ * user copy, no stalled page fault and no operation left unreaped holds a
+ * peer or a device. It counts as in flight on the handle
+ * (lite_handle_begin) over the same span: revocation (lite_handles_revoke)
+ * waits for posted work, never for a stalled page fault of the caller's.
+ *
+ * DMA: the bounce buffer is mapped only after the CPU wrote it and
+ * unmapped before the CPU reads it (the unmap syncs for the CPU), so no
+ * explicit sync is needed and none is missed on a bounce-buffered
+ * (swiotlb) or non-coherent platform. Zero-copy pages are mapped for one
+ * operation the same way.
  */
 #include <linux/module.h>
 #include <linux/sched/signal.h>
@@ -44,7 +53,9 @@ struct lite_rdma_op {
 	struct completion	done;
 	int			status;
 	struct lite_qp		*lqp;
-	struct lite_peer	*peer;
+	struct lite_peer	*peer;	/* attached: posted, not yet complete */
+	u16			node;	/* the peer's, for messages after */
+	u32			gen;
 	struct lite_handle	*h;
 	void			*buf;	/* bounce buffer ... */
 	u64			dma;
@@ -96,22 +107,33 @@ static void lite_async_release(struct kref *ref)
 	kfree(container_of(ref, struct lite_async, ref));
 }
 
-static void lite_op_release(struct lite_rdma_op *op)
+/*
+ * Every work request of @op completed, or it never posted: unmap its
+ * memory (for the CPU) and drop its peer. Any context.
+ */
+static void lite_op_detach(struct lite_rdma_op *op)
 {
+	struct lite_peer *peer = op->peer;
+	struct ib_device *ibdev;
 	unsigned int i;
 
-	/* No peer: a queue entry for a local LMR (lite_async_post_done). */
-	if (op->peer) {
-		struct ib_device *ibdev = op->peer->dev->ibdev;
+	if (!peer)
+		return;
+	ibdev = peer->dev->ibdev;
+	if (op->dma)
+		ib_dma_unmap_single(ibdev, op->dma, op->len, DMA_BIDIRECTIONAL);
+	op->dma = 0;
+	for (i = 0; i < op->nr_maps; i++)
+		ib_dma_unmap_page(ibdev, op->maps[i].dma, op->maps[i].len,
+				  op->dir);
+	op->nr_maps = 0;
+	op->peer = NULL;
+	lite_peer_put(peer);
+}
 
-		if (op->dma)
-			ib_dma_unmap_single(ibdev, op->dma, op->len,
-					    DMA_BIDIRECTIONAL);
-		for (i = 0; i < op->nr_maps; i++)
-			ib_dma_unmap_page(ibdev, op->maps[i].dma,
-					  op->maps[i].len, op->dir);
-		lite_peer_put(op->peer);
-	}
+static void lite_op_release(struct lite_rdma_op *op)
+{
+	lite_op_detach(op);	/* attached, but never posted */
 	kfree(op->buf);
 	if (op->ub)
 		lite_ubuf_put(op->ub);
@@ -154,6 +176,7 @@ static void lite_async_finish(struct lite_rdma_op *op)
 /* Every posted WR completed: the LMR is out of reach, wake the waiter. */
 static void lite_op_finish(struct lite_rdma_op *op)
 {
+	lite_op_detach(op);
 	if (op->begun)
 		lite_handle_end(op->h);
 	complete(&op->done);
@@ -173,7 +196,7 @@ static void lite_op_done(struct ib_cq *cq, struct ib_wc *wc)
 	lite_qp_complete(op->lqp);
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			lite_peer_warn(op->peer, "RDMA %s failed: %s\n",
+			lite_node_warn(op->node, op->gen, "RDMA %s failed: %s\n",
 				       op->atomic ? "atomic" :
 				       wc->opcode == IB_WC_RDMA_READ ? "read" : "write",
 				       ib_wc_status_msg(wc->status));
@@ -193,9 +216,8 @@ static void lite_op_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 }
 
-/* An operation on @h, not yet in flight (lite_op_begin). */
-static struct lite_rdma_op *lite_op_new(struct lite_handle *h,
-					struct lite_peer *peer)
+/* An operation on @h, not yet attached to a peer (lite_op_attach). */
+static struct lite_rdma_op *lite_op_new(struct lite_handle *h)
 {
 	struct lite_rdma_op *op = kzalloc(sizeof(*op), GFP_KERNEL);
 
@@ -206,20 +228,18 @@ static struct lite_rdma_op *lite_op_new(struct lite_handle *h,
 	atomic_set(&op->pending, 1);
 	init_completion(&op->done);
 	INIT_LIST_HEAD(&op->alink);
-	op->lqp = lite_peer_pick_qp(peer);
 	kref_get(&h->ref);
 	op->h = h;
-	refcount_inc(&peer->refs);
-	op->peer = peer;
 	return op;
 }
 
-/* With a bounce buffer: physically contiguous, halving on failure. */
-static struct lite_rdma_op *lite_op_alloc(struct lite_handle *h,
-					  struct lite_peer *peer, u64 len)
+/*
+ * With a bounce buffer of up to @len bytes (op->len says how many):
+ * physically contiguous, halving on failure. Not mapped yet.
+ */
+static struct lite_rdma_op *lite_op_alloc(struct lite_handle *h, u64 len)
 {
-	struct ib_device *ibdev = peer->dev->ibdev;
-	struct lite_rdma_op *op = lite_op_new(h, peer);
+	struct lite_rdma_op *op = lite_op_new(h);
 	u32 n = min_t(u64, len, LITE_BOUNCE_MAX);
 
 	if (IS_ERR(op))
@@ -229,18 +249,36 @@ static struct lite_rdma_op *lite_op_alloc(struct lite_handle *h,
 		if (op->buf)
 			break;
 	}
-	if (!op->buf)
-		goto err;
-	op->dma = ib_dma_map_single(ibdev, op->buf, n, DMA_BIDIRECTIONAL);
-	if (ib_dma_mapping_error(ibdev, op->dma)) {
-		op->dma = 0;
-		goto err;
+	if (!op->buf) {
+		lite_op_put(op);
+		return ERR_PTR(-ENOMEM);
 	}
 	op->len = n;
 	return op;
-err:
-	lite_op_put(op);
-	return ERR_PTR(-ENOMEM);
+}
+
+/*
+ * Just before posting, once the CPU is done writing the bounce buffer:
+ * take a reference on @peer (the caller holds one) and a QP of it, and
+ * map the buffer for the device. lite_op_detach() undoes it.
+ */
+static int lite_op_attach(struct lite_rdma_op *op, struct lite_peer *peer)
+{
+	struct ib_device *ibdev = peer->dev->ibdev;
+
+	refcount_inc(&peer->refs);
+	op->peer = peer;
+	op->node = peer->id;
+	op->gen = peer->gen;
+	op->lqp = lite_peer_pick_qp(peer);
+	if (!op->buf)
+		return 0;
+	op->dma = ib_dma_map_single(ibdev, op->buf, op->len, DMA_BIDIRECTIONAL);
+	if (ib_dma_mapping_error(ibdev, op->dma)) {
+		op->dma = 0;
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /*
@@ -259,8 +297,8 @@ static int lite_op_post_wr(struct lite_rdma_op *op, const struct ib_send_wr *wr)
 		refcount_dec(&op->refs);
 		return ret;
 	}
-	lite_stat_peer(op->peer->id, LITE_PSTAT_RDMA_OPS, 1);
-	lite_stat_peer(op->peer->id, LITE_PSTAT_RDMA_BYTES,
+	lite_stat_peer(op->node, LITE_PSTAT_RDMA_OPS, 1);
+	lite_stat_peer(op->node, LITE_PSTAT_RDMA_BYTES,
 		       wr->sg_list[0].length);
 	return 0;
 }
@@ -384,10 +422,11 @@ static int lite_op_wait(struct lite_rdma_op *op, bool spin)
 		now = ktime_get_ns();
 		if (!wait_for_completion_timeout(&op->done, now < deadline ?
 						 nsecs_to_jiffies(deadline - now) : 0)) {
-			lite_peer_warn(op->peer,
+			/* op->peer may go any moment: a late completion. */
+			lite_node_warn(op->node, op->gen,
 				       "RDMA operation timed out after %u ms\n",
 				       lite_op_timeout_ms);
-			lite_stat_peer(op->peer->id, LITE_PSTAT_TIMEOUTS, 1);
+			lite_stat_peer(op->node, LITE_PSTAT_TIMEOUTS, 1);
 			return -ETIMEDOUT;
 		}
 	}
@@ -396,12 +435,17 @@ static int lite_op_wait(struct lite_rdma_op *op, bool spin)
 	return READ_ONCE(op->status);
 }
 
-/* Through the bounce buffer, a step of up to LITE_BOUNCE_MAX at a time. */
-static int lite_rdma_rw_copy(struct lite_handle *h, struct lite_peer *peer,
-			     u64 off, struct iov_iter *iter, u64 len, bool write,
+/*
+ * Through the bounce buffer, a step of up to LITE_BOUNCE_MAX at a time.
+ * The peer is held from after the caller's memory was copied in until
+ * the step completed, never across a copy to or from it.
+ */
+static int lite_rdma_rw_copy(struct lite_handle *h, u64 off,
+			     struct iov_iter *iter, u64 len, bool write,
 			     int prio)
 {
 	struct lite_rdma_op *op;
+	struct lite_peer *peer;
 	u64 step;
 	int ret = 0;
 	u32 n;
@@ -410,30 +454,35 @@ static int lite_rdma_rw_copy(struct lite_handle *h, struct lite_peer *peer,
 		/* A killed caller stops between steps (a long transfer). */
 		if (fatal_signal_pending(current))
 			return -EINTR;
-		step = lite_prio_low_step(peer, prio, len);
-		op = lite_op_alloc(h, peer, step);
-		if (IS_ERR(op)) {
-			lite_prio_low_done(peer, prio, step);
+		op = lite_op_alloc(h, lite_prio_low_cap(prio, len));
+		if (IS_ERR(op))
 			return PTR_ERR(op);
+		n = op->len;
+		if (write && copy_from_iter(op->buf, n, iter) != n) {
+			lite_op_put(op);
+			return -EFAULT;
 		}
-		n = min_t(u64, step, op->len);
-		if (write && copy_from_iter(op->buf, n, iter) != n)
-			ret = -EFAULT;
-		if (!ret) {
-			ib_dma_sync_single_for_device(peer->dev->ibdev, op->dma,
-						      n, DMA_BIDIRECTIONAL);
+		peer = lite_peer_get(h->node, h->gen);
+		if (!peer) {
+			lite_op_put(op);
+			return -ENOTCONN;
+		}
+		step = lite_prio_low_step(peer, prio, n);
+		if (step < n) {	/* low priority: the rest in later steps */
+			if (write)
+				iov_iter_revert(iter, n - step);
+			n = step;
+		}
+		ret = lite_op_attach(op, peer);
+		if (!ret)
 			ret = lite_op_post(op, write, off, n);
-		} else {
+		else
 			lite_op_posted(op);
-		}
 		ret = lite_op_wait(op, prio != LITE_PRIO_LOW) ?: ret;
 		lite_prio_low_done(peer, prio, step);
-		if (!ret && !write) {
-			ib_dma_sync_single_for_cpu(peer->dev->ibdev, op->dma,
-						   n, DMA_BIDIRECTIONAL);
-			if (copy_to_iter(op->buf, n, iter) != n)
-				ret = -EFAULT;
-		}
+		lite_peer_put(peer);
+		if (!ret && !write && copy_to_iter(op->buf, n, iter) != n)
+			ret = -EFAULT;
 		lite_op_put(op);
 		off += n;
 		len -= n;
@@ -441,29 +490,36 @@ static int lite_rdma_rw_copy(struct lite_handle *h, struct lite_peer *peer,
 	return ret;
 }
 
-static int lite_rdma_rw_zc(struct lite_handle *h, struct lite_peer *peer,
-			   u64 off, struct lite_ubuf *ub, u64 uoff, u64 len,
+static int lite_rdma_rw_zc(struct lite_handle *h, u64 off,
+			   struct lite_ubuf *ub, u64 uoff, u64 len,
 			   bool write, int prio)
 {
 	struct lite_rdma_op *op;
+	struct lite_peer *peer;
 	u64 n, step;
 	int ret = 0;
 
 	while (len && !ret) {
 		if (fatal_signal_pending(current))
 			return -EINTR;
+		peer = lite_peer_get(h->node, h->gen);
+		if (!peer)
+			return -ENOTCONN;
 		step = lite_prio_low_step(peer, prio, len);
-		op = lite_op_new(h, peer);
+		op = lite_op_new(h);
 		if (IS_ERR(op)) {
 			lite_prio_low_done(peer, prio, step);
+			lite_peer_put(peer);
 			return PTR_ERR(op);
 		}
 		kref_get(&ub->ref);
 		op->ub = ub;
 		n = step;
+		lite_op_attach(op, peer);	/* no bounce buffer: cannot fail */
 		ret = lite_op_post_zc(op, write, off, uoff, &n);
 		ret = lite_op_wait(op, prio != LITE_PRIO_LOW) ?: ret;
 		lite_prio_low_done(peer, prio, step);
+		lite_peer_put(peer);
 		lite_op_put(op);
 		off += n;
 		uoff += n;
@@ -490,18 +546,9 @@ static int lite_rdma_rw_zc(struct lite_handle *h, struct lite_peer *peer,
 int lite_rdma_rw(struct lite_handle *h, u64 off, struct iov_iter *iter,
 		 struct lite_ubuf *ub, u64 uoff, u64 len, bool write, int prio)
 {
-	struct lite_peer *peer;
-	int ret;
-
-	peer = lite_peer_get(h->node, h->gen);
-	if (!peer)
-		return -ENOTCONN;
 	if (ub)
-		ret = lite_rdma_rw_zc(h, peer, off, ub, uoff, len, write, prio);
-	else
-		ret = lite_rdma_rw_copy(h, peer, off, iter, len, write, prio);
-	lite_peer_put(peer);
-	return ret;
+		return lite_rdma_rw_zc(h, off, ub, uoff, len, write, prio);
+	return lite_rdma_rw_copy(h, off, iter, len, write, prio);
 }
 
 /**
@@ -539,35 +586,34 @@ int lite_rdma_atomic(struct lite_handle *h, u64 off, enum ib_wr_opcode opcode,
 	};
 	int ret;
 
-	peer = lite_peer_get(h->node, h->gen);
-	if (!peer)
-		return -ENOTCONN;
-	op = lite_op_alloc(h, peer, sizeof(u64));
-	if (IS_ERR(op)) {
-		lite_peer_put(peer);
+	op = lite_op_alloc(h, sizeof(u64));
+	if (IS_ERR(op))
 		return PTR_ERR(op);
+	peer = lite_peer_get(h->node, h->gen);
+	if (!peer) {
+		lite_op_put(op);
+		return -ENOTCONN;
 	}
 	op->atomic = true;
 	wr.wr.wr_cqe = &op->cqe;
+	ret = lite_op_attach(op, peer);
 	sge = (struct ib_sge) {
 		.addr	= op->dma,
 		.length	= sizeof(u64),
 		.lkey	= peer->dev->pd->local_dma_lkey,
 	};
-	ret = lite_op_begin(op);
+	if (!ret)
+		ret = lite_op_begin(op);
 	if (!ret)
 		ret = lite_op_post_wr(op, &wr.wr);
 	lite_op_posted(op);
 	if (!ret)
 		lite_stat_inc(LITE_STAT_ATOMIC_NIC);
 	ret = lite_op_wait(op, true) ?: ret;
-	if (!ret) {
-		ib_dma_sync_single_for_cpu(peer->dev->ibdev, op->dma,
-					   sizeof(u64), DMA_BIDIRECTIONAL);
-		*old = *(u64 *)op->buf;
-	}
-	lite_op_put(op);
 	lite_peer_put(peer);
+	if (!ret)	/* unmapped when it completed: the CPU's now */
+		*old = *(u64 *)op->buf;
+	lite_op_put(op);
 	return ret;
 }
 /*
@@ -677,7 +723,9 @@ int lite_async_post_local(struct lite_async *as, struct lite_lmr *lmr, u64 off,
  * @cookie: the caller's id for it, reported with its completion
  *
  * A write's data is copied before this returns; a read's is copied to
- * @addr when the completion is reaped (lite_async_reap()).
+ * @addr when the completion is reaped (lite_async_reap()). The operation
+ * holds the peer only until it completes: one never reaped holds
+ * nothing but its queue slot and buffer.
  *
  * Context: process context.
  * Return: 0 when posted (its completion will be queued), or -EAGAIN (the
@@ -694,11 +742,9 @@ int lite_rdma_post(struct lite_async *as, struct lite_handle *h, u64 off,
 
 	if (!len || len > LITE_ASYNC_MAX_SIZE)
 		return -EINVAL;
-	peer = lite_peer_get(h->node, h->gen);
-	if (!peer)
-		return -ENOTCONN;
-	op = lite_op_alloc(h, peer, len);
-	lite_peer_put(peer);	/* the operation holds its own */
+	if (!lite_peer_alive(h->node, h->gen))
+		return -ENOTCONN;	/* before copying anything */
+	op = lite_op_alloc(h, len);
 	if (IS_ERR(op))
 		return PTR_ERR(op);
 	if (op->len < len) {	/* no contiguous bounce buffer that long */
@@ -726,6 +772,15 @@ int lite_rdma_post(struct lite_async *as, struct lite_handle *h, u64 off,
 		ret = -EKEYREVOKED;
 		goto err;
 	}
+	peer = lite_peer_get(h->node, h->gen);
+	if (!peer) {
+		ret = -ENOTCONN;
+		goto err;
+	}
+	ret = lite_op_attach(op, peer);	/* the operation holds its own */
+	lite_peer_put(peer);
+	if (ret)
+		goto err;
 	ret = lite_async_add(as, op, cookie);
 	if (ret)
 		goto err;

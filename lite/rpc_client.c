@@ -28,7 +28,8 @@ struct lite_rpc_tx_ring {
 	u32			max_size;
 	u64			dma;		/* the ring, on @node */
 	u32			rkey;
-	struct mutex		lock;		/* reserve + post, in order */
+	/* Reserve + post, in order; never held across a wait. */
+	struct mutex		lock;
 	u64			head;		/* bytes spanned by our sends */
 	u64			acked;		/* bytes the receiver gave back */
 	bool			dead;
@@ -49,7 +50,8 @@ struct lite_rpc_call {
 	bool			abandoned;	/* the caller gave up */
 };
 
-static DEFINE_MUTEX(lite_rpc_tx_lock);	/* lite_rpc_tx[][] */
+/* lite_rpc_tx[][]: held only to look up, add or remove, never to wait. */
+static DEFINE_SPINLOCK(lite_rpc_tx_lock);
 static struct lite_rpc_tx_ring *lite_rpc_tx[LITE_MAX_NODES][LITE_MAX_PORT];
 static DEFINE_XARRAY_ALLOC1(lite_rpc_calls);
 static u32 lite_rpc_next_call;
@@ -131,15 +133,33 @@ static void lite_rpc_tx_put(struct lite_rpc_tx_ring *tr)
 	kref_put(&tr->ref, lite_rpc_tx_release);
 }
 
+/* The table's ring on (@node, @port) for generation @gen, with a reference. */
+static struct lite_rpc_tx_ring *lite_rpc_tx_find(u16 node, u32 port, u32 gen)
+{
+	struct lite_rpc_tx_ring *tr;
+
+	spin_lock(&lite_rpc_tx_lock);
+	tr = lite_rpc_tx[node][port];
+	if (tr && tr->gen == gen)
+		kref_get(&tr->ref);
+	else if (tr)		/* an older incarnation's, going away */
+		tr = ERR_PTR(-ENOTCONN);
+	spin_unlock(&lite_rpc_tx_lock);
+	return tr;
+}
+
 /*
  * Our ring on (@node, @port), with a reference: opened on first use,
- * -ECONNREFUSED if nobody listens there.
+ * -ECONNREFUSED if nobody listens there. The RPC_OPEN call (up to
+ * ctrl_timeout_ms) runs with no lock held: the receiver answers the same
+ * ring to every open, so two threads opening at once both get it and
+ * the first to return installs it.
  */
 static struct lite_rpc_tx_ring *lite_rpc_tx_get(u16 node, u32 port)
 {
 	struct lite_ctrl_rpc_open req = { .port = cpu_to_le32(port) };
 	struct lite_ctrl_rpc_ring resp;
-	struct lite_rpc_tx_ring *tr;
+	struct lite_rpc_tx_ring *tr, *cur;
 	u32 len = sizeof(resp);
 	struct lite_peer *peer;
 	u32 gen;
@@ -151,30 +171,20 @@ static struct lite_rpc_tx_ring *lite_rpc_tx_get(u16 node, u32 port)
 	gen = peer->gen;
 	lite_peer_put(peer);
 
-	mutex_lock(&lite_rpc_tx_lock);
-	tr = lite_rpc_tx[node][port];
-	if (tr) {	/* else an older incarnation's, going away */
-		if (tr->gen == gen)
-			kref_get(&tr->ref);
-		else
-			tr = ERR_PTR(-ENOTCONN);
-		goto out;
-	}
+	tr = lite_rpc_tx_find(node, port, gen);
+	if (tr)
+		return tr;
 	ret = lite_ctrl_call(node, gen, LITE_CTRL_RPC_OPEN, &req, sizeof(req),
 			     &resp, &len);
 	if (!ret && (len != sizeof(resp) ||
 		     le32_to_cpu(resp.size) != LITE_RPC_RING_SIZE ||
 		     le32_to_cpu(resp.max_size) > LITE_RPC_MAX_MSG))
 		ret = -EPROTO;
-	if (ret) {
-		tr = ERR_PTR(ret);
-		goto out;
-	}
+	if (ret)
+		return ERR_PTR(ret);
 	tr = kzalloc(sizeof(*tr), GFP_KERNEL);
-	if (!tr) {
-		tr = ERR_PTR(-ENOMEM);
-		goto out;
-	}
+	if (!tr)
+		return ERR_PTR(-ENOMEM);
 	tr->node = node;
 	tr->gen = gen;
 	tr->port = port;
@@ -186,10 +196,30 @@ static struct lite_rpc_tx_ring *lite_rpc_tx_get(u16 node, u32 port)
 	init_waitqueue_head(&tr->wq);
 	kref_init(&tr->ref);
 	kref_get(&tr->ref);	/* the caller's */
-	WRITE_ONCE(lite_rpc_tx[node][port], tr);
-out:
-	mutex_unlock(&lite_rpc_tx_lock);
-	return tr;
+
+	spin_lock(&lite_rpc_tx_lock);
+	cur = lite_rpc_tx[node][port];
+	if (cur) {
+		/* Opened meanwhile (or an older incarnation's, going away). */
+		if (cur->gen == gen)
+			kref_get(&cur->ref);
+		else
+			cur = ERR_PTR(-ENOTCONN);
+	} else if (!lite_peer_alive(node, gen)) {
+		/*
+		 * It left while we opened: its peer-down hook, which takes
+		 * this lock after the node left the table, has run or will
+		 * find nothing; a ring added now would stay for good.
+		 */
+		cur = ERR_PTR(-ENOTCONN);
+	} else {
+		WRITE_ONCE(lite_rpc_tx[node][port], tr);
+		tr = NULL;	/* the table's now */
+		cur = lite_rpc_tx[node][port];
+	}
+	spin_unlock(&lite_rpc_tx_lock);
+	kfree(tr);	/* NULL when installed */
+	return cur;
 }
 
 /**
@@ -234,7 +264,8 @@ void lite_rpc_fail_call(u32 id, int status)
 static bool lite_rpc_has_room(struct lite_rpc_tx_ring *tr, u32 need)
 {
 	return READ_ONCE(tr->dead) ||
-	       tr->head + need - READ_ONCE(tr->acked) <= LITE_RPC_RING_SIZE;
+	       READ_ONCE(tr->head) + need - READ_ONCE(tr->acked) <=
+	       LITE_RPC_RING_SIZE;
 }
 
 /*
@@ -249,7 +280,9 @@ static int lite_rpc_send_msg(u16 node, u32 port, struct iov_iter *src, u32 len,
 	struct lite_rpc_hdr *hdr;
 	struct lite_rpc_tx *tx;
 	struct lite_peer *peer;
+	unsigned long deadline;
 	u32 pos, need, imm;
+	bool full = false;
 	long left;
 	int ret;
 
@@ -282,20 +315,42 @@ static int lite_rpc_send_msg(u16 node, u32 port, struct iov_iter *src, u32 len,
 	tx->call_id = call_id;
 
 	lite_prio_begin(prio);
-	mutex_lock(&tr->lock);
-	pos = tr->head % LITE_RPC_RING_SIZE;
-	need = LITE_RPC_RING_SIZE - pos < span ? LITE_RPC_RING_SIZE - pos + span : span;
-	left = 1;
-	if (!lite_rpc_has_room(tr, need)) {
-		lite_stat_peer(node, LITE_PSTAT_RING_FULL, 1);
-		left = wait_event_interruptible_timeout(tr->wq,
-				lite_rpc_has_room(tr, need),
-				msecs_to_jiffies(lite_rpc_timeout_ms));
+	/*
+	 * Reserve under the ring's lock, wait for room without it: a sender
+	 * waiting for a slow receiver holds nobody else up, and every wait is
+	 * killable and ends at one rpc_timeout_ms.
+	 */
+	deadline = jiffies + msecs_to_jiffies(lite_rpc_timeout_ms);
+	for (;;) {
+		if (mutex_lock_killable(&tr->lock)) {
+			ret = -EINTR;
+			kfree(tx);
+			goto out_unlocked;
+		}
+		pos = tr->head % LITE_RPC_RING_SIZE;
+		need = LITE_RPC_RING_SIZE - pos < span ?
+		       LITE_RPC_RING_SIZE - pos + span : span;
+		if (lite_rpc_has_room(tr, need))
+			break;
+		mutex_unlock(&tr->lock);
+		if (!full) {
+			lite_stat_peer(node, LITE_PSTAT_RING_FULL, 1);
+			full = true;
+		}
+		left = (long)(deadline - jiffies);
+		if (left > 0)
+			left = wait_event_interruptible_timeout(tr->wq,
+					lite_rpc_has_room(tr, need), left);
+		if (left <= 0) {
+			ret = left < 0 ? -EINTR : -ETIMEDOUT;
+			if (ret == -ETIMEDOUT)
+				lite_stat_peer(node, LITE_PSTAT_TIMEOUTS, 1);
+			kfree(tx);
+			goto out_unlocked;
+		}
 	}
-	if (left <= 0 || tr->dead) {
-		ret = left < 0 ? -EINTR : tr->dead ? -ENOTCONN : -ETIMEDOUT;
-		if (ret == -ETIMEDOUT)
-			lite_stat_peer(node, LITE_PSTAT_TIMEOUTS, 1);
+	if (READ_ONCE(tr->dead)) {
+		ret = -ENOTCONN;
 		kfree(tx);
 		goto out;
 	}
@@ -311,12 +366,13 @@ static int lite_rpc_send_msg(u16 node, u32 port, struct iov_iter *src, u32 len,
 	ret = lite_rpc_post(&peer->qps[port % peer->nr_qps], tx,
 			    sizeof(*hdr) + len, imm, tr->dma + pos, tr->rkey);
 	if (!ret) {
-		tr->head += need;
+		WRITE_ONCE(tr->head, tr->head + need);
 		lite_stat_peer(node, LITE_PSTAT_RPC_SENT, 1);
 		lite_stat_peer(node, LITE_PSTAT_RPC_BYTES, len);
 	}
 out:
 	mutex_unlock(&tr->lock);
+out_unlocked:
 	lite_prio_end(prio);
 out_put:
 	lite_rpc_tx_put(tr);
@@ -437,15 +493,20 @@ static int lite_rpc_call_wait(struct lite_rpc_call *call,
 }
 
 /*
- * @call (registered under @id) completed: copy its reply to @dst and free
- * it. Return: the reply's length or a negative errno.
+ * @call (registered under @id) completed: take its reply out of the pool
+ * into a copy of ours (*@reply, kvfree() it; NULL when empty) and free
+ * the call, with the device it holds (which removal waits for). The copy
+ * to the caller comes after (lite_rpc_reply_out): it may stall for ever
+ * on a userfaultfd- or FUSE-backed page. Return: the reply's length or a
+ * negative errno.
  */
-static int lite_rpc_call_end(struct lite_rpc_call *call, u32 id,
-			     struct iov_iter *dst)
+static int lite_rpc_call_take(struct lite_rpc_call *call, u32 id,
+			      void **reply)
 {
 	unsigned long flags;
 	int ret;
 
+	*reply = NULL;
 	if (call->status == -EIO) {
 		/*
 		 * Our send failed, yet the request may have arrived: the reply
@@ -457,11 +518,24 @@ static int lite_rpc_call_end(struct lite_rpc_call *call, u32 id,
 		return -EIO;
 	}
 	xa_erase_irq(&lite_rpc_calls, id);
-	ret = call->status;
-	if (!ret)
-		ret = copy_to_iter(call->buf, call->len, dst) == call->len ?
-		      call->len : -EFAULT;
+	ret = call->status ?: call->len;
+	if (ret > 0) {
+		*reply = kvmalloc(ret, GFP_KERNEL);
+		if (*reply)
+			memcpy(*reply, call->buf, ret);
+		else
+			ret = -ENOMEM;
+	}
 	lite_rpc_call_free(call);
+	return ret;
+}
+
+/* What lite_rpc_call_take() gave, @ret, to @dst; frees @reply. */
+static int lite_rpc_reply_out(int ret, void *reply, struct iov_iter *dst)
+{
+	if (ret > 0 && copy_to_iter(reply, ret, dst) != ret)
+		ret = -EFAULT;
+	kvfree(reply);
 	return ret;
 }
 
@@ -495,6 +569,7 @@ int lite_rpc_call(struct lite_user *user, u32 node, u32 port,
 		  int prio)
 {
 	struct lite_rpc_call *call;
+	void *reply;
 	u32 id;
 	int ret;
 
@@ -521,7 +596,8 @@ int lite_rpc_call(struct lite_user *user, u32 node, u32 port,
 	lite_prio_end(prio);
 	if (ret)
 		return ret;
-	return lite_rpc_call_end(call, id, dst);
+	ret = lite_rpc_call_take(call, id, &reply);
+	return lite_rpc_reply_out(ret, reply, dst);
 }
 
 /**
@@ -551,6 +627,8 @@ int lite_rpc_mcall(struct lite_user *user, struct lite_rpc_mdst *dsts,
 		   u32 max, int prio)
 {
 	struct lite_rpc_call *calls[LITE_MCAST_MAX] = {};
+	void *replies[LITE_MCAST_MAX];
+	int got[LITE_MCAST_MAX];
 	u32 ids[LITE_MCAST_MAX];
 	unsigned long deadline;
 	struct iov_iter req;
@@ -621,13 +699,18 @@ int lite_rpc_mcall(struct lite_user *user, struct lite_rpc_mdst *dsts,
 	}
 	lite_prio_end(prio);
 
+	/* Every call freed (its device with it) before any copy out. */
+	for (i = 0; i < nr; i++)
+		if (calls[i])
+			got[i] = lite_rpc_call_take(calls[i], ids[i],
+						    &replies[i]);
 	ok = 0;
 	for (i = 0; i < nr; i++) {
 		int r;
 
 		if (!calls[i])
 			continue;
-		r = lite_rpc_call_end(calls[i], ids[i], &dsts[i].dst);
+		r = lite_rpc_reply_out(got[i], replies[i], &dsts[i].dst);
 		dsts[i].status = r < 0 ? r : 0;
 		dsts[i].len = r < 0 ? 0 : r;
 		if (r >= 0)
@@ -657,7 +740,7 @@ void lite_rpc_client_peer_down(u16 node)
 	}
 	xa_unlock_irqrestore(&lite_rpc_calls, flags);
 
-	mutex_lock(&lite_rpc_tx_lock);
+	spin_lock(&lite_rpc_tx_lock);
 	for (i = 0; i < LITE_MAX_PORT; i++) {
 		tr = lite_rpc_tx[node][i];
 		if (!tr)
@@ -668,5 +751,5 @@ void lite_rpc_client_peer_down(u16 node)
 		WRITE_ONCE(lite_rpc_tx[node][i], NULL);
 		lite_rpc_tx_put(tr);
 	}
-	mutex_unlock(&lite_rpc_tx_lock);
+	spin_unlock(&lite_rpc_tx_lock);
 }

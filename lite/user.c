@@ -110,6 +110,7 @@ void lite_user_put(struct lite_user *u)
 	if (!u || !refcount_dec_and_lock_irqsave(&u->refs, &lite_users_lock,
 						 &flags))
 		return;
+	__acquire(&lite_users_lock);	/* for sparse: taken when true */
 	hash_del(&u->link);
 	spin_unlock_irqrestore(&lite_users_lock, flags);
 	kfree(u);

@@ -272,13 +272,18 @@ check_main() {
 	rm -rf "$CHK_DIR"
 }
 
-# Kernel log lines that mean trouble: warnings, oopses, and the reports of
-# slab and page debugging (slub_debug, page_poison; the test fixtures boot
+# Kernel log lines that mean trouble: warnings, oopses, the debug kernel's
+# reports, and those of slab and page debugging (slub_debug, page_poison; the test fixtures boot
 # with them), which name a corrupted or doubly freed object without an oops.
 AE_DMESG_PROBLEMS='WARNING:|BUG:|kernel BUG at|Oops|Call Trace:|general protection fault|Kernel panic'
 AE_DMESG_PROBLEMS+='|BUG [^ ]+ \(|Poison overwritten|double free|Redzone|Object already free'
 AE_DMESG_PROBLEMS+='|list_del corruption|list_add corruption|page_poison|pagealloc: memory corruption'
 AE_DMESG_PROBLEMS+='|INFO: .* corrupted'
+# The debug kernel's (docs/debug-kernel.md) reports that start with neither
+# WARNING: nor BUG: (KASAN, lockdep, sleep-in-atomic, lockups and ODEBUG's
+# reports do: the last match 'BUG:' in 'ODEBUG:').
+AE_DMESG_PROBLEMS+='|UBSAN:|suspected memory leak|unreferenced object 0x'
+AE_DMESG_PROBLEMS+='|INFO: task .* blocked for more than|rcu: INFO: .* detected stall'
 
 # dmesg_problems: print the lines of a kernel log (stdin) that mean
 # trouble; status 0 if there are any. The command line echoed at boot

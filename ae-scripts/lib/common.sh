@@ -1,6 +1,10 @@
 # shellcheck shell=bash
 # Logging, errors, timeouts and dry-run handling shared by every lite-ae script.
 
+# Set by the caller (environment or -t), or the default: scaled for a
+# local cluster running the debug kernel (lite-ae main).
+# shellcheck disable=SC2034 # read by lite-ae
+AE_TIMEOUT_GIVEN=${AE_TIMEOUT:+1}
 AE_TIMEOUT=${AE_TIMEOUT:-120}
 AE_DRY_RUN=${AE_DRY_RUN:-0}
 AE_VERBOSE=${AE_VERBOSE:-0}

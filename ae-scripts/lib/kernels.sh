@@ -17,6 +17,20 @@ AE_KERNEL_SERIES=(6.1 6.12)
 # kv_valid KVER: true for a kernel release name (no path, no spaces).
 kv_valid() { [[ "$1" =~ ^[0-9]+\.[0-9]+[A-Za-z0-9.+_~-]*$ ]]; }
 
+# kv_resolve CACHE KVER: KVER, except 'debug': the release of the debug
+# guest kernel (make deps-debug, ae-scripts/deps-debug.sh), empty when it
+# has not been built.
+kv_resolve() {
+	if [ "$2" = debug ]; then
+		[ -f "$1/debug-kver" ] && cat "$1/debug-kver"
+		return 0
+	fi
+	echo "$2"
+}
+
+# kv_is_debug KVER: true for the debug guest kernel's release.
+kv_is_debug() { [[ "$1" == *-lite-debug ]]; }
+
 # kv_cached CACHE KVER: true when CACHE holds the image and modules of KVER.
 kv_cached() {
 	[ -f "$1/modules/boot/vmlinuz-$2" ] && [ -d "$1/modules/lib/modules/$2/kernel" ]

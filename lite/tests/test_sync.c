@@ -13,12 +13,15 @@
  *   test_sync barrier NR
  *   test_sync recv-block PORT            a receiver whose node leaves
  *   test_sync silent PORT SECONDS        takes one request, never replies
+ *   test_sync deaf PORT SECONDS          registers PORT, never receives
+ *   test_sync flood NODE PORT            one-way messages of FLOOD_SIZE
+ *                                        until one fails (a full ring)
  *
  * Every check prints "ok   WHAT" or "FAIL WHAT: WHY"; "info ..." lines
  * only inform; the last line is "PASS: 0 failure(s)" or "FAIL: N
  * failure(s)". Exit status: 1 if a check failed, 2 on a usage error.
- * echo-server, recv-block and silent print "ready" once their port is
- * registered.
+ * echo-server, recv-block, silent and deaf print "ready" once their port
+ * is registered.
  *
  * Lines the script looks for:
  *   echo-server  "ok   one-way ordering from node N (K messages)" for each
@@ -32,6 +35,7 @@
  *   barrier      "info before MS", "info after MS" (Unix time in ms)
  *   recv-block   "info recv returned -ERRNO (NAME)"
  *   call-departed "info elapsed S s"
+ *   flood        "info sent N then NAME after S s" (NAME: the errno)
  *
  * Messages the echo server acts on: a request whose first 8 bytes are
  * "BIGREPLY" gets LITE_RPC_MAX_MSG bytes back; one starting with
@@ -64,6 +68,7 @@
 #define LOCK_PASSWORD		88
 #define CAS_OFFSET		8	/* fetch-add: the word raced for */
 #define SWAP_OFFSET		16	/* fetch-add: the word swapped */
+#define FLOOD_SIZE		(60 * KiB)	/* flood: ~68 fill a ring */
 #define LOCK_WORD_OFFSET	8	/* lock-counter: the lock's number */
 #define NO_SUCH_LOCK		1000	/* + a lock number: none */
 #define ASK_TIMEOUT_S		30	/* for the owner to publish */
@@ -1134,6 +1139,39 @@ static int cmd_silent(unsigned int port, unsigned int seconds)
 	return finish();
 }
 
+/* A receiver that never receives: its senders' ring fills up. */
+static int cmd_deaf(unsigned int port, unsigned int seconds)
+{
+	if (!expect(lite_rpc_register(port, FLOOD_SIZE, "test_sync deaf"), 0,
+		    "register port %u", port))
+		return finish();
+	puts("ready");
+	fflush(stdout);
+	sleep(seconds);
+	return finish();
+}
+
+/* One-way messages to (@node, @port) until one fails. */
+static int cmd_flood(unsigned int node, unsigned int port)
+{
+	static uint8_t msg[FLOOD_SIZE];
+	double start = now(), t0;
+	unsigned int sent = 0;
+	int ret;
+
+	for (;;) {
+		t0 = now();
+		ret = lite_rpc_send(node, port, msg, sizeof(msg),
+				    LITE_PRIO_NORMAL);
+		if (ret)
+			break;
+		sent++;
+	}
+	info("sent %u then %s after %.1f s (the last send waited %.1f s)",
+	     sent, errname(-ret), now() - start, now() - t0);
+	return finish();
+}
+
 /* ---- command line ------------------------------------------------------- */
 
 static void usage(FILE *out)
@@ -1144,6 +1182,8 @@ static void usage(FILE *out)
 		"       test_sync quit NODE PORT\n"
 		"       test_sync call-departed NODE PORT\n"
 		"       test_sync silent PORT SECONDS\n"
+		"       test_sync deaf PORT SECONDS\n"
+		"       test_sync flood NODE PORT\n"
 		"       test_sync fetch-add NODE ID ITER    (on 3 nodes)\n"
 		"       test_sync lock-counter NODE ID ITER (on 3 nodes)\n"
 		"       test_sync barrier NR\n"
@@ -1178,6 +1218,11 @@ int main(int argc, char *argv[])
 	if (!strcmp(cmd, "silent") && nargs == 2)
 		return cmd_silent(PORT(2), parse_num(argv[3], "SECONDS", 1,
 						     INT_MAX));
+	if (!strcmp(cmd, "deaf") && nargs == 2)
+		return cmd_deaf(PORT(2), parse_num(argv[3], "SECONDS", 1,
+						   INT_MAX));
+	if (!strcmp(cmd, "flood") && nargs == 2)
+		return cmd_flood(NODE(2), PORT(3));
 	if (!strcmp(cmd, "call-departed") && nargs == 2)
 		return cmd_call_departed(NODE(2), PORT(3));
 	if (!strcmp(cmd, "fetch-add") && nargs == 3)
