@@ -273,11 +273,12 @@ check_main() {
 }
 
 # Kernel log lines that mean trouble: warnings, oopses, the debug kernel's
-# reports, and those of slab and page debugging (slub_debug, page_poison; the test fixtures boot
-# with them), which name a corrupted or doubly freed object without an oops.
+# reports, and those of slab and page debugging (slub_debug, page_poison;
+# the test fixtures boot with them), which name a corrupted or doubly freed
+# object without an oops.
 AE_DMESG_PROBLEMS='WARNING:|BUG:|kernel BUG at|Oops|Call Trace:|general protection fault|Kernel panic'
 AE_DMESG_PROBLEMS+='|BUG [^ ]+ \(|Poison overwritten|double free|Redzone|Object already free'
-AE_DMESG_PROBLEMS+='|list_del corruption|list_add corruption|page_poison|pagealloc: memory corruption'
+AE_DMESG_PROBLEMS+='|list_del corruption|list_add corruption|page_poison:|pagealloc: memory corruption'
 AE_DMESG_PROBLEMS+='|INFO: .* corrupted'
 # The debug kernel's (docs/debug-kernel.md) reports that start with neither
 # WARNING: nor BUG: (KASAN, lockdep, sleep-in-atomic, lockups and ODEBUG's
@@ -287,7 +288,9 @@ AE_DMESG_PROBLEMS+='|INFO: task .* blocked for more than|rcu: INFO: .* detected 
 
 # dmesg_problems: print the lines of a kernel log (stdin) that mean
 # trouble; status 0 if there are any. The command line echoed at boot
-# names page_poison and the like without anything being wrong.
+# names page_poison and the like without anything being wrong, and so
+# does init's environment, which a kernel that does not know page_poison=
+# (the debug kernel) lists one parameter a line.
 dmesg_problems() {
 	grep -vi 'command line' | grep -E "$AE_DMESG_PROBLEMS"
 }
