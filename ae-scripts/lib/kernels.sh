@@ -50,7 +50,11 @@ kv_series_headers() {
 		[ -f "$d/Makefile" ] || continue
 		k=${d%/build}
 		k=${k##*/}
-		[[ "$k" == *-amd64 ]] && [[ "$k" != *-rt-amd64 ]] && [[ "$k" != *-cloud-amd64 ]] && echo "$k"
+		# Debian's generic kernels only (not rt, cloud or the debug
+		# kernel); an if, so that the loop's status is 0 (pipefail).
+		if [[ "$k" == *-amd64 ]] && [[ "$k" != *-rt-amd64 ]] && [[ "$k" != *-cloud-amd64 ]]; then
+			echo "$k"
+		fi
 	done | sort -V | tail -n 1
 }
 
