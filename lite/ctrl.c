@@ -143,6 +143,9 @@ static int lite_ctrl_dispatch(u16 src, u32 src_gen, u16 type, const void *req,
 		ret = len == sizeof(struct lite_ctrl_rpc_open) ?
 		      lite_rpc_serve_open(src, src_gen, req, resp) : -EPROTO;
 		*resp_len = sizeof(struct lite_ctrl_rpc_ring);
+	} else if (type == LITE_CTRL_RPC_CLOSE) {
+		ret = len == sizeof(struct lite_ctrl_rpc_open) ?
+		      lite_rpc_serve_close(src, src_gen, req) : -EPROTO;
 	} else if (type == LITE_CTRL_CTX_GONE) {
 		ret = lite_sync_serve_ctx_gone(src, req, len);
 	} else if (type >= LITE_CTRL_ATOMIC) {

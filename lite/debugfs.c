@@ -4,6 +4,8 @@
  * inside the module (root only).
  *
  *   pool        the memory pool's regions: rkey, iova, length, bytes used
+ *   rpc         the RPC ports in use: registered or not, the rings senders
+ *               opened there and those being closed (lite_rpc_show())
  *   rdma_probe  write "NODE QP RKEY ADDR LEN" (hex RKEY and ADDR, LEN
  *               1..64): one RDMA READ on QP index QP of NODE with exactly
  *               that key and address; read back "ok <hex bytes>" or
@@ -162,8 +164,9 @@ static const struct file_operations lite_probe_fops = {
 	.llseek	= default_llseek,
 };
 
-static ssize_t lite_pool_read(struct file *file, char __user *ubuf,
-			      size_t count, loff_t *ppos)
+/* A text file of at most four pages, made by @show at each read. */
+static ssize_t lite_show_read(char __user *ubuf, size_t count, loff_t *ppos,
+			      size_t (*show)(char *buf, size_t size))
 {
 	size_t size = PAGE_SIZE * 4, n;
 	ssize_t ret;
@@ -172,15 +175,33 @@ static ssize_t lite_pool_read(struct file *file, char __user *ubuf,
 	buf = kmalloc(size, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
-	n = lite_pool_show(buf, size);
+	n = show(buf, size);
 	ret = simple_read_from_buffer(ubuf, count, ppos, buf, n);
 	kfree(buf);
 	return ret;
 }
 
+static ssize_t lite_pool_read(struct file *file, char __user *ubuf,
+			      size_t count, loff_t *ppos)
+{
+	return lite_show_read(ubuf, count, ppos, lite_pool_show);
+}
+
 static const struct file_operations lite_pool_fops = {
 	.owner	= THIS_MODULE,
 	.read	= lite_pool_read,
+	.llseek	= default_llseek,
+};
+
+static ssize_t lite_rpc_read(struct file *file, char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	return lite_show_read(ubuf, count, ppos, lite_rpc_show);
+}
+
+static const struct file_operations lite_rpc_fops = {
+	.owner	= THIS_MODULE,
+	.read	= lite_rpc_read,
 	.llseek	= default_llseek,
 };
 
@@ -211,6 +232,7 @@ void lite_debugfs_init(void)
 {
 	lite_debugfs = debugfs_create_dir("lite", NULL);
 	debugfs_create_file("pool", 0400, lite_debugfs, NULL, &lite_pool_fops);
+	debugfs_create_file("rpc", 0400, lite_debugfs, NULL, &lite_rpc_fops);
 	debugfs_create_file("counters", 0400, lite_debugfs, NULL,
 			    &lite_stats_fops);
 	debugfs_create_file("peers", 0400, lite_debugfs, NULL,

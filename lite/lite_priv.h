@@ -252,6 +252,8 @@ enum lite_res {
 	LITE_RES_LOCKS,		/* locks a (node, uid) created here */
 	LITE_RES_PUBS,		/* publications a (node, uid) made here */
 	LITE_RES_ASYNC_BYTES,	/* bytes of its posted operations, unreaped */
+	LITE_RES_PORTS,		/* RPC ports it registered on this node */
+	LITE_RES_RING_BYTES,	/* RPC rings senders opened on its ports */
 	LITE_RES_NR,
 };
 struct lite_user;
@@ -275,6 +277,9 @@ void lite_rpc_rx(struct lite_peer *peer, const struct ib_wc *wc);
 int lite_rpc_serve_open(u16 src, u32 src_gen,
 			const struct lite_ctrl_rpc_open *req,
 			struct lite_ctrl_rpc_ring *resp);
+int lite_rpc_serve_close(u16 src, u32 src_gen,
+			 const struct lite_ctrl_rpc_open *req);
+size_t lite_rpc_show(char *buf, size_t size);
 int lite_rpc_register(struct lite_ctx *ctx, u32 port, u32 max_size,
 		      const char *name);
 int lite_rpc_query_port(u32 node, u32 port, u32 *max_size);

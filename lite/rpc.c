@@ -37,6 +37,8 @@ static void lite_rpc_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 		ib_dma_unmap_single(peer->dev->ibdev, tx->dma, tx->len,
 				    DMA_TO_DEVICE);
 	lite_qp_complete(tx->lqp);
+	if (tx->ring)
+		lite_rpc_tx_sent(tx->ring);
 	kfree(tx);
 	lite_peer_put(peer);
 }
@@ -87,6 +89,8 @@ int lite_rpc_post(struct lite_qp *lqp, struct lite_rpc_tx *tx, u32 len,
 	if (len)
 		ib_dma_unmap_single(ibdev, tx->dma, len, DMA_TO_DEVICE);
 err:
+	if (tx->ring)
+		lite_rpc_tx_sent(tx->ring);
 	kfree(tx);
 	lite_peer_put(peer);
 	return ret;

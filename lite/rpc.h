@@ -24,6 +24,8 @@
 
 enum { LITE_RPC_OK, LITE_RPC_EMSGSIZE, LITE_RPC_ECONNREFUSED };
 
+struct lite_rpc_tx_ring;
+
 /* A send in flight: owns its buffer until the completion. */
 struct lite_rpc_tx {
 	struct ib_cqe		cqe;
@@ -31,6 +33,7 @@ struct lite_rpc_tx {
 	u64			dma;
 	u32			len;
 	u32			call_id;	/* a request's, failed on error */
+	struct lite_rpc_tx_ring	*ring;		/* a request's: in flight there */
 	u8			data[];
 };
 
@@ -50,6 +53,7 @@ void lite_rpc_rx_reply(struct lite_peer *peer, u32 imm, u32 byte_len,
 		       bool with_data);
 void lite_rpc_fail_call(u32 id, int status);
 void lite_rpc_client_peer_down(u16 node);
+void lite_rpc_tx_sent(struct lite_rpc_tx_ring *tr);
 
 /* rpc_server.c: what arrives for receivers */
 void lite_rpc_rx_request(struct lite_peer *peer, u32 imm, u32 byte_len);

@@ -6,6 +6,7 @@
  * into their reply buffer; the acknowledgements that give ring space back.
  * A sender whose ring is full waits for them (up to rpc_timeout_ms).
  */
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -22,6 +23,7 @@ MODULE_PARM_DESC(rpc_timeout_ms, "how long an RPC waits for its reply or for rin
 
 struct lite_rpc_tx_ring {
 	struct kref		ref;		/* the table's + users' */
+	struct rcu_head		rcu;		/* lite_rpc_rx_ack() looks it up */
 	u16			node;
 	u32			gen;
 	u8			port;
@@ -32,8 +34,10 @@ struct lite_rpc_tx_ring {
 	struct mutex		lock;
 	u64			head;		/* bytes spanned by our sends */
 	u64			acked;		/* bytes the receiver gave back */
-	bool			dead;
-	wait_queue_head_t	wq;
+	atomic_t		inflight;	/* requests posted, not completed */
+	bool			dead;		/* the node left */
+	bool			closed;		/* the receiver took it back */
+	wait_queue_head_t	wq;		/* room, dead, closed, inflight 0 */
 };
 
 struct lite_rpc_call {
@@ -71,22 +75,26 @@ static void lite_rpc_call_free(struct lite_rpc_call *call)
 static struct lite_wait_hist lite_rpc_reply_hist;
 void lite_rpc_rx_ack(struct lite_peer *peer, u32 imm)
 {
-	struct lite_rpc_tx_ring *tr = READ_ONCE(lite_rpc_tx[peer->id][LITE_IMM_PORT(imm)]);
+	struct lite_rpc_tx_ring *tr;
 	u64 acked, head;
 	u32 delta;
 
-	/* tx rings are freed only after the peer's QPs are gone. */
+	/* A ring closed by its receiver may be freed meanwhile: RCU. */
+	rcu_read_lock();
+	tr = READ_ONCE(lite_rpc_tx[peer->id][LITE_IMM_PORT(imm)]);
 	if (!tr || tr->gen != peer->gen)
-		return;
+		goto out;
 	acked = READ_ONCE(tr->acked);
 	head = READ_ONCE(tr->head);
 	delta = (LITE_IMM_LOW24(imm) - (u32)(acked / LITE_RPC_ALIGN)) & 0xffffff;
 	if (acked + (u64)delta * LITE_RPC_ALIGN > head) {
 		lite_peer_warn(peer, "RPC ack past what was sent dropped\n");
-		return;
+		goto out;
 	}
 	WRITE_ONCE(tr->acked, acked + (u64)delta * LITE_RPC_ALIGN);
 	wake_up(&tr->wq);
+out:
+	rcu_read_unlock();
 }
 
 void lite_rpc_rx_reply(struct lite_peer *peer, u32 imm, u32 byte_len,
@@ -125,12 +133,25 @@ void lite_rpc_rx_reply(struct lite_peer *peer, u32 imm, u32 byte_len,
 }
 static void lite_rpc_tx_release(struct kref *ref)
 {
-	kfree(container_of(ref, struct lite_rpc_tx_ring, ref));
+	kfree_rcu(container_of(ref, struct lite_rpc_tx_ring, ref), rcu);
 }
 
 static void lite_rpc_tx_put(struct lite_rpc_tx_ring *tr)
 {
 	kref_put(&tr->ref, lite_rpc_tx_release);
+}
+
+/**
+ * lite_rpc_tx_sent() - a request written into @tr completed (or failed)
+ * @tr: our ring on the receiver, referenced by the request
+ *
+ * Context: any; the CQ's completion context included.
+ */
+void lite_rpc_tx_sent(struct lite_rpc_tx_ring *tr)
+{
+	if (atomic_dec_and_test(&tr->inflight))
+		wake_up_all(&tr->wq);
+	lite_rpc_tx_put(tr);
 }
 
 /* The table's ring on (@node, @port) for generation @gen, with a reference. */
@@ -160,9 +181,9 @@ static struct lite_rpc_tx_ring *lite_rpc_tx_get(u16 node, u32 port)
 	struct lite_ctrl_rpc_open req = { .port = cpu_to_le32(port) };
 	struct lite_ctrl_rpc_ring resp;
 	struct lite_rpc_tx_ring *tr, *cur;
-	u32 len = sizeof(resp);
 	struct lite_peer *peer;
-	u32 gen;
+	unsigned long deadline;
+	u32 gen, len;
 	int ret;
 
 	peer = lite_peer_get(node, 0);
@@ -174,8 +195,19 @@ static struct lite_rpc_tx_ring *lite_rpc_tx_get(u16 node, u32 port)
 	tr = lite_rpc_tx_find(node, port, gen);
 	if (tr)
 		return tr;
-	ret = lite_ctrl_call(node, gen, LITE_CTRL_RPC_OPEN, &req, sizeof(req),
-			     &resp, &len);
+	deadline = jiffies + msecs_to_jiffies(lite_rpc_timeout_ms);
+	for (;;) {
+		len = sizeof(resp);
+		ret = lite_ctrl_call(node, gen, LITE_CTRL_RPC_OPEN, &req,
+				     sizeof(req), &resp, &len);
+		/* EAGAIN: our ring of the port's last owner is being closed. */
+		if (ret != -EAGAIN)
+			break;
+		if (time_after(jiffies, deadline))
+			return ERR_PTR(-ETIMEDOUT);
+		if (msleep_interruptible(2))
+			return ERR_PTR(-EINTR);
+	}
 	if (!ret && (len != sizeof(resp) ||
 		     le32_to_cpu(resp.size) != LITE_RPC_RING_SIZE ||
 		     le32_to_cpu(resp.max_size) > LITE_RPC_MAX_MSG))
@@ -194,6 +226,7 @@ static struct lite_rpc_tx_ring *lite_rpc_tx_get(u16 node, u32 port)
 	tr->head = tr->acked = le64_to_cpu(resp.head);
 	mutex_init(&tr->lock);
 	init_waitqueue_head(&tr->wq);
+	atomic_set(&tr->inflight, 0);
 	kref_init(&tr->ref);
 	kref_get(&tr->ref);	/* the caller's */
 
@@ -213,7 +246,7 @@ static struct lite_rpc_tx_ring *lite_rpc_tx_get(u16 node, u32 port)
 		 */
 		cur = ERR_PTR(-ENOTCONN);
 	} else {
-		WRITE_ONCE(lite_rpc_tx[node][port], tr);
+		smp_store_release(&lite_rpc_tx[node][port], tr);	/* to rx_ack */
 		tr = NULL;	/* the table's now */
 		cur = lite_rpc_tx[node][port];
 	}
@@ -245,6 +278,51 @@ int lite_rpc_query_port(u32 node, u32 port, u32 *max_size)
 	lite_rpc_tx_put(tr);
 	return 0;
 }
+/**
+ * lite_rpc_serve_close() - RPC_CLOSE: the receiver takes our ring back
+ * @src: the receiver
+ * @src_gen: its generation
+ * @req: the port
+ *
+ * The port was unregistered there. Our ring goes out of the table (the
+ * next send opens a new one, or fails with ECONNREFUSED), senders waiting
+ * for room fail, and the answer waits until every request we wrote into
+ * the ring has completed: once the receiver has it, nothing of ours lands
+ * in that memory any more and it can go back to its pool.
+ *
+ * Context: process context (the control workqueue); sleeps up to
+ * rpc_timeout_ms.
+ * Return: 0, -EINVAL, or -ETIMEDOUT (the receiver then keeps the ring
+ * until this node leaves).
+ */
+int lite_rpc_serve_close(u16 src, u32 src_gen,
+			 const struct lite_ctrl_rpc_open *req)
+{
+	u32 port = le32_to_cpu(req->port);
+	struct lite_rpc_tx_ring *tr;
+	long left;
+
+	if (port >= LITE_MAX_PORT || req->reserved)
+		return -EINVAL;
+	spin_lock(&lite_rpc_tx_lock);
+	tr = lite_rpc_tx[src][port];
+	if (tr && tr->gen == src_gen)
+		WRITE_ONCE(lite_rpc_tx[src][port], NULL);	/* its ref is ours */
+	else
+		tr = NULL;	/* never opened, or already gone */
+	spin_unlock(&lite_rpc_tx_lock);
+	if (!tr)
+		return 0;
+	WRITE_ONCE(tr->closed, true);
+	wake_up_all(&tr->wq);
+	/* A sender past its check of @closed posts before it unlocks. */
+	mutex_lock(&tr->lock);
+	mutex_unlock(&tr->lock);
+	left = wait_event_timeout(tr->wq, !atomic_read(&tr->inflight),
+				  msecs_to_jiffies(lite_rpc_timeout_ms));
+	lite_rpc_tx_put(tr);
+	return left ? 0 : -ETIMEDOUT;
+}
 /* ---- calls -------------------------------------------------------------- */
 
 void lite_rpc_fail_call(u32 id, int status)
@@ -263,7 +341,7 @@ void lite_rpc_fail_call(u32 id, int status)
 
 static bool lite_rpc_has_room(struct lite_rpc_tx_ring *tr, u32 need)
 {
-	return READ_ONCE(tr->dead) ||
+	return READ_ONCE(tr->dead) || READ_ONCE(tr->closed) ||
 	       READ_ONCE(tr->head) + need - READ_ONCE(tr->acked) <=
 	       LITE_RPC_RING_SIZE;
 }
@@ -313,6 +391,7 @@ static int lite_rpc_send_msg(u16 node, u32 port, struct iov_iter *src, u32 len,
 		goto out_put;
 	}
 	tx->call_id = call_id;
+	tx->ring = NULL;
 
 	lite_prio_begin(prio);
 	/*
@@ -349,8 +428,9 @@ static int lite_rpc_send_msg(u16 node, u32 port, struct iov_iter *src, u32 len,
 			goto out_unlocked;
 		}
 	}
-	if (READ_ONCE(tr->dead)) {
-		ret = -ENOTCONN;
+	if (READ_ONCE(tr->dead) || READ_ONCE(tr->closed)) {
+		/* Closed: the port went away (lite_rpc_serve_close()). */
+		ret = READ_ONCE(tr->dead) ? -ENOTCONN : -ECONNREFUSED;
 		kfree(tx);
 		goto out;
 	}
@@ -363,6 +443,10 @@ static int lite_rpc_send_msg(u16 node, u32 port, struct iov_iter *src, u32 len,
 		goto out;
 	}
 	imm = LITE_IMM_REQ << 30 | port << 24 | pos / LITE_RPC_ALIGN;
+	/* Until it completes, the receiver must not reuse the ring. */
+	kref_get(&tr->ref);
+	atomic_inc(&tr->inflight);
+	tx->ring = tr;
 	ret = lite_rpc_post(&peer->qps[port % peer->nr_qps], tx,
 			    sizeof(*hdr) + len, imm, tr->dma + pos, tr->rkey);
 	if (!ret) {

@@ -21,14 +21,19 @@
 #include "include/uapi/lite.h"
 
 /*
- * A ring on this node for (port, sender). When the sender leaves it drops
- * out of the table; it is freed then, or by the last receiver still
+ * A ring on this node for (port, sender), charged to the port's owner.
+ * It drops out of the table when the sender leaves, or when the port is
+ * unregistered and the sender has answered RPC_CLOSE (nothing of its can
+ * land there any more); it is freed then, or by the last receiver still
  * holding one of its messages (which may be stuck in a page fault).
  */
 struct lite_rpc_ring {
 	u16			node;
 	u32			gen;
 	u8			port;
+	bool			closing;	/* its port went: RPC_CLOSE */
+	bool			asked;		/* RPC_CLOSE sent */
+	struct lite_user	*user;		/* charged, or NULL */
 	struct lite_piece	mem;		/* from the pool */
 	void			*buf;		/* its kernel address */
 	u64			dma;		/* its DMA address */
@@ -56,6 +61,8 @@ struct lite_rpc_msg {
 
 struct lite_rpc_port {
 	struct lite_ctx		*ctx;		/* NULL: not registered */
+	struct lite_user	*user;		/* ctx's, charged the port */
+	u32			epoch;		/* registrations so far */
 	u32			max_size;
 	char			name[LITE_NAME_MAX];
 	struct list_head	queue;
@@ -90,6 +97,10 @@ static struct {
 
 static void lite_rpc_orphans_work(struct work_struct *work);
 static DECLARE_WORK(lite_rpc_orphans, lite_rpc_orphans_work);
+static void lite_rpc_close_work(struct work_struct *work);
+static DECLARE_WORK(lite_rpc_closer, lite_rpc_close_work);
+static void lite_rpc_drop_ring(struct lite_rpc_ring *ring);
+
 /* Out of the table, no message taken: nobody else can reach it. */
 static void lite_rpc_ring_free(struct lite_rpc_ring *ring)
 {
@@ -98,6 +109,8 @@ static void lite_rpc_ring_free(struct lite_rpc_ring *ring)
 	list_for_each_entry_safe(m, tmp, &ring->msgs, ring_link)
 		kfree(m);
 	lite_pool_free(&ring->mem);
+	lite_user_uncharge(ring->user, LITE_RES_RING_BYTES, LITE_RPC_RING_SIZE);
+	lite_user_put(ring->user);
 	kfree(ring);
 }
 
@@ -124,7 +137,9 @@ static void lite_rpc_release(struct lite_rpc_msg *msg)
 		list_del(&m->ring_link);
 		kfree(m);
 	}
-	if (ring->consumed - ring->acked >= LITE_RPC_RING_SIZE / 4) {
+	/* A closing ring's sender forgot it: an ack could hit its next one. */
+	if (!ring->closing &&
+	    ring->consumed - ring->acked >= LITE_RPC_RING_SIZE / 4) {
 		ring->acked = ring->consumed;
 		imm = LITE_IMM_ACK << 30 | (u32)ring->port << 24 |
 		      ((ring->consumed / LITE_RPC_ALIGN) & 0xffffff);
@@ -207,7 +222,8 @@ void lite_rpc_rx_request(struct lite_peer *peer, u32 imm, u32 byte_len)
 	};
 	list_add_tail(&msg->ring_link, &ring->msgs);
 	p = &lite_rpc.ports[port];
-	if (p->ctx) {
+	/* A closing ring's requests were for the port's last owner. */
+	if (p->ctx && !ring->closing) {
 		u64 now = ktime_get_ns();
 
 		/* Receivers spin about as long as requests come apart. */
@@ -243,34 +259,46 @@ drop:
 int lite_rpc_register(struct lite_ctx *ctx, u32 port, u32 max_size,
 		      const char *name)
 {
+	struct lite_user *user = lite_ctx_user(ctx);
 	struct lite_rpc_port *p;
-	int ret = 0;
+	int ret;
 
 	if (port >= LITE_MAX_PORT || !max_size || max_size > LITE_RPC_MAX_MSG)
 		return -EINVAL;
+	ret = lite_user_charge(user, LITE_RES_PORTS, 1);
+	if (ret)
+		return ret;
 	p = &lite_rpc.ports[port];
 	spin_lock_bh(&lite_rpc.lock);
 	if (p->ctx) {
 		ret = -EADDRINUSE;
 	} else {
 		p->ctx = ctx;
+		p->user = user;	/* the context holds it until it unregisters */
+		p->epoch++;
 		p->max_size = max_size;
 		strscpy(p->name, name, sizeof(p->name));
 		p->gaps = (struct lite_wait_hist) {};
 		p->last_arrival = 0;
 	}
 	spin_unlock_bh(&lite_rpc.lock);
-	if (!ret)
+	if (ret)
+		lite_user_uncharge(user, LITE_RES_PORTS, 1);
+	else
 		pr_info("port %u registered (%s, requests up to %u bytes)\n",
 			port, p->name, max_size);
 	return ret;
 }
 
-/* Unregister @ctx's ports: callers queued there get ECONNREFUSED. */
+/*
+ * Unregister @ctx's ports: callers queued there get ECONNREFUSED, and the
+ * rings senders opened there are closed (lite_rpc_close_work()).
+ */
 static void lite_rpc_unregister(struct lite_ctx *ctx)
 {
+	struct lite_rpc_ring *ring;
 	struct lite_rpc_port *p;
-	unsigned int i;
+	unsigned int i, node;
 
 	spin_lock_bh(&lite_rpc.lock);
 	for (i = 0; i < LITE_MAX_PORT; i++) {
@@ -278,72 +306,202 @@ static void lite_rpc_unregister(struct lite_ctx *ctx)
 		if (p->ctx != ctx)
 			continue;
 		p->ctx = NULL;
+		lite_user_uncharge(p->user, LITE_RES_PORTS, 1);
+		p->user = NULL;
 		list_splice_tail_init(&p->queue, &lite_rpc.orphans);
 		wake_up_all(&p->wq);
+		for (node = 0; node < LITE_MAX_NODES; node++) {
+			ring = lite_rpc.rings[i][node];
+			if (ring)
+				ring->closing = true;
+		}
 	}
 	spin_unlock_bh(&lite_rpc.lock);
 	lite_ctrl_queue(&lite_rpc_orphans);
+	lite_ctrl_queue(&lite_rpc_closer);
 }
 
-/* RPC_OPEN on the receiver: the ring of (@port, @src), made on first use. */
+/* The next ring to close, with its port and node; NULL: none. */
+static struct lite_rpc_ring *lite_rpc_next_closing(unsigned int *port,
+						   unsigned int *node)
+{
+	struct lite_rpc_ring *ring;
+	unsigned int i, n;
+
+	lockdep_assert_held(&lite_rpc.lock);
+	for (i = 0; i < LITE_MAX_PORT; i++) {
+		for (n = 0; n < LITE_MAX_NODES; n++) {
+			ring = lite_rpc.rings[i][n];
+			if (ring && ring->closing && !ring->asked) {
+				*port = i;
+				*node = n;
+				return ring;
+			}
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Take back the rings of unregistered ports. The sender answers RPC_CLOSE
+ * once every request it wrote into the ring has completed, so the memory
+ * can go back to the pool (and to the next LMR) only then. A sender that
+ * does not answer keeps its ring until it leaves (lite_rpc_peer_down()),
+ * where its QPs are gone; meanwhile it cannot open the port again (EAGAIN).
+ */
+static void lite_rpc_close_work(struct work_struct *work)
+{
+	struct lite_ctrl_rpc_open req = {};
+	struct lite_rpc_ring *ring, *cur;
+	struct lite_rpc_msg *m;
+	unsigned int port, node;
+	u32 gen;
+	int ret;
+
+	for (;;) {
+		spin_lock_bh(&lite_rpc.lock);
+		ring = lite_rpc_next_closing(&port, &node);
+		if (ring) {
+			ring->asked = true;
+			gen = ring->gen;
+		}
+		spin_unlock_bh(&lite_rpc.lock);
+		if (!ring)
+			return;
+		req.port = cpu_to_le32(port);
+		ret = lite_ctrl_call(node, gen, LITE_CTRL_RPC_CLOSE, &req,
+				     sizeof(req), NULL, NULL);
+		if (ret) {
+			if (ret != -ENOTCONN)
+				lite_node_warn(node, gen, "did not close its RPC ring on port %u (%d): kept until it leaves\n",
+					       port, ret);
+			continue;
+		}
+		/* Requests that arrived meanwhile: refused first. */
+		flush_work(&lite_rpc_orphans);
+		spin_lock_bh(&lite_rpc.lock);
+		/* @ring may be gone with its node: compare, do not touch. */
+		cur = lite_rpc.rings[port][node];
+		if (cur == ring && cur->gen == gen) {
+			lite_rpc.rings[port][node] = NULL;
+			list_for_each_entry(m, &ring->msgs, ring_link)
+				list_del_init(&m->queue_link);
+		} else {
+			ring = NULL;
+		}
+		spin_unlock_bh(&lite_rpc.lock);
+		if (ring)
+			lite_rpc_drop_ring(ring);
+	}
+}
+
+/* A ring for (@port, @src) charged to @owner (NULL: nobody), or ERR_PTR. */
+static struct lite_rpc_ring *lite_rpc_ring_new(u16 src, u32 src_gen, u8 port,
+					       struct lite_user *owner)
+{
+	struct lite_rpc_ring *ring;
+	int ret;
+
+	if (!lite_peer_dev(src, src_gen))
+		return ERR_PTR(-ENOTCONN);
+	ret = lite_user_charge(owner, LITE_RES_RING_BYTES, LITE_RPC_RING_SIZE);
+	if (ret)
+		return ERR_PTR(ret);
+	ring = kzalloc(sizeof(*ring), GFP_KERNEL);
+	ret = ring ? lite_pool_alloc(LITE_RPC_RING_SIZE, true, &ring->mem) :
+		     -ENOMEM;
+	if (ret) {
+		lite_user_uncharge(owner, LITE_RES_RING_BYTES,
+				   LITE_RPC_RING_SIZE);
+		kfree(ring);
+		return ERR_PTR(ret);
+	}
+	if (owner)
+		lite_user_hold(owner);
+	ring->user = owner;	/* lite_rpc_ring_free() uncharges and puts */
+	ring->buf = lite_piece_kaddr(&ring->mem, 0);
+	ring->dma = lite_piece_dma(&ring->mem, 0);
+	ring->node = src;
+	ring->gen = src_gen;
+	ring->port = port;
+	INIT_LIST_HEAD(&ring->msgs);
+	return ring;
+}
+
+/*
+ * RPC_OPEN on the receiver: the ring of (@port, @src), made on first use
+ * and charged to the port's owner (EDQUOT past its user_ring_mb); EAGAIN
+ * while the ring of the port's last owner is being closed.
+ */
 int lite_rpc_serve_open(u16 src, u32 src_gen, const struct lite_ctrl_rpc_open *req,
 			struct lite_ctrl_rpc_ring *resp)
 {
 	u32 port = le32_to_cpu(req->port);
 	struct lite_rpc_ring *ring, *fresh = NULL;
-	struct lite_dev *dev = NULL;
-	u32 max_size;
-	int ret = -ENOTCONN;
+	struct lite_user *owner = NULL;
+	struct lite_rpc_port *p;
+	u32 max_size, epoch;
+	bool closing;
+	int ret = 0;
 
 	if (port >= LITE_MAX_PORT || req->reserved)
 		return -EINVAL;
+	p = &lite_rpc.ports[port];
 	spin_lock_bh(&lite_rpc.lock);
-	max_size = lite_rpc.ports[port].ctx ? lite_rpc.ports[port].max_size : 0;
+	max_size = p->ctx ? p->max_size : 0;
+	epoch = p->epoch;
+	owner = max_size ? p->user : NULL;
+	if (owner)
+		lite_user_hold(owner);
 	ring = lite_rpc.rings[port][src];
+	closing = ring && ring->closing;
 	spin_unlock_bh(&lite_rpc.lock);
-	if (!max_size)
-		return -ECONNREFUSED;
-	if (!ring) {
-		dev = lite_peer_dev(src, src_gen);
-		if (!dev)
-			return -ENOTCONN;
-		fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
-		if (!fresh)
-			return -ENOMEM;
-		ret = lite_pool_alloc(LITE_RPC_RING_SIZE, true, &fresh->mem);
-		if (ret) {
-			kfree(fresh);
-			return ret;
+	if (!max_size) {
+		ret = -ECONNREFUSED;
+	} else if (closing) {
+		ret = -EAGAIN;
+	} else if (!ring) {
+		fresh = lite_rpc_ring_new(src, src_gen, port, owner);
+		if (IS_ERR(fresh)) {
+			ret = PTR_ERR(fresh);
+			fresh = NULL;
 		}
-		fresh->buf = lite_piece_kaddr(&fresh->mem, 0);
-		fresh->dma = lite_piece_dma(&fresh->mem, 0);
-		fresh->node = src;
-		fresh->gen = src_gen;
-		fresh->port = port;
-		INIT_LIST_HEAD(&fresh->msgs);
 	}
-	ret = -ENOTCONN;
+	if (ret)
+		goto out;
+
 	spin_lock_bh(&lite_rpc.lock);
 	ring = lite_rpc.rings[port][src];
-	/*
-	 * Only while the sender is a member: lite_rpc_peer_down() takes this
-	 * lock after the sender left the table, so it drops a ring added here.
-	 */
-	if (!ring && fresh && lite_peer_alive(src, src_gen))
-		ring = lite_rpc.rings[port][src] = fresh;
-	if (ring && ring->gen == src_gen) {	/* else the old incarnation's */
-		*resp = (struct lite_ctrl_rpc_ring) {
-			.dma		= cpu_to_le64(lite_piece_addr(&ring->mem, 0)),
-			.rkey		= cpu_to_le32(lite_piece_rkey(&ring->mem)),
-			.size		= cpu_to_le32(LITE_RPC_RING_SIZE),
-			.max_size	= cpu_to_le32(max_size),
-			.head		= cpu_to_le64(ring->received),
-		};
-		ret = 0;
+	if (!p->ctx || p->epoch != epoch) {
+		/* Unregistered meanwhile: it closed the rings it found. */
+		ret = -ECONNREFUSED;
+	} else if (ring && ring->closing) {
+		ret = -EAGAIN;
+	} else {
+		/*
+		 * Only while the sender is a member: lite_rpc_peer_down() takes
+		 * this lock after the sender left the table, so it drops a
+		 * ring added here.
+		 */
+		if (!ring && fresh && lite_peer_alive(src, src_gen))
+			ring = lite_rpc.rings[port][src] = fresh;
+		ret = -ENOTCONN;
+		if (ring && ring->gen == src_gen) {	/* else the old incarnation's */
+			*resp = (struct lite_ctrl_rpc_ring) {
+				.dma		= cpu_to_le64(lite_piece_addr(&ring->mem, 0)),
+				.rkey		= cpu_to_le32(lite_piece_rkey(&ring->mem)),
+				.size		= cpu_to_le32(LITE_RPC_RING_SIZE),
+				.max_size	= cpu_to_le32(max_size),
+				.head		= cpu_to_le64(ring->received),
+			};
+			ret = 0;
+		}
 	}
 	spin_unlock_bh(&lite_rpc.lock);
 	if (fresh && ring != fresh)	/* a concurrent open won, or too late */
 		lite_rpc_ring_free(fresh);
+out:
+	lite_user_put(owner);
 	return ret;
 }
 /* ---- receiving and replying --------------------------------------------- */
@@ -497,6 +655,7 @@ int lite_rpc_reply(struct lite_ctx *ctx, u64 desc, struct iov_iter *src,
 	if (!tx)
 		goto out;
 	tx->call_id = 0;
+	tx->ring = NULL;
 	if (copy_from_iter(tx->data, len, src) != len) {
 		/* Do not leave the caller waiting for its timeout. */
 		lite_rpc_post_imm(tok->node, tok->gen,
@@ -550,6 +709,8 @@ void lite_rpc_ctx_release(struct lite_ctx *ctx)
 {
 	lite_rpc_unregister(ctx);
 	flush_work(&lite_rpc_orphans);
+	/* Bounded: one ctrl_timeout_ms per sender that does not answer. */
+	flush_work(&lite_rpc_closer);
 }
 /* ---- membership --------------------------------------------------------- */
 
@@ -591,6 +752,45 @@ void lite_rpc_server_peer_down(u16 node)
 	for (i = 0; i < LITE_MAX_PORT; i++)
 		if (rings[i])
 			lite_rpc_drop_ring(rings[i]);
+}
+
+/**
+ * lite_rpc_show() - the ports in use, one line each, for debugfs
+ * @buf: where to write
+ * @size: its size
+ *
+ * "port P registered|unregistered rings N closing M name NAME": N rings
+ * senders opened, M being taken back from them.
+ *
+ * Return: bytes written.
+ */
+size_t lite_rpc_show(char *buf, size_t size)
+{
+	unsigned int i, node, open, closing;
+	struct lite_rpc_ring *ring;
+	struct lite_rpc_port *p;
+	size_t n = 0;
+
+	spin_lock_bh(&lite_rpc.lock);
+	for (i = 0; i < LITE_MAX_PORT; i++) {
+		p = &lite_rpc.ports[i];
+		open = 0;
+		closing = 0;
+		for (node = 0; node < LITE_MAX_NODES; node++) {
+			ring = lite_rpc.rings[i][node];
+			if (ring && ring->closing)
+				closing++;
+			else if (ring)
+				open++;
+		}
+		if (p->ctx || open || closing)
+			n += scnprintf(buf + n, size - n,
+				       "port %u %s rings %u closing %u name %s\n",
+				       i, p->ctx ? "registered" : "unregistered",
+				       open, closing, p->ctx ? p->name : "-");
+	}
+	spin_unlock_bh(&lite_rpc.lock);
+	return n;
 }
 
 /**

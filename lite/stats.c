@@ -38,6 +38,7 @@ static const char *const lite_ctrl_names[LITE_CTRL_NR_TYPES] = {
 	[LITE_CTRL_WAKE]		= "wake",
 	[LITE_CTRL_CTX_GONE]		= "ctx_gone",
 	[LITE_CTRL_LOCK_DESTROY]	= "lock_destroy",
+	[LITE_CTRL_RPC_CLOSE]		= "rpc_close",
 };
 
 static const char *const lite_peer_stat_names[LITE_PSTAT_NR] = {

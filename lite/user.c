@@ -42,6 +42,14 @@ static unsigned int lite_user_pubs = 1024;
 module_param_named(user_pubs, lite_user_pubs, uint, 0644);
 MODULE_PARM_DESC(user_pubs, "publications one user of one node may have on this node's LMRs (default: 1024)");
 
+static unsigned int lite_user_ports = 8;
+module_param_named(user_ports, lite_user_ports, uint, 0644);
+MODULE_PARM_DESC(user_ports, "RPC ports one user may have registered on this node (default: 8)");
+
+static unsigned int lite_user_ring_mb = 256;
+module_param_named(user_ring_mb, lite_user_ring_mb, uint, 0644);
+MODULE_PARM_DESC(user_ring_mb, "MiB of RPC rings (4 MiB per sending node and port) senders may open on one user's ports (default: 256)");
+
 struct lite_user {
 	struct hlist_node	link;
 	u16			node;	/* 0: a user of this node */
@@ -138,6 +146,10 @@ static u64 lite_user_limit(enum lite_res res)
 		return READ_ONCE(lite_user_pubs);
 	case LITE_RES_ASYNC_BYTES:
 		return (u64)READ_ONCE(lite_user_async_mb) << 20;
+	case LITE_RES_PORTS:
+		return READ_ONCE(lite_user_ports);
+	case LITE_RES_RING_BYTES:
+		return (u64)READ_ONCE(lite_user_ring_mb) << 20;
 	default:
 		return 0;
 	}

@@ -33,6 +33,7 @@ enum lite_ctrl_type {
 	LITE_CTRL_WAKE,		/* lite_ctrl_wake -> nothing (home to waiter) */
 	LITE_CTRL_CTX_GONE,	/* lite_ctrl_lock (ctx_id only) -> nothing */
 	LITE_CTRL_LOCK_DESTROY,	/* lite_ctrl_lock -> nothing */
+	LITE_CTRL_RPC_CLOSE,	/* lite_ctrl_rpc_open -> nothing (receiver to sender) */
 	LITE_CTRL_NR_TYPES,
 };
 
@@ -90,7 +91,10 @@ struct lite_ctrl_memmove {
 	__le64	len;
 };
 
-/* The requester's ring for one port on the receiver (docs/rpc.md). */
+/*
+ * The requester's ring for one port on the receiver (docs/rpc.md); for
+ * RPC_CLOSE, the port whose ring the receiver takes back.
+ */
 struct lite_ctrl_rpc_open {
 	__le32	port;
 	__le32	reserved;

@@ -86,6 +86,7 @@ static const u16 lite_ctrl_req_size[LITE_CTRL_NR_TYPES] = {
 	[LITE_CTRL_WAKE]	= sizeof(struct lite_ctrl_wake),
 	[LITE_CTRL_CTX_GONE]	= sizeof(struct lite_ctrl_lock),
 	[LITE_CTRL_LOCK_DESTROY]	= sizeof(struct lite_ctrl_lock),
+	[LITE_CTRL_RPC_CLOSE]	= sizeof(struct lite_ctrl_rpc_open),
 };
 
 /* Payloads of successful responses, but for the LMR descriptions. */

@@ -15,6 +15,8 @@
  *   test_security calls-server PORT     a port that never answers
  *   test_security calls NODE PORT       run into user_calls
  *   test_security calls-other NODE PORT another user meanwhile
+ *   test_security ports PORT...         register, up to user_ports
+ *   test_security send NODE PORT ERRNO  one message; ERRNO 0 for success
  *   test_security lock-contend NODE NPROC ROUNDS
  *   test_security lock-foreign NODE LOCK    another uid's lock
  *   test_security barrier NR
@@ -39,6 +41,7 @@
  *   calls-server   prints "ready" once PORT is registered; exits on a line
  *   calls          prints "ready" at the limit; on a line (send it once the
  *                  server exited) checks the calls were given back
+ *   ports          prints "ready" with its ports registered; exits on a line
  *   devgone        prints "ready" holding a local and a remote LMR; reads
  *                  both on a line (send it once the device is gone)
  *   barrier        prints "info before MS" and "info after MS" (Unix ms)
@@ -1596,6 +1599,61 @@ static int cmd_calls_other(unsigned int node, unsigned int port)
 	return finish();
 }
 
+/* ---- RPC ports and rings -------------------------------------------- */
+
+/*
+ * Register each of @ports in order: an unprivileged user gets the first
+ * user_ports of them (fewer if it holds others) and EDQUOT for the rest.
+ */
+static int cmd_ports(char **ports, int n)
+{
+	long limit = getuid() ? param("user_ports") : LONG_MAX;
+	unsigned int port;
+	int i, ret;
+
+	if (limit < 0)
+		return finish();
+	for (i = 0; i < n; i++) {
+		port = (unsigned int)parse_num(ports[i], "PORT", 0, 63);
+		ret = lite_rpc_register(port, 64, "test_security ports");
+		if (i < limit)
+			expect(ret, 0, "uid %u: register port %u (%d of user_ports %ld)",
+			       (unsigned int)getuid(), port, i + 1, limit);
+		else
+			expect(ret, EDQUOT, "uid %u: register port %u past user_ports %ld",
+			       (unsigned int)getuid(), port, limit);
+	}
+	puts("ready");
+	fflush(stdout);
+	read_line();
+	return finish();
+}
+
+/* One message to (@node, @port): it goes out, or fails with @want. */
+static int cmd_send(unsigned int node, unsigned int port, const char *want)
+{
+	static const struct { const char *name; int err; } errs[] = {
+		{ "0", 0 }, { "EDQUOT", EDQUOT },
+		{ "ECONNREFUSED", ECONNREFUSED },
+	};
+	uint8_t msg = 1;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(errs); i++)
+		if (!strcmp(want, errs[i].name))
+			break;
+	if (i == ARRAY_SIZE(errs)) {
+		fail("send: ERRNO %s is not 0, EDQUOT or ECONNREFUSED", want);
+		return finish();
+	}
+	if (me_or_fail() < 0)
+		return finish();
+	expect(lite_rpc_send(node, port, &msg, sizeof(msg), LITE_PRIO_NORMAL),
+	       errs[i].err, "uid %u: a message to node %u port %u",
+	       (unsigned int)getuid(), node, port);
+	return finish();
+}
+
 /* ---- command line ---------------------------------------------------- */
 
 static void usage(FILE *out)
@@ -1606,6 +1664,8 @@ static void usage(FILE *out)
 		"       test_security limits|limits-other|limits-exempt NODE\n"
 		"       test_security calls-server PORT\n"
 		"       test_security calls|calls-other NODE PORT\n"
+		"       test_security ports PORT...\n"
+		"       test_security send NODE PORT 0|EDQUOT|ECONNREFUSED\n"
 		"       test_security lock-contend NODE NPROC ROUNDS\n"
 		"       test_security lock-foreign NODE LOCK\n"
 		"       test_security barrier NR\n"
@@ -1654,6 +1714,10 @@ int main(int argc, char *argv[])
 		return cmd_calls(NODE_ARG(2), UINT_ARG(3, "PORT"));
 	if (!strcmp(cmd, "calls-other") && n == 2)
 		return cmd_calls_other(NODE_ARG(2), UINT_ARG(3, "PORT"));
+	if (!strcmp(cmd, "ports") && n >= 1)
+		return cmd_ports(argv + 2, n);
+	if (!strcmp(cmd, "send") && n == 3)
+		return cmd_send(NODE_ARG(2), UINT_ARG(3, "PORT"), argv[4]);
 	if (!strcmp(cmd, "lock-contend") && n == 3)
 		return cmd_lock_contend(NODE_ARG(2), UINT_ARG(3, "NPROC"),
 					UINT_ARG(4, "ROUNDS"));
