@@ -394,6 +394,12 @@ void lite_ctrl_queue(struct work_struct *work)
 	queue_work(lite_ctrl_wq, work);
 }
 
+/* The same, @delay jiffies from now (a pending one is moved to then). */
+void lite_ctrl_queue_delayed(struct delayed_work *dwork, unsigned long delay)
+{
+	mod_delayed_work(lite_ctrl_wq, dwork, delay);
+}
+
 /* Wait for every request being served and every queued work. */
 void lite_ctrl_flush(void)
 {

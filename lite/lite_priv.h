@@ -221,6 +221,7 @@ int lite_ctrl_call(u16 node, u32 gen, u16 type, const void *req, u32 req_len,
 void lite_ctrl_recv(struct lite_peer *peer, const void *buf, u32 len);
 void lite_ctrl_peer_down(u16 node);
 void lite_ctrl_queue(struct work_struct *work);
+void lite_ctrl_queue_delayed(struct delayed_work *dwork, unsigned long delay);
 void lite_ctrl_flush(void);
 
 /* lmr.c: the LMRs this node owns, and what it has published */
@@ -273,6 +274,7 @@ struct lite_ctx;		/* a context: lite_ctx.h */
 struct lite_ctrl_rpc_open;
 struct lite_ctrl_rpc_ring;
 void lite_rpc_init(void);
+void lite_rpc_exit(void);
 void lite_rpc_rx(struct lite_peer *peer, const struct ib_wc *wc);
 int lite_rpc_serve_open(u16 src, u32 src_gen,
 			const struct lite_ctrl_rpc_open *req,

@@ -77,6 +77,7 @@ static void __exit lite_exit(void)
 	lite_prio_exit();
 	lite_membership_exit();
 	lite_device_exit();
+	lite_rpc_exit();
 	lite_ctrl_exit();
 	lite_lmr_exit();
 	lite_pool_exit();

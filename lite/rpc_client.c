@@ -17,6 +17,9 @@
 #include "wire.h"
 #include "include/uapi/lite.h"
 
+/* How long RPC_CLOSE waits for our requests in flight to the ring. */
+#define LITE_RPC_CLOSE_WAIT	(2 * HZ)
+
 static unsigned int lite_rpc_timeout_ms = 10000;
 module_param_named(rpc_timeout_ms, lite_rpc_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(rpc_timeout_ms, "how long an RPC waits for its reply or for ring space (default: 10000)");
@@ -54,9 +57,13 @@ struct lite_rpc_call {
 	bool			abandoned;	/* the caller gave up */
 };
 
-/* lite_rpc_tx[][]: held only to look up, add or remove, never to wait. */
+/* The tables below: held only to look up, add or remove, never to wait. */
 static DEFINE_SPINLOCK(lite_rpc_tx_lock);
 static struct lite_rpc_tx_ring *lite_rpc_tx[LITE_MAX_NODES][LITE_MAX_PORT];
+/* Rings their receiver closed while requests to them were in flight. */
+static struct lite_rpc_tx_ring *lite_rpc_tx_closed[LITE_MAX_NODES][LITE_MAX_PORT];
+/* RPC_CLOSEs served: an RPC_OPEN answered before one is stale. */
+static u32 lite_rpc_tx_closes[LITE_MAX_NODES][LITE_MAX_PORT];
 static DEFINE_XARRAY_ALLOC1(lite_rpc_calls);
 static u32 lite_rpc_next_call;
 /* Any context: the reply buffer, the device and the user's charge. */
@@ -183,7 +190,7 @@ static struct lite_rpc_tx_ring *lite_rpc_tx_get(u16 node, u32 port)
 	struct lite_rpc_tx_ring *tr, *cur;
 	struct lite_peer *peer;
 	unsigned long deadline;
-	u32 gen, len;
+	u32 gen, len, closes;
 	int ret;
 
 	peer = lite_peer_get(node, 0);
@@ -192,10 +199,14 @@ static struct lite_rpc_tx_ring *lite_rpc_tx_get(u16 node, u32 port)
 	gen = peer->gen;
 	lite_peer_put(peer);
 
+	deadline = jiffies + msecs_to_jiffies(lite_rpc_timeout_ms);
+again:
 	tr = lite_rpc_tx_find(node, port, gen);
 	if (tr)
 		return tr;
-	deadline = jiffies + msecs_to_jiffies(lite_rpc_timeout_ms);
+	spin_lock(&lite_rpc_tx_lock);
+	closes = lite_rpc_tx_closes[node][port];
+	spin_unlock(&lite_rpc_tx_lock);
 	for (;;) {
 		len = sizeof(resp);
 		ret = lite_ctrl_call(node, gen, LITE_CTRL_RPC_OPEN, &req,
@@ -232,7 +243,13 @@ static struct lite_rpc_tx_ring *lite_rpc_tx_get(u16 node, u32 port)
 
 	spin_lock(&lite_rpc_tx_lock);
 	cur = lite_rpc_tx[node][port];
-	if (cur) {
+	if (lite_rpc_tx_closes[node][port] != closes) {
+		/*
+		 * The receiver closed a ring meanwhile, maybe the one it
+		 * answered: that memory may be back in its pool. Ask again.
+		 */
+		cur = NULL;
+	} else if (cur) {
 		/* Opened meanwhile (or an older incarnation's, going away). */
 		if (cur->gen == gen)
 			kref_get(&cur->ref);
@@ -252,7 +269,11 @@ static struct lite_rpc_tx_ring *lite_rpc_tx_get(u16 node, u32 port)
 	}
 	spin_unlock(&lite_rpc_tx_lock);
 	kfree(tr);	/* NULL when installed */
-	return cur;
+	if (cur)
+		return cur;
+	if (time_after(jiffies, deadline))
+		return ERR_PTR(-ETIMEDOUT);
+	goto again;
 }
 
 /**
@@ -288,38 +309,57 @@ int lite_rpc_query_port(u32 node, u32 port, u32 *max_size)
  * next send opens a new one, or fails with ECONNREFUSED), senders waiting
  * for room fail, and the answer waits until every request we wrote into
  * the ring has completed: once the receiver has it, nothing of ours lands
- * in that memory any more and it can go back to its pool.
+ * in that memory any more and it can go back to its pool. A ring with
+ * requests still in flight is kept aside for the receiver's next ask.
  *
  * Context: process context (the control workqueue); sleeps up to
- * rpc_timeout_ms.
- * Return: 0, -EINVAL, or -ETIMEDOUT (the receiver then keeps the ring
- * until this node leaves).
+ * LITE_RPC_CLOSE_WAIT, well inside the receiver's ctrl_timeout_ms.
+ * Return: 0, -EINVAL, or -ETIMEDOUT (the receiver asks again).
  */
 int lite_rpc_serve_close(u16 src, u32 src_gen,
 			 const struct lite_ctrl_rpc_open *req)
 {
 	u32 port = le32_to_cpu(req->port);
-	struct lite_rpc_tx_ring *tr;
+	struct lite_rpc_tx_ring *tr, *slot, *stale = NULL;
 	long left;
 
 	if (port >= LITE_MAX_PORT || req->reserved)
 		return -EINVAL;
 	spin_lock(&lite_rpc_tx_lock);
+	lite_rpc_tx_closes[src][port]++;
 	tr = lite_rpc_tx[src][port];
+	if (tr && tr->gen == src_gen) {
+		WRITE_ONCE(lite_rpc_tx[src][port], NULL);
+		stale = lite_rpc_tx_closed[src][port];	/* an older one's */
+		lite_rpc_tx_closed[src][port] = tr;	/* the table's ref */
+	}
+	tr = lite_rpc_tx_closed[src][port];
 	if (tr && tr->gen == src_gen)
-		WRITE_ONCE(lite_rpc_tx[src][port], NULL);	/* its ref is ours */
+		kref_get(&tr->ref);
 	else
-		tr = NULL;	/* never opened, or already gone */
+		tr = NULL;	/* never opened, or already answered */
 	spin_unlock(&lite_rpc_tx_lock);
+	if (stale)
+		lite_rpc_tx_put(stale);
 	if (!tr)
 		return 0;
+
 	WRITE_ONCE(tr->closed, true);
+	smp_mb();	/* @closed before @inflight: lite_rpc_send_msg() */
 	wake_up_all(&tr->wq);
-	/* A sender past its check of @closed posts before it unlocks. */
-	mutex_lock(&tr->lock);
-	mutex_unlock(&tr->lock);
 	left = wait_event_timeout(tr->wq, !atomic_read(&tr->inflight),
-				  msecs_to_jiffies(lite_rpc_timeout_ms));
+				  LITE_RPC_CLOSE_WAIT);
+	if (left) {
+		spin_lock(&lite_rpc_tx_lock);
+		slot = lite_rpc_tx_closed[src][port];
+		if (slot == tr)
+			lite_rpc_tx_closed[src][port] = NULL;
+		else
+			slot = NULL;	/* a concurrent ask answered */
+		spin_unlock(&lite_rpc_tx_lock);
+		if (slot)
+			lite_rpc_tx_put(slot);
+	}
 	lite_rpc_tx_put(tr);
 	return left ? 0 : -ETIMEDOUT;
 }
@@ -428,25 +468,29 @@ static int lite_rpc_send_msg(u16 node, u32 port, struct iov_iter *src, u32 len,
 			goto out_unlocked;
 		}
 	}
-	if (READ_ONCE(tr->dead) || READ_ONCE(tr->closed)) {
-		/* Closed: the port went away (lite_rpc_serve_close()). */
-		ret = READ_ONCE(tr->dead) ? -ENOTCONN : -ECONNREFUSED;
+	/*
+	 * In flight before the check: lite_rpc_serve_close() sets @closed,
+	 * then waits for no request in flight, so it sees this one or this
+	 * sees @closed.
+	 */
+	kref_get(&tr->ref);
+	atomic_inc(&tr->inflight);
+	smp_mb__after_atomic();	/* @inflight before @closed */
+	tx->ring = tr;
+	peer = NULL;
+	ret = -ENOTCONN;
+	if (READ_ONCE(tr->closed) && !READ_ONCE(tr->dead))
+		ret = -ECONNREFUSED;	/* the port went away */
+	else if (!READ_ONCE(tr->dead))
+		peer = lite_peer_get(node, tr->gen);
+	if (!peer) {
+		lite_rpc_tx_sent(tr);
 		kfree(tx);
 		goto out;
 	}
 	if (need != span)
 		pos = 0;	/* the tail is too short: start over */
-	peer = lite_peer_get(node, tr->gen);
-	if (!peer) {
-		ret = -ENOTCONN;
-		kfree(tx);
-		goto out;
-	}
 	imm = LITE_IMM_REQ << 30 | port << 24 | pos / LITE_RPC_ALIGN;
-	/* Until it completes, the receiver must not reuse the ring. */
-	kref_get(&tr->ref);
-	atomic_inc(&tr->inflight);
-	tx->ring = tr;
 	ret = lite_rpc_post(&peer->qps[port % peer->nr_qps], tx,
 			    sizeof(*hdr) + len, imm, tr->dma + pos, tr->rkey);
 	if (!ret) {
@@ -834,6 +878,12 @@ void lite_rpc_client_peer_down(u16 node)
 		wake_up_all(&tr->wq);
 		WRITE_ONCE(lite_rpc_tx[node][i], NULL);
 		lite_rpc_tx_put(tr);
+	}
+	for (i = 0; i < LITE_MAX_PORT; i++) {
+		tr = lite_rpc_tx_closed[node][i];
+		lite_rpc_tx_closed[node][i] = NULL;
+		if (tr)
+			lite_rpc_tx_put(tr);
 	}
 	spin_unlock(&lite_rpc_tx_lock);
 }

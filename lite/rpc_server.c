@@ -32,7 +32,8 @@ struct lite_rpc_ring {
 	u32			gen;
 	u8			port;
 	bool			closing;	/* its port went: RPC_CLOSE */
-	bool			asked;		/* RPC_CLOSE sent */
+	bool			asked;		/* RPC_CLOSE sent this round */
+	bool			retry;		/* not answered: next round */
 	struct lite_user	*user;		/* charged, or NULL */
 	struct lite_piece	mem;		/* from the pool */
 	void			*buf;		/* its kernel address */
@@ -86,6 +87,12 @@ static struct {
 	spinlock_t		lock;	/* everything below */
 	struct lite_rpc_port	ports[LITE_MAX_PORT];
 	struct lite_rpc_ring	*rings[LITE_MAX_PORT][LITE_MAX_NODES];
+	/*
+	 * Where the next ring of (port, node) starts counting: where its
+	 * last one ended. An ACK of that one arriving late then lies behind
+	 * everything the new ring's sender has sent, and is dropped.
+	 */
+	u64			start[LITE_MAX_PORT][LITE_MAX_NODES];
 	struct list_head	orphans;	/* messages nobody will take */
 	struct xarray		tokens;		/* descriptor -> token */
 	u32			next_token;
@@ -98,7 +105,7 @@ static struct {
 static void lite_rpc_orphans_work(struct work_struct *work);
 static DECLARE_WORK(lite_rpc_orphans, lite_rpc_orphans_work);
 static void lite_rpc_close_work(struct work_struct *work);
-static DECLARE_WORK(lite_rpc_closer, lite_rpc_close_work);
+static DECLARE_DELAYED_WORK(lite_rpc_closer, lite_rpc_close_work);
 static void lite_rpc_drop_ring(struct lite_rpc_ring *ring);
 
 /* Out of the table, no message taken: nobody else can reach it. */
@@ -299,6 +306,7 @@ static void lite_rpc_unregister(struct lite_ctx *ctx)
 	struct lite_rpc_ring *ring;
 	struct lite_rpc_port *p;
 	unsigned int i, node;
+	bool close = false;
 
 	spin_lock_bh(&lite_rpc.lock);
 	for (i = 0; i < LITE_MAX_PORT; i++) {
@@ -312,13 +320,16 @@ static void lite_rpc_unregister(struct lite_ctx *ctx)
 		wake_up_all(&p->wq);
 		for (node = 0; node < LITE_MAX_NODES; node++) {
 			ring = lite_rpc.rings[i][node];
-			if (ring)
+			if (ring) {
 				ring->closing = true;
+				close = true;
+			}
 		}
 	}
 	spin_unlock_bh(&lite_rpc.lock);
 	lite_ctrl_queue(&lite_rpc_orphans);
-	lite_ctrl_queue(&lite_rpc_closer);
+	if (close)
+		lite_ctrl_queue_delayed(&lite_rpc_closer, 0);
 }
 
 /* The next ring to close, with its port and node; NULL: none. */
@@ -345,16 +356,19 @@ static struct lite_rpc_ring *lite_rpc_next_closing(unsigned int *port,
 /*
  * Take back the rings of unregistered ports. The sender answers RPC_CLOSE
  * once every request it wrote into the ring has completed, so the memory
- * can go back to the pool (and to the next LMR) only then. A sender that
- * does not answer keeps its ring until it leaves (lite_rpc_peer_down()),
- * where its QPs are gone; meanwhile it cannot open the port again (EAGAIN).
+ * goes back to the pool (and to the next LMR) only then. A sender that
+ * does not answer in time is asked again a second later, and one that
+ * leaves has its rings freed by lite_rpc_peer_down() once its QPs are
+ * gone; meanwhile its RPC_OPEN of the port gets EAGAIN. Runs on the
+ * control workqueue; nobody waits for it.
  */
 static void lite_rpc_close_work(struct work_struct *work)
 {
 	struct lite_ctrl_rpc_open req = {};
 	struct lite_rpc_ring *ring, *cur;
+	unsigned int port, node, i, n;
 	struct lite_rpc_msg *m;
-	unsigned int port, node;
+	bool again = false;
 	u32 gen;
 	int ret;
 
@@ -367,32 +381,50 @@ static void lite_rpc_close_work(struct work_struct *work)
 		}
 		spin_unlock_bh(&lite_rpc.lock);
 		if (!ring)
-			return;
+			break;
 		req.port = cpu_to_le32(port);
 		ret = lite_ctrl_call(node, gen, LITE_CTRL_RPC_CLOSE, &req,
 				     sizeof(req), NULL, NULL);
-		if (ret) {
-			if (ret != -ENOTCONN)
-				lite_node_warn(node, gen, "did not close its RPC ring on port %u (%d): kept until it leaves\n",
-					       port, ret);
-			continue;
-		}
+		if (ret == -ENOTCONN)
+			continue;	/* it leaves: lite_rpc_peer_down() */
 		/* Requests that arrived meanwhile: refused first. */
 		flush_work(&lite_rpc_orphans);
 		spin_lock_bh(&lite_rpc.lock);
 		/* @ring may be gone with its node: compare, do not touch. */
 		cur = lite_rpc.rings[port][node];
-		if (cur == ring && cur->gen == gen) {
+		if (cur != ring || cur->gen != gen) {
+			ring = NULL;
+		} else if (ret) {
+			ring->retry = true;
+			again = true;
+			ring = NULL;
+		} else {
 			lite_rpc.rings[port][node] = NULL;
+			lite_rpc.start[port][node] = ring->received;
 			list_for_each_entry(m, &ring->msgs, ring_link)
 				list_del_init(&m->queue_link);
-		} else {
-			ring = NULL;
 		}
 		spin_unlock_bh(&lite_rpc.lock);
+		if (ret)
+			lite_node_warn(node, gen, "did not close its RPC ring on port %u (%d): asking again\n",
+				       port, ret);
 		if (ring)
 			lite_rpc_drop_ring(ring);
 	}
+	if (!again)
+		return;
+	spin_lock_bh(&lite_rpc.lock);
+	for (i = 0; i < LITE_MAX_PORT; i++) {
+		for (n = 0; n < LITE_MAX_NODES; n++) {
+			ring = lite_rpc.rings[i][n];
+			if (ring && ring->retry) {
+				ring->retry = false;
+				ring->asked = false;
+			}
+		}
+	}
+	spin_unlock_bh(&lite_rpc.lock);
+	lite_ctrl_queue_delayed(&lite_rpc_closer, HZ);
 }
 
 /* A ring for (@port, @src) charged to @owner (NULL: nobody), or ERR_PTR. */
@@ -483,8 +515,12 @@ int lite_rpc_serve_open(u16 src, u32 src_gen, const struct lite_ctrl_rpc_open *r
 		 * this lock after the sender left the table, so it drops a
 		 * ring added here.
 		 */
-		if (!ring && fresh && lite_peer_alive(src, src_gen))
+		if (!ring && fresh && lite_peer_alive(src, src_gen)) {
+			fresh->received = lite_rpc.start[port][src];
+			fresh->consumed = fresh->received;
+			fresh->acked = fresh->received;
 			ring = lite_rpc.rings[port][src] = fresh;
+		}
 		ret = -ENOTCONN;
 		if (ring && ring->gen == src_gen) {	/* else the old incarnation's */
 			*resp = (struct lite_ctrl_rpc_ring) {
@@ -709,8 +745,6 @@ void lite_rpc_ctx_release(struct lite_ctx *ctx)
 {
 	lite_rpc_unregister(ctx);
 	flush_work(&lite_rpc_orphans);
-	/* Bounded: one ctrl_timeout_ms per sender that does not answer. */
-	flush_work(&lite_rpc_closer);
 }
 /* ---- membership --------------------------------------------------------- */
 
@@ -742,6 +776,7 @@ void lite_rpc_server_peer_down(u16 node)
 	for (i = 0; i < LITE_MAX_PORT; i++) {
 		rings[i] = lite_rpc.rings[i][node];
 		lite_rpc.rings[i][node] = NULL;
+		lite_rpc.start[i][node] = 0;	/* its next incarnation's */
 		if (!rings[i])
 			continue;
 		/* Queued requests of the node go with its ring. */
@@ -804,6 +839,12 @@ void lite_rpc_wake_all(void)
 	for (i = 0; i < LITE_MAX_PORT; i++)
 		wake_up_all(&lite_rpc.ports[i].wq);
 }
+/* Module exit, after every node left: no ring is left to close. */
+void lite_rpc_exit(void)
+{
+	cancel_delayed_work_sync(&lite_rpc_closer);
+}
+
 void lite_rpc_init(void)
 {
 	unsigned int i;
