@@ -189,14 +189,20 @@ vc_qemu_cmd() {
 	# The debug kernel boots so slowly under TCG (on a loaded host) that
 	# its IO-APIC timer check can fail: guests hung for good after
 	# "..MP-BIOS bug: 8254 timer not connected to IO-APIC" (2 of 4).
+	# And no 5-level paging for it: an interrupt that arrives while
+	# identify_cpu() has cleared the CPU's feature bits makes KASAN take
+	# the LA57 direct map for non-kernel memory ("wild-memory-access in
+	# do_raw_spin_lock", handle_edge_irq, start_kernel, at 0.005 s).
+	local cpu=max
 	if kv_is_debug "$kver"; then
 		args+="${args:+ }no_timer_check"
+		cpu=max,la57=off
 	fi
 	for h in "${INV_NODES[@]}"; do
 		hosts+="${hosts:+,}$h=$(inv_var "$h" fabric_ip)"
 	done
 	printf '%s\0' qemu-system-x86_64 -nodefaults -no-user-config -display none \
-		-name "lite-ae-$host,debug-threads=on" -machine pc -accel tcg -cpu max -smp "$cpus" -m "$mem" \
+		-name "lite-ae-$host,debug-threads=on" -machine pc -accel tcg -cpu "$cpu" -smp "$cpus" -m "$mem" \
 		-kernel "$AE_CACHE/modules/boot/vmlinuz-$kver" \
 		-initrd "$AE_CACHE/initramfs-$kver.cpio.gz" \
 		-append "console=ttyS0 panic=-1 loglevel=4 AE_NODE=$host AE_FABRIC_IP=$(inv_var "$host" fabric_ip) AE_RDMA_DEV=$(inv_var "$host" rdma_dev) AE_CACHE=$AE_CACHE AE_SETUP=$AE_ROOT/ae-scripts/guest/setup.sh AE_HOSTS=$hosts${args:+ $args}" \
