@@ -117,16 +117,40 @@ on_nodes() {
 	echo "ok: $name"
 }
 
-# wait_status HOST REGEX: until HOST's view of the LITE cluster (lite-join
-# --status, under $R, the tree on the guests) matches REGEX; fails after 30 s.
+# wait_status HOST REGEX [SECS]: until HOST's view of the LITE cluster
+# (lite-join --status, under $R, the tree on the guests) matches REGEX;
+# fails after SECS (default 60), each answer bounded by 10 s. The answer
+# goes through a file, not $(...): ssh's connection master would keep the
+# output of a blocked command open past its bound.
 wait_status() {
-	local out=""
-	for _ in $(seq 60); do
-		out=$(ae exec "$1" -- "${R:?}/lite/tools/lite-join --status") || true
+	local secs=${3:-60} out="" f=$TEST_TMP/status.$1
+	local deadline=$((SECONDS + secs))
+	while :; do
+		ae -t 10 exec "$1" -- "${R:?}/lite/tools/lite-join --status" >"$f" 2>&1 || true
+		out=$(cat "$f")
 		grep -qE -- "$2" <<<"$out" && return 0
+		[ "$SECONDS" -lt "$deadline" ] || break
 		sleep 0.5
 	done
-	fail "$1: cluster state '$out' never matched /$2/"
+	fail "$1: CLUSTER did not answer /$2/ within $secs s (last: $out)"
+}
+
+# guest_bg NAME HOST CMD: CMD (an as_user command, or any other) on HOST in
+# the background for at most 400 s. The remote shell execs it, so its PID
+# on HOST is in /tmp/NAME.pid (to signal it there); its output goes to
+# $TEST_TMP/NAME.out, the local ssh's PID to the array BG_PIDS (for the
+# teardown to kill).
+BG_PIDS=()
+guest_bg() {
+	local cmd=$3
+	if [[ $cmd == *setpriv* ]]; then
+		cmd=${cmd/setpriv/exec setpriv}
+	else
+		cmd="exec $cmd"
+	fi
+	timeout 400 ssh -F "$(ae ssh-config)" "$2" "echo \$\$ >/tmp/$1.pid && $cmd" \
+		>"$TEST_TMP/$1.out" 2>&1 &
+	BG_PIDS+=("$!")
 }
 
 # run_checks WHAT HOST CMD [SECS]: CMD on HOST prints ok/FAIL lines; all
