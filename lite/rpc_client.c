@@ -330,7 +330,11 @@ int lite_rpc_serve_close(u16 src, u32 src_gen,
 	tr = lite_rpc_tx[src][port];
 	if (tr && tr->gen == src_gen) {
 		WRITE_ONCE(lite_rpc_tx[src][port], NULL);
-		stale = lite_rpc_tx_closed[src][port];	/* an older one's */
+		/*
+		 * Empty: while a ring of ours closes, the receiver hands out
+		 * no new one (EAGAIN), so ours cannot be behind another here.
+		 */
+		stale = lite_rpc_tx_closed[src][port];
 		lite_rpc_tx_closed[src][port] = tr;	/* the table's ref */
 	}
 	tr = lite_rpc_tx_closed[src][port];
