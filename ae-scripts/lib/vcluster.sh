@@ -181,21 +181,21 @@ vc_running() {
 }
 
 vc_qemu_cmd() {
-	local host=$1 i=$2 kver=$3 hosts="" h mem cpus args
+	local host=$1 i=$2 kver=$3 hosts="" h mem cpus args cpu=max
 	mem=$(inv_vc mem_mb) cpus=$(inv_vc cpus)
 	# The inventory's kernel_args (e.g. slab debugging) go last, so that a
 	# '--' among them cannot turn the AE_* settings into init's arguments.
 	args=$(inv_vc kernel_args)
 	# The debug kernel boots so slowly under TCG (on a loaded host) that
 	# its IO-APIC timer check can fail: guests hung for good after
-	# "..MP-BIOS bug: 8254 timer not connected to IO-APIC" (2 of 4).
-	# And no 5-level paging for it: an interrupt that arrives while
-	# identify_cpu() has cleared the CPU's feature bits makes KASAN take
-	# the LA57 direct map for non-kernel memory ("wild-memory-access in
-	# do_raw_spin_lock", handle_edge_irq, start_kernel, at 0.005 s).
-	local cpu=max
+	# "..MP-BIOS bug: 8254 timer not connected to IO-APIC" (2 of 4); the
+	# parameter goes before the inventory's. And no 5-level paging for it:
+	# an interrupt that arrives while identify_cpu() has cleared the CPU's
+	# feature bits makes KASAN take the LA57 direct map for non-kernel
+	# memory ("wild-memory-access in do_raw_spin_lock", handle_edge_irq,
+	# start_kernel, at 0.005 s).
 	if kv_is_debug "$kver"; then
-		args+="${args:+ }no_timer_check"
+		args="no_timer_check${args:+ $args}"
 		cpu=max,la57=off
 	fi
 	for h in "${INV_NODES[@]}"; do
