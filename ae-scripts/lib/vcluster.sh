@@ -160,6 +160,30 @@ vc_console() { echo "$AE_STATE/$1.console.log"; }
 # minutes of heavy RDMA traffic; see docs/architecture.md.)
 vc_fabric() { echo "239.255.18.1:$(inv_vc ssh_base_port)"; }
 
+# vc_fabric_buffers: every fabric frame reaches each guest's QEMU as a UDP
+# datagram queued in its socket, which QEMU does not size: it gets the
+# host's net.core.rmem_default, 208 KiB by default, about 90 frames. A
+# 1 MiB RDMA write is a burst of 1024 frames; the ones past a busy QEMU's
+# queue were dropped (3% of all datagrams during lite-cluster), and each
+# drop costs rxe a go-back-N resend or a retransmit timeout. Raised to
+# VC_FABRIC_RMEM for the sockets QEMU opens from here on (the setting only
+# sizes a socket's queue limit, it allocates nothing). And the guest's
+# fabric NIC has a receive ring of 1024 (QEMU's largest, 256 by default):
+# QEMU stops reading the socket while the ring is full.
+VC_FABRIC_RMEM=8388608
+vc_fabric_buffers() {
+	local cur
+	cur=$(cat /proc/sys/net/core/rmem_default)
+	[ "$cur" -ge "$VC_FABRIC_RMEM" ] && return 0
+	if [ "$AE_DRY_RUN" = 1 ]; then
+		ae_log "host: would raise net.core.rmem_default from $cur to $VC_FABRIC_RMEM"
+	elif (echo "$VC_FABRIC_RMEM" >/proc/sys/net/core/rmem_default) 2>/dev/null; then
+		ae_log "host: net.core.rmem_default $cur -> $VC_FABRIC_RMEM (the fabric's receive queues in QEMU)"
+	else
+		ae_warn "host: net.core.rmem_default is $cur and could not be raised (not root?): the fabric drops frames in bursts; as root: sysctl -w net.core.rmem_default=$VC_FABRIC_RMEM"
+	fi
+}
+
 # vc_deprioritise_vcpus HOST: run HOST's vCPU threads at nice 10. A guest
 # that busy-polls (every RDMA benchmark does) keeps its vCPU thread on a
 # host core; QEMU's I/O threads, which carry every fabric packet, then
@@ -209,7 +233,7 @@ vc_qemu_cmd() {
 		-no-reboot -serial "file:$(vc_console "$host")" \
 		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
 		-netdev "socket,id=fabric,mcast=$(vc_fabric),localaddr=127.0.0.1" \
-		-device "virtio-net-pci,netdev=fabric,mac=$(printf '52:54:00:1a:00:%02x' "$i")" \
+		-device "virtio-net-pci,netdev=fabric,rx_queue_size=1024,mac=$(printf '52:54:00:1a:00:%02x' "$i")" \
 		-netdev "user,id=mgmt,restrict=on,hostfwd=tcp:127.0.0.1:$(inv_var "$host" ssh_port)-:22" \
 		-device "virtio-net-pci,netdev=mgmt,mac=$(printf '52:54:00:1b:00:%02x' "$i")" \
 		-pidfile "$(vc_pidfile "$host")" -daemonize
@@ -279,6 +303,7 @@ vc_up() {
 	vc_prepare_ssh
 	ae_ssh_config >/dev/null
 	mkdir -p "$AE_STATE"
+	vc_fabric_buffers
 	for host in "${INV_NODES[@]}"; do
 		if vc_running "$host"; then
 			ae_log "$host: already running (pid $(cat "$(vc_pidfile "$host")"))"
