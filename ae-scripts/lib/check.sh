@@ -2,7 +2,8 @@
 # Kick-the-tires: is every host usable, and does RDMA traffic flow between
 # every pair of nodes? Prints a PASS/FAIL table, then each failure with its
 # reason and a fix; returns non-zero on any failure. Every probe is bounded
-# by AE_CHECK_TIMEOUT, so a hung host costs at most that long.
+# by AE_CHECK_TIMEOUT (times AE_SLOW), so a hung host costs at most that
+# long.
 
 # shellcheck source=ae-scripts/lib/perftest.sh
 . "$AE_ROOT/ae-scripts/lib/perftest.sh"
@@ -57,7 +58,7 @@ EOF
 
 # chk_probe HOST: run the probe on HOST within the step limit.
 chk_probe() {
-	AE_TIMEOUT=$AE_CHECK_TIMEOUT ae_ssh "$1" \
+	AE_TIMEOUT=$CHK_LIMIT ae_ssh "$1" \
 		"$(chk_probe_cmd "$(inv_var "$1" rdma_dev)" "$(inv_var "$1" ib_port)" "$(inv_var "$1" gid_index)" "$1")"
 }
 
@@ -69,7 +70,7 @@ chk_judge_host() {
 	if [ "$rc" != 0 ]; then
 		local why
 		why=$(grep -v '^$' "$CHK_DIR/$h.err" | tail -n 1)
-		[ "$rc" = 124 ] && why="no answer within ${AE_CHECK_TIMEOUT}s"
+		[ "$rc" = 124 ] && why="no answer within ${CHK_LIMIT}s"
 		chk_row "$h" ssh FAIL "unreachable: ${why:-ssh exit $rc}" \
 			"is it up? (local cluster: 'lite-ae up'); check ssh_host/ssh_port/ssh_user in $INV_FILE; try: ssh -F $AE_SSH_CONFIG $h true"
 		CHK_HOST_OK[$h]=0
@@ -223,7 +224,7 @@ chk_pair() {
 		chk_row "$subj" rdma-traffic SKIP "not run: $([ "${CHK_HOST_OK[$a]}" = 1 ] && echo "$b" || echo "$a") failed its own checks"
 		return
 	fi
-	if AE_TIMEOUT=$AE_CHECK_TIMEOUT pt_run ib_write_lat "$b" "$a" 64 200 "$CHK_DIR" "$subj" &&
+	if AE_TIMEOUT=$CHK_LIMIT pt_run ib_write_lat "$b" "$a" 64 200 "$CHK_DIR" "$subj" &&
 		row=$("$AE_ROOT/ae-scripts/parse-perftest" "$CHK_DIR/$subj.json" 2>"$CHK_DIR/$subj.error"); then
 		chk_row "$subj" rdma-traffic PASS "RC write 64 B x200: median $(cut -d, -f4 <<<"$row") us, p99 $(cut -d, -f7 <<<"$row") us"
 	else
@@ -235,8 +236,9 @@ chk_pair() {
 check_main() {
 	local h i j rc pids=() hosts=() is_node
 	CHK_DIR=$(mktemp -d "$AE_STATE/check.XXXXXX")
+	CHK_LIMIT=$((AE_CHECK_TIMEOUT * AE_SLOW))
 	mapfile -t hosts < <(inv_all_hosts)
-	printf 'kick-the-tires: %s (%d hosts), step limit %ss\n' "$INV_FILE" "${#hosts[@]}" "$AE_CHECK_TIMEOUT"
+	printf 'kick-the-tires: %s (%d hosts), step limit %ss\n' "$INV_FILE" "${#hosts[@]}" "$CHK_LIMIT"
 	if [ "$AE_DRY_RUN" = 1 ]; then
 		for h in "${hosts[@]}"; do chk_probe "$h"; done
 		pt_run ib_write_lat "${INV_NODES[1]:-${INV_NODES[0]}}" "${INV_NODES[0]}" 64 200 "$CHK_DIR" dry

@@ -6,6 +6,9 @@
 # shellcheck disable=SC2034 # read by lite-ae
 AE_TIMEOUT_GIVEN=${AE_TIMEOUT:+1}
 AE_TIMEOUT=${AE_TIMEOUT:-120}
+# How many times slower than usual the hosts run: 5 on a local cluster
+# running the debug kernel (lite-ae main); fixed bounds scale by it.
+AE_SLOW=1
 AE_DRY_RUN=${AE_DRY_RUN:-0}
 AE_VERBOSE=${AE_VERBOSE:-0}
 

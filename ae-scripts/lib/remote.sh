@@ -245,7 +245,7 @@ ae_tail() {
 #         CLIENT_CMD LOG [HOOK...]
 # One client/server measurement: SERVER_CMD on SERVER in the background
 # (output in LOG.server.log) until it is ready (READY as for ae_bg_ready,
-# 30 s), then HOOK (a command, if given) here, then CLIENT_CMD on CLIENT
+# 30 s times AE_SLOW), then HOOK (a command, if given) here, then CLIENT_CMD on CLIENT
 # (stdout in LOG.out, stderr in LOG.client.log; both in LOG.client.log with
 # --merge), all bounded by AE_TIMEOUT. With --fetch, FILE (written by the
 # client on CLIENT) follows the client's stdout after a line "# fetched"
@@ -267,7 +267,7 @@ ae_pair() {
 	AE_PAIR_ERR=""
 	if [ -n "$srv" ]; then
 		ae_bg_start pair-server "$srv" "$AE_TIMEOUT" "$log.server.log" "$srv_cmd"
-		if ! ae_bg_ready pair-server "$ready" 30; then
+		if ! ae_bg_ready pair-server "$ready" $((30 * AE_SLOW)); then
 			ae_bg_stop pair-server || true
 			AE_PAIR_ERR="server on $srv did not start: $(ae_tail "$log.server.log")"
 			return 1
