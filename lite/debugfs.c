@@ -4,6 +4,9 @@
  * inside the module (root only).
  *
  *   pool        the memory pool's regions: rkey, iova, length, bytes used
+ *   qps         one line per QP of every connected peer, key=value: its
+ *               number, the peer's, and the address vector and transport
+ *               settings LITE gave it (lite_av_show())
  *   rpc         the RPC ports in use: registered or not, the rings senders
  *               opened there and those being closed (lite_rpc_show())
  *   rdma_probe  write "NODE QP RKEY ADDR LEN" (hex RKEY and ADDR, LEN
@@ -193,6 +196,18 @@ static const struct file_operations lite_pool_fops = {
 	.llseek	= default_llseek,
 };
 
+static ssize_t lite_qps_read(struct file *file, char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	return lite_show_read(ubuf, count, ppos, lite_av_show);
+}
+
+static const struct file_operations lite_qps_fops = {
+	.owner	= THIS_MODULE,
+	.read	= lite_qps_read,
+	.llseek	= default_llseek,
+};
+
 static ssize_t lite_rpc_read(struct file *file, char __user *ubuf,
 			     size_t count, loff_t *ppos)
 {
@@ -232,6 +247,7 @@ void lite_debugfs_init(void)
 {
 	lite_debugfs = debugfs_create_dir("lite", NULL);
 	debugfs_create_file("pool", 0400, lite_debugfs, NULL, &lite_pool_fops);
+	debugfs_create_file("qps", 0400, lite_debugfs, NULL, &lite_qps_fops);
 	debugfs_create_file("rpc", 0400, lite_debugfs, NULL, &lite_rpc_fops);
 	debugfs_create_file("counters", 0400, lite_debugfs, NULL,
 			    &lite_stats_fops);

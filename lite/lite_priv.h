@@ -103,6 +103,22 @@ size_t lite_pool_show(char *buf, size_t size);
 /* qp_pool.c: K RC QPs per peer */
 #define LITE_RX_DEPTH	16	/* receives posted per QP */
 #define LITE_TX_DEPTH	32	/* sends outstanding per QP */
+#define LITE_QP_TIMEOUT	17	/* 4.096 us * 2^17 = 0.5 s: TCG guests are slow */
+#define LITE_QP_RETRY	7
+#define LITE_RNR_INFINITE 7
+#define LITE_MIN_RNR_TIMER 12	/* 0.64 ms */
+
+/* av.c: how our QPs address a port (on RoCE: the resolved next hop) */
+struct lite_av {
+	u8	dmac[ETH_ALEN];
+	u8	hop_limit;
+};
+int lite_av_resolve(struct lite_dev *dev, const struct lite_port_addr *addr,
+		    struct lite_av *av);
+int lite_fill_av(struct lite_dev *dev, const struct lite_port_addr *addr,
+		 const struct lite_av *av, struct rdma_ah_attr *ah);
+size_t lite_av_show(char *buf, size_t size);
+
 #define LITE_RX_BUF_SIZE 4096	/* a hello or one control message */
 
 struct lite_peer;
@@ -118,6 +134,8 @@ struct lite_qp {
 	struct lite_peer	*peer;
 	unsigned int		index;
 	struct ib_qp		*qp;
+	u32			qpn;	/* qp's, kept for lite/qps */
+	u32			dqpn;	/* the peer's, once connected */
 	u32			psn;
 	bool			inited;	/* reached INIT: must be drained */
 	bool			rts;
@@ -140,6 +158,7 @@ struct lite_peer {
 	u32			gen;
 	char			name[LITE_NAME_LEN];
 	struct lite_port_addr	addr;
+	struct lite_av		av;	/* its next hop (av.c) */
 	enum lite_peer_state	state;
 	unsigned long		hello_seen;	/* bit i: hello on QP i */
 	/* The table's + lite_peer_get()'s; the last frees it. */
@@ -162,11 +181,10 @@ void lite_peer_destroy(struct lite_peer *peer);
 void lite_peer_fill_qp_info(struct lite_peer *peer,
 			    struct lite_msg_qp_info *info);
 struct lite_qp *lite_peer_pick_qp(struct lite_peer *peer);
-void lite_fill_av(struct lite_dev *dev, const struct lite_port_addr *addr,
-		  struct rdma_ah_attr *ah);
 int lite_qp_modify_init(struct lite_dev *dev, struct ib_qp *qp);
 int lite_qp_modify_rts(struct lite_dev *dev, struct ib_qp *qp,
-		       const struct lite_port_addr *addr, u32 remote_qpn,
+		       const struct lite_port_addr *addr,
+		       const struct lite_av *av, u32 remote_qpn,
 		       u32 remote_psn, u32 sq_psn);
 struct ib_qp *lite_qp_create_loopback(struct lite_dev *dev, u32 depth);
 int lite_qp_create_loopback_pair(struct lite_dev *dev, u32 depth,

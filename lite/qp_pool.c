@@ -21,9 +21,6 @@ static bool lite_post_inline_softirq = true;
 module_param_named(post_inline_softirq, lite_post_inline_softirq, bool, 0644);
 MODULE_PARM_DESC(post_inline_softirq, "post with bottom halves off, so send work a software device defers to softirq runs at once in the posting thread instead of in ksoftirqd (default: Y)");
 
-#define LITE_QP_TIMEOUT		17	/* 4.096 us * 2^17 = 0.5 s: TCG guests are slow */
-#define LITE_QP_RETRY		7
-#define LITE_RNR_INFINITE	7
 #define LITE_RD_ATOMIC		16
 
 /* The first message on every QP; checked against the peer we expect. */
@@ -208,6 +205,7 @@ int lite_qp_modify_init(struct lite_dev *dev, struct ib_qp *qp)
  * @dev: its device
  * @qp: the QP
  * @addr: the remote port's address (our own for a loopback QP)
+ * @av: its next hop (lite_av_resolve())
  * @remote_qpn: the remote QP's number
  * @remote_psn: its first packet sequence number
  * @sq_psn: ours
@@ -215,7 +213,8 @@ int lite_qp_modify_init(struct lite_dev *dev, struct ib_qp *qp)
  * Return: 0 or a negative errno.
  */
 int lite_qp_modify_rts(struct lite_dev *dev, struct ib_qp *qp,
-		       const struct lite_port_addr *addr, u32 remote_qpn,
+		       const struct lite_port_addr *addr,
+		       const struct lite_av *av, u32 remote_qpn,
 		       u32 remote_psn, u32 sq_psn)
 {
 	struct ib_qp_attr attr = {
@@ -224,11 +223,13 @@ int lite_qp_modify_rts(struct lite_dev *dev, struct ib_qp *qp,
 		.dest_qp_num		= remote_qpn,
 		.rq_psn			= remote_psn,
 		.max_dest_rd_atomic	= min(LITE_RD_ATOMIC, dev->ibdev->attrs.max_qp_rd_atom),
-		.min_rnr_timer		= 12,
+		.min_rnr_timer		= LITE_MIN_RNR_TIMER,
 	};
 	int ret;
 
-	lite_fill_av(dev, addr, &attr.ah_attr);
+	ret = lite_fill_av(dev, addr, av, &attr.ah_attr);
+	if (ret)
+		return ret;
 	ret = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_AV |
 			   IB_QP_PATH_MTU | IB_QP_DEST_QPN | IB_QP_RQ_PSN |
 			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
@@ -288,6 +289,7 @@ static struct ib_qp *lite_qp_create_bare(struct lite_dev *dev, u32 depth)
 struct ib_qp *lite_qp_create_loopback(struct lite_dev *dev, u32 depth)
 {
 	struct lite_port_addr self;
+	struct lite_av av;
 	struct ib_qp *qp;
 	u32 psn = get_random_u32() & 0xffffff;
 	int ret;
@@ -296,7 +298,8 @@ struct ib_qp *lite_qp_create_loopback(struct lite_dev *dev, u32 depth)
 	if (IS_ERR(qp))
 		return qp;
 	lite_dev_port_addr(dev, &self);
-	ret = lite_qp_modify_rts(dev, qp, &self, qp->qp_num, psn, psn);
+	ret = lite_av_resolve(dev, &self, &av) ?:
+	      lite_qp_modify_rts(dev, qp, &self, &av, qp->qp_num, psn, psn);
 	if (ret) {
 		ib_destroy_qp(qp);
 		return ERR_PTR(ret);
@@ -321,6 +324,7 @@ int lite_qp_create_loopback_pair(struct lite_dev *dev, u32 depth,
 				 struct ib_qp *qps[2])
 {
 	struct lite_port_addr self;
+	struct lite_av av;
 	u32 psn[2] = {
 		get_random_u32() & 0xffffff, get_random_u32() & 0xffffff,
 	};
@@ -335,9 +339,10 @@ int lite_qp_create_loopback_pair(struct lite_dev *dev, u32 depth,
 		return PTR_ERR(qps[1]);
 	}
 	lite_dev_port_addr(dev, &self);
+	ret = lite_av_resolve(dev, &self, &av);
 	for (i = 0; i < 2 && !ret; i++)
-		ret = lite_qp_modify_rts(dev, qps[i], &self, qps[!i]->qp_num,
-					 psn[!i], psn[i]);
+		ret = lite_qp_modify_rts(dev, qps[i], &self, &av,
+					 qps[!i]->qp_num, psn[!i], psn[i]);
 	if (ret) {
 		ib_destroy_qp(qps[0]);
 		ib_destroy_qp(qps[1]);
@@ -377,6 +382,7 @@ static int lite_qp_create(struct lite_peer *peer, struct lite_qp *lqp)
 		lqp->qp = NULL;
 		return ret;
 	}
+	lqp->qpn = lqp->qp->qp_num;
 	lqp->psn = get_random_u32() & 0xffffff;
 	ret = lite_qp_modify_init(dev, lqp->qp);
 	if (ret)
@@ -398,6 +404,9 @@ static int lite_qp_create(struct lite_peer *peer, struct lite_qp *lqp)
  * @up: the manager's PEER_UP message, already validated
  * @nr_qps: the cluster's K
  *
+ * On RoCE the peer's next-hop MAC is resolved first (ARP or ND, up to
+ * about two seconds): without it a NIC cannot reach the peer.
+ *
  * Context: process context, membership lock held.
  * Return: the peer, or an ERR_PTR.
  */
@@ -406,8 +415,16 @@ struct lite_peer *lite_peer_create(struct lite_dev *dev, u16 id, u32 gen,
 				   unsigned int nr_qps)
 {
 	struct lite_peer *peer;
+	struct lite_av av;
 	unsigned int i;
 	int ret;
+
+	ret = lite_av_resolve(dev, &up->addr, &av);
+	if (ret) {
+		lite_node_err(id, gen, "no MAC address for %pI6c (%d): not connecting, a RoCE NIC would send to 00:00:00:00:00:00\n",
+			      up->addr.gid, ret);
+		return ERR_PTR(ret);
+	}
 
 	peer = kzalloc(struct_size(peer, qps, nr_qps), GFP_KERNEL);
 	if (!peer)
@@ -417,6 +434,7 @@ struct lite_peer *lite_peer_create(struct lite_dev *dev, u16 id, u32 gen,
 	peer->dev = dev;
 	peer->nr_qps = nr_qps;
 	peer->addr = up->addr;
+	peer->av = av;
 	peer->state = LITE_PEER_CREATED;
 	refcount_set(&peer->refs, 1);
 	lite_dev_hold(dev);	/* until the last reference (lite_peer_put) */
@@ -458,45 +476,6 @@ void lite_peer_fill_qp_info(struct lite_peer *peer,
 	}
 }
 
-/**
- * lite_fill_av() - the address vector that reaches @addr from @dev
- * @dev: our device
- * @addr: a port's address (a peer's, or our own)
- * @ah: filled
- */
-void lite_fill_av(struct lite_dev *dev, const struct lite_port_addr *addr,
-		  struct rdma_ah_attr *ah)
-{
-	ah->type = rdma_ah_find_type(dev->ibdev, dev->port);
-	rdma_ah_set_port_num(ah, dev->port);
-	rdma_ah_set_sl(ah, 0);
-	if (addr->link_layer == LITE_LINK_ETHERNET) {
-		const struct ib_gid_attr *attr;
-		union ib_gid dgid;
-		u16 vlan;
-
-		memcpy(dgid.raw, addr->gid, sizeof(dgid.raw));
-		rdma_ah_set_grh(ah, &dgid, 0, dev->gid_index, 64, 0);
-		/*
-		 * Kernel users resolve the destination MAC themselves. Ours
-		 * matters for loopback QPs: rxe hands a packet to itself only
-		 * when it is addressed to its own MAC; routed to its own IP
-		 * it is lost. (Peers: see docs/architecture.md.)
-		 */
-		if (!memcmp(addr->gid, dev->gid.raw, sizeof(addr->gid))) {
-			attr = rdma_get_gid_attr(dev->ibdev, dev->port,
-						 dev->gid_index);
-			if (!IS_ERR(attr)) {
-				rdma_read_gid_l2_fields(attr, &vlan,
-							ah->roce.dmac);
-				rdma_put_gid_attr(attr);
-			}
-		}
-	} else {
-		rdma_ah_set_dlid(ah, le16_to_cpu(addr->lid));
-	}
-}
-
 static int lite_qp_connect(struct lite_qp *lqp, u32 remote_qpn, u32 remote_psn)
 {
 	struct lite_peer *peer = lqp->peer;
@@ -516,10 +495,11 @@ static int lite_qp_connect(struct lite_qp *lqp, u32 remote_qpn, u32 remote_psn)
 	};
 	int ret;
 
-	ret = lite_qp_modify_rts(dev, lqp->qp, &peer->addr, remote_qpn,
-				 remote_psn, lqp->psn);
+	ret = lite_qp_modify_rts(dev, lqp->qp, &peer->addr, &peer->av,
+				 remote_qpn, remote_psn, lqp->psn);
 	if (ret)
 		return ret;
+	lqp->dqpn = remote_qpn;
 	lqp->rts = true;
 
 	*h = (struct lite_hello) {

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Address vectors: how our RC QPs address a port.
+ *
+ * On InfiniBand the LID is the whole address. On RoCE the QP context needs
+ * the GID and the Ethernet address of the next hop, and ib_core resolves
+ * that address only for QPs created from user space (ib_resolve_eth_dmac()
+ * in _ib_modify_qp(): "kernel users have to provide already resolved
+ * rdma_ah_attr's"). mlx4, mlx5, bnxt_re and irdma copy ah_attr.roce.dmac
+ * into the QP context as given, so a zero MAC sends every frame to
+ * 00:00:00:00:00:00; only rxe, which routes by IP, would not notice. So the
+ * module resolves it itself, with rdma_resolve_ip() bound to the GID's own
+ * net device (as rdma_cm does for its users): a neighbour on the subnet
+ * gives its MAC, a routed peer the gateway's, and the route its hop limit.
+ */
+#include <linux/etherdevice.h>
+#include <net/net_namespace.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
+
+#include "lite_priv.h"
+
+/* A neighbour that does not answer ARP or ND within this is unreachable. */
+#define LITE_AV_RESOLVE_MS	2000
+#define LITE_AV_HOP_LIMIT	64	/* our own port; and when no route says */
+
+struct lite_av_wait {
+	struct completion	done;
+	int			status;
+};
+
+static void lite_av_resolved(int status, struct sockaddr *src,
+			     struct rdma_dev_addr *da, void *context)
+{
+	struct lite_av_wait *w = context;
+
+	w->status = status;
+	complete(&w->done);
+}
+
+/* Our own port's MAC: loopback QPs (rxe delivers to itself by MAC). */
+static int lite_av_self(struct lite_dev *dev, struct lite_av *av)
+{
+	const struct ib_gid_attr *attr;
+	u16 vlan;
+	int ret;
+
+	attr = rdma_get_gid_attr(dev->ibdev, dev->port, dev->gid_index);
+	if (IS_ERR(attr))
+		return PTR_ERR(attr);
+	ret = rdma_read_gid_l2_fields(attr, &vlan, av->dmac);
+	rdma_put_gid_attr(attr);
+	av->hop_limit = LITE_AV_HOP_LIMIT;
+	return ret;
+}
+
+/**
+ * lite_av_resolve() - resolve the Ethernet next hop towards a port
+ * @dev: our device
+ * @addr: the port (a peer's, or our own)
+ * @av: filled: the MAC and hop limit (zeros on InfiniBand)
+ *
+ * Context: process context; sleeps up to about two seconds (ARP or ND).
+ * Return: 0, or a negative errno when a RoCE peer's MAC is not known (the
+ * caller must not connect to it).
+ */
+int lite_av_resolve(struct lite_dev *dev, const struct lite_port_addr *addr,
+		    struct lite_av *av)
+{
+	struct sockaddr_storage src, dst;
+	struct rdma_dev_addr da = { .net = &init_net };
+	const struct ib_gid_attr *sgid_attr;
+	struct lite_av_wait w;
+	union ib_gid dgid;
+	int ret;
+
+	memset(av, 0, sizeof(*av));
+	if (addr->link_layer != LITE_LINK_ETHERNET)
+		return 0;
+	if (!memcmp(addr->gid, dev->gid.raw, sizeof(addr->gid)))
+		return lite_av_self(dev, av);
+
+	sgid_attr = rdma_get_gid_attr(dev->ibdev, dev->port, dev->gid_index);
+	if (IS_ERR(sgid_attr))
+		return PTR_ERR(sgid_attr);
+	memcpy(dgid.raw, addr->gid, sizeof(dgid.raw));
+	rdma_gid2ip((struct sockaddr *)&src, &dev->gid);
+	rdma_gid2ip((struct sockaddr *)&dst, &dgid);
+	da.sgid_attr = sgid_attr;
+	init_completion(&w.done);
+	ret = rdma_resolve_ip((struct sockaddr *)&src,
+			      (struct sockaddr *)&dst, &da, LITE_AV_RESOLVE_MS,
+			      lite_av_resolved, true, &w);
+	if (!ret) {
+		/* ib_core times the request out itself; this is a backstop. */
+		if (wait_for_completion_timeout(&w.done,
+				msecs_to_jiffies(LITE_AV_RESOLVE_MS + 1000))) {
+			ret = w.status;
+		} else {
+			/* On return the callback has run or never will. */
+			rdma_addr_cancel(&da);
+			ret = -ETIMEDOUT;
+		}
+	}
+	rdma_put_gid_attr(sgid_attr);
+	if (ret)
+		return ret;
+	if (is_zero_ether_addr(da.dst_dev_addr))
+		return -EHOSTUNREACH;
+	ether_addr_copy(av->dmac, da.dst_dev_addr);
+	av->hop_limit = da.hoplimit > 0 && da.hoplimit <= 255 ? da.hoplimit :
+			LITE_AV_HOP_LIMIT;
+	return 0;
+}
+
+/**
+ * lite_fill_av() - the address vector that reaches @addr from @dev
+ * @dev: our device
+ * @addr: a port's address (a peer's, or our own)
+ * @av: its next hop, from lite_av_resolve()
+ * @ah: filled
+ *
+ * Return: 0, or -EHOSTUNREACH on Ethernet without a next-hop MAC (a RoCE
+ * NIC would send to the zero MAC).
+ */
+int lite_fill_av(struct lite_dev *dev, const struct lite_port_addr *addr,
+		 const struct lite_av *av, struct rdma_ah_attr *ah)
+{
+	union ib_gid dgid;
+
+	ah->type = rdma_ah_find_type(dev->ibdev, dev->port);
+	rdma_ah_set_port_num(ah, dev->port);
+	rdma_ah_set_sl(ah, 0);
+	if (addr->link_layer != LITE_LINK_ETHERNET) {
+		rdma_ah_set_dlid(ah, le16_to_cpu(addr->lid));
+		return 0;
+	}
+	if (is_zero_ether_addr(av->dmac))
+		return -EHOSTUNREACH;
+	memcpy(dgid.raw, addr->gid, sizeof(dgid.raw));
+	rdma_ah_set_grh(ah, &dgid, 0, dev->gid_index, av->hop_limit, 0);
+	ether_addr_copy(ah->roce.dmac, av->dmac);
+	return 0;
+}
+
+/**
+ * lite_av_show() - our QPs' address vectors, one line per QP
+ * @buf: filled with text
+ * @size: its size
+ *
+ * The fields are what LITE passed to ib_modify_qp() (rxe's query_qp does
+ * not return the MAC), for the peers whose QPs are up.
+ *
+ * Return: the length of the text.
+ */
+size_t lite_av_show(char *buf, size_t size)
+{
+	const struct ib_gid_attr *attr;
+	const char *gid_type = "ib";
+	struct lite_peer *peer;
+	struct lite_dev *dev;
+	size_t n = 0;
+	unsigned int i;
+	u16 id;
+
+	for (id = 1; id < LITE_MAX_NODES; id++) {
+		peer = lite_peer_get(id, 0);
+		if (!peer)
+			continue;
+		dev = peer->dev;
+		if (peer->addr.link_layer == LITE_LINK_ETHERNET) {
+			attr = rdma_get_gid_attr(dev->ibdev, dev->port,
+						 dev->gid_index);
+			gid_type = IS_ERR(attr) ? "unknown" :
+				   attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP ?
+				   "roce_v2" : "roce_v1";
+			if (!IS_ERR(attr))
+				rdma_put_gid_attr(attr);
+		}
+		for (i = 0; i < peer->nr_qps; i++)
+			n += scnprintf(buf + n, size - n,
+				       "peer=%u qp=%u qpn=%u dqpn=%u mtu=%d timeout=%u retry=%u rnr_retry=%u min_rnr_timer=%u sgid_index=%u gid_type=%s dgid=%pI6 dlid=%u dmac=%pM hop_limit=%u tclass=0 sl=0\n",
+				       id, i, peer->qps[i].qpn,
+				       peer->qps[i].dqpn,
+				       ib_mtu_enum_to_int(min_t(enum ib_mtu,
+						dev->mtu, peer->addr.mtu)),
+				       LITE_QP_TIMEOUT, LITE_QP_RETRY,
+				       LITE_RNR_INFINITE, LITE_MIN_RNR_TIMER,
+				       dev->gid_index, gid_type,
+				       peer->addr.gid,
+				       le16_to_cpu(peer->addr.lid),
+				       peer->av.dmac, peer->av.hop_limit);
+		lite_peer_put(peer);
+	}
+	return n;
+}
