@@ -14,14 +14,18 @@
  * gives its MAC, a routed peer the gateway's, and the route its hop limit.
  */
 #include <linux/etherdevice.h>
+#include <linux/seq_file.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
 
 #include "lite_priv.h"
 
-/* A neighbour that does not answer ARP or ND within this is unreachable. */
-#define LITE_AV_RESOLVE_MS	2000
+/*
+ * A neighbour that does not answer ARP or ND within this is unreachable:
+ * longer than the kernel's own verdict (3 probes a second apart).
+ */
+#define LITE_AV_RESOLVE_MS	5000
 #define LITE_AV_HOP_LIMIT	64	/* our own port; and when no route says */
 
 struct lite_av_wait {
@@ -38,79 +42,89 @@ static void lite_av_resolved(int status, struct sockaddr *src,
 	complete(&w->done);
 }
 
-/* Our own port's MAC: loopback QPs (rxe delivers to itself by MAC). */
-static int lite_av_self(struct lite_dev *dev, struct lite_av *av)
-{
-	const struct ib_gid_attr *attr;
-	u16 vlan;
-	int ret;
-
-	attr = rdma_get_gid_attr(dev->ibdev, dev->port, dev->gid_index);
-	if (IS_ERR(attr))
-		return PTR_ERR(attr);
-	ret = rdma_read_gid_l2_fields(attr, &vlan, av->dmac);
-	rdma_put_gid_attr(attr);
-	av->hop_limit = LITE_AV_HOP_LIMIT;
-	return ret;
-}
-
-/**
- * lite_av_resolve() - resolve the Ethernet next hop towards a port
- * @dev: our device
- * @addr: the port (a peer's, or our own)
- * @av: filled: the MAC and hop limit (zeros on InfiniBand)
- *
- * Context: process context; sleeps up to about two seconds (ARP or ND).
- * Return: 0, or a negative errno when a RoCE peer's MAC is not known (the
- * caller must not connect to it).
- */
-int lite_av_resolve(struct lite_dev *dev, const struct lite_port_addr *addr,
-		    struct lite_av *av)
+/* Resolve @dgid's next hop from the source GID @sgid_attr into @av. */
+static int lite_av_resolve_ip(const struct ib_gid_attr *sgid_attr,
+			      const union ib_gid *dgid, struct lite_av *av)
 {
 	struct sockaddr_storage src, dst;
-	struct rdma_dev_addr da = { .net = &init_net };
-	const struct ib_gid_attr *sgid_attr;
+	struct rdma_dev_addr da = {
+		.net		= &init_net,	/* replaced by the GID's netdev's */
+		.sgid_attr	= sgid_attr,
+	};
 	struct lite_av_wait w;
-	union ib_gid dgid;
 	int ret;
 
-	memset(av, 0, sizeof(*av));
-	if (addr->link_layer != LITE_LINK_ETHERNET)
-		return 0;
-	if (!memcmp(addr->gid, dev->gid.raw, sizeof(addr->gid)))
-		return lite_av_self(dev, av);
-
-	sgid_attr = rdma_get_gid_attr(dev->ibdev, dev->port, dev->gid_index);
-	if (IS_ERR(sgid_attr))
-		return PTR_ERR(sgid_attr);
-	memcpy(dgid.raw, addr->gid, sizeof(dgid.raw));
-	rdma_gid2ip((struct sockaddr *)&src, &dev->gid);
-	rdma_gid2ip((struct sockaddr *)&dst, &dgid);
-	da.sgid_attr = sgid_attr;
+	rdma_gid2ip((struct sockaddr *)&src, &sgid_attr->gid);
+	rdma_gid2ip((struct sockaddr *)&dst, dgid);
 	init_completion(&w.done);
 	ret = rdma_resolve_ip((struct sockaddr *)&src,
 			      (struct sockaddr *)&dst, &da, LITE_AV_RESOLVE_MS,
 			      lite_av_resolved, true, &w);
-	if (!ret) {
-		/* ib_core times the request out itself; this is a backstop. */
-		if (wait_for_completion_timeout(&w.done,
-				msecs_to_jiffies(LITE_AV_RESOLVE_MS + 1000))) {
-			ret = w.status;
-		} else {
-			/* On return the callback has run or never will. */
-			rdma_addr_cancel(&da);
-			ret = -ETIMEDOUT;
-		}
-	}
-	rdma_put_gid_attr(sgid_attr);
 	if (ret)
 		return ret;
-	if (is_zero_ether_addr(da.dst_dev_addr))
+	/* ib_core times the request out itself; this is a backstop. */
+	if (wait_for_completion_timeout(&w.done,
+			msecs_to_jiffies(LITE_AV_RESOLVE_MS + 1000))) {
+		ret = w.status;
+	} else {
+		/* On return the callback has run or never will. */
+		rdma_addr_cancel(&da);
+		ret = -ETIMEDOUT;
+	}
+	if (ret)
+		return ret;
+	/* RoCE v1 frames are not routed: a gateway cannot forward them. */
+	if (sgid_attr->gid_type == IB_GID_TYPE_ROCE &&
+	    da.network != RDMA_NETWORK_IB)
 		return -EHOSTUNREACH;
 	ether_addr_copy(av->dmac, da.dst_dev_addr);
 	av->hop_limit = da.hoplimit > 0 && da.hoplimit <= 255 ? da.hoplimit :
 			LITE_AV_HOP_LIMIT;
 	return 0;
+}
+
+/**
+ * lite_av_resolve() - the address vector's parts towards a port
+ * @dev: our device
+ * @addr: the port (a peer's, or our own)
+ * @av: filled: the path MTU; on Ethernet the GID type, the next hop's MAC
+ *	(our own for our own port: rxe loops a packet back only when it is
+ *	addressed to itself) and the hop limit
+ *
+ * Context: process context; sleeps up to about five seconds (ARP or ND).
+ * Return: 0, or a negative errno when a RoCE peer's MAC is not known (the
+ * caller must not connect to it): -EADDRNOTAVAIL if our GID changed since
+ * the node joined (peers know us by the old one).
+ */
+int lite_av_resolve(struct lite_dev *dev, const struct lite_port_addr *addr,
+		    struct lite_av *av)
+{
+	const struct ib_gid_attr *sgid_attr;
+	union ib_gid dgid;
+	u16 vlan;
+	int ret;
+
+	memset(av, 0, sizeof(*av));
+	av->mtu = min_t(enum ib_mtu, dev->mtu, addr->mtu);
+	if (addr->link_layer != LITE_LINK_ETHERNET)
+		return 0;
+	sgid_attr = rdma_get_gid_attr(dev->ibdev, dev->port, dev->gid_index);
+	if (IS_ERR(sgid_attr))
+		return PTR_ERR(sgid_attr);
+	av->gid_type = sgid_attr->gid_type;
+	memcpy(dgid.raw, addr->gid, sizeof(dgid.raw));
+	if (memcmp(sgid_attr->gid.raw, dev->gid.raw, sizeof(dgid.raw))) {
+		ret = -EADDRNOTAVAIL;
+	} else if (!memcmp(dgid.raw, dev->gid.raw, sizeof(dgid.raw))) {
+		ret = rdma_read_gid_l2_fields(sgid_attr, &vlan, av->dmac);
+		av->hop_limit = LITE_AV_HOP_LIMIT;
+	} else {
+		ret = lite_av_resolve_ip(sgid_attr, &dgid, av);
+	}
+	rdma_put_gid_attr(sgid_attr);
+	if (!ret && is_zero_ether_addr(av->dmac))
+		ret = -EHOSTUNREACH;
+	return ret;
 }
 
 /**
@@ -145,21 +159,18 @@ int lite_fill_av(struct lite_dev *dev, const struct lite_port_addr *addr,
 
 /**
  * lite_av_show() - our QPs' address vectors, one line per QP
- * @buf: filled with text
- * @size: its size
+ * @m: the seq_file
+ * @unused: no private data
  *
  * The fields are what LITE passed to ib_modify_qp() (rxe's query_qp does
  * not return the MAC), for the peers whose QPs are up.
  *
- * Return: the length of the text.
+ * Return: 0.
  */
-size_t lite_av_show(char *buf, size_t size)
+int lite_av_show(struct seq_file *m, void *unused)
 {
-	const struct ib_gid_attr *attr;
-	const char *gid_type = "ib";
+	const struct lite_av *av;
 	struct lite_peer *peer;
-	struct lite_dev *dev;
-	size_t n = 0;
 	unsigned int i;
 	u16 id;
 
@@ -167,30 +178,24 @@ size_t lite_av_show(char *buf, size_t size)
 		peer = lite_peer_get(id, 0);
 		if (!peer)
 			continue;
-		dev = peer->dev;
-		if (peer->addr.link_layer == LITE_LINK_ETHERNET) {
-			attr = rdma_get_gid_attr(dev->ibdev, dev->port,
-						 dev->gid_index);
-			gid_type = IS_ERR(attr) ? "unknown" :
-				   attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP ?
-				   "roce_v2" : "roce_v1";
-			if (!IS_ERR(attr))
-				rdma_put_gid_attr(attr);
+		av = &peer->av;
+		for (i = 0; i < peer->nr_qps; i++) {
+			seq_printf(m, "peer=%u qp=%u qpn=%u dqpn=%u mtu=%d timeout=%u retry=%u rnr_retry=%u min_rnr_timer=%u sgid_index=%u",
+				   id, i, peer->qps[i].qpn, peer->qps[i].dqpn,
+				   ib_mtu_enum_to_int(av->mtu), LITE_QP_TIMEOUT,
+				   LITE_QP_RETRY, LITE_RNR_INFINITE,
+				   LITE_MIN_RNR_TIMER, peer->dev->gid_index);
+			if (peer->addr.link_layer == LITE_LINK_ETHERNET)
+				seq_printf(m, " gid_type=%s dgid=%pI6 dmac=%pM hop_limit=%u tclass=0",
+					   av->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP ?
+					   "roce_v2" : "roce_v1",
+					   peer->addr.gid, av->dmac, av->hop_limit);
+			else
+				seq_printf(m, " dlid=%u",
+					   le16_to_cpu(peer->addr.lid));
+			seq_puts(m, " sl=0\n");
 		}
-		for (i = 0; i < peer->nr_qps; i++)
-			n += scnprintf(buf + n, size - n,
-				       "peer=%u qp=%u qpn=%u dqpn=%u mtu=%d timeout=%u retry=%u rnr_retry=%u min_rnr_timer=%u sgid_index=%u gid_type=%s dgid=%pI6 dlid=%u dmac=%pM hop_limit=%u tclass=0 sl=0\n",
-				       id, i, peer->qps[i].qpn,
-				       peer->qps[i].dqpn,
-				       ib_mtu_enum_to_int(min_t(enum ib_mtu,
-						dev->mtu, peer->addr.mtu)),
-				       LITE_QP_TIMEOUT, LITE_QP_RETRY,
-				       LITE_RNR_INFINITE, LITE_MIN_RNR_TIMER,
-				       dev->gid_index, gid_type,
-				       peer->addr.gid,
-				       le16_to_cpu(peer->addr.lid),
-				       peer->av.dmac, peer->av.hop_limit);
 		lite_peer_put(peer);
 	}
-	return n;
+	return 0;
 }

@@ -196,18 +196,6 @@ static const struct file_operations lite_pool_fops = {
 	.llseek	= default_llseek,
 };
 
-static ssize_t lite_qps_read(struct file *file, char __user *ubuf,
-			     size_t count, loff_t *ppos)
-{
-	return lite_show_read(ubuf, count, ppos, lite_av_show);
-}
-
-static const struct file_operations lite_qps_fops = {
-	.owner	= THIS_MODULE,
-	.read	= lite_qps_read,
-	.llseek	= default_llseek,
-};
-
 static ssize_t lite_rpc_read(struct file *file, char __user *ubuf,
 			     size_t count, loff_t *ppos)
 {
@@ -220,6 +208,7 @@ static const struct file_operations lite_rpc_fops = {
 	.llseek	= default_llseek,
 };
 
+DEFINE_SHOW_ATTRIBUTE(lite_av);
 DEFINE_SHOW_ATTRIBUTE(lite_stats);
 DEFINE_SHOW_ATTRIBUTE(lite_peer_stats);
 
@@ -247,7 +236,7 @@ void lite_debugfs_init(void)
 {
 	lite_debugfs = debugfs_create_dir("lite", NULL);
 	debugfs_create_file("pool", 0400, lite_debugfs, NULL, &lite_pool_fops);
-	debugfs_create_file("qps", 0400, lite_debugfs, NULL, &lite_qps_fops);
+	debugfs_create_file("qps", 0400, lite_debugfs, NULL, &lite_av_fops);
 	debugfs_create_file("rpc", 0400, lite_debugfs, NULL, &lite_rpc_fops);
 	debugfs_create_file("counters", 0400, lite_debugfs, NULL,
 			    &lite_stats_fops);

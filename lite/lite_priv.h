@@ -110,14 +110,16 @@ size_t lite_pool_show(char *buf, size_t size);
 
 /* av.c: how our QPs address a port (on RoCE: the resolved next hop) */
 struct lite_av {
-	u8	dmac[ETH_ALEN];
-	u8	hop_limit;
+	enum ib_mtu		mtu;		/* the path's: ours and its least */
+	enum ib_gid_type	gid_type;	/* Ethernet only, from here on */
+	u8			dmac[ETH_ALEN];
+	u8			hop_limit;
 };
 int lite_av_resolve(struct lite_dev *dev, const struct lite_port_addr *addr,
 		    struct lite_av *av);
 int lite_fill_av(struct lite_dev *dev, const struct lite_port_addr *addr,
 		 const struct lite_av *av, struct rdma_ah_attr *ah);
-size_t lite_av_show(char *buf, size_t size);
+int lite_av_show(struct seq_file *m, void *unused);
 
 #define LITE_RX_BUF_SIZE 4096	/* a hello or one control message */
 

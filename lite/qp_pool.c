@@ -219,7 +219,7 @@ int lite_qp_modify_rts(struct lite_dev *dev, struct ib_qp *qp,
 {
 	struct ib_qp_attr attr = {
 		.qp_state		= IB_QPS_RTR,
-		.path_mtu		= min_t(enum ib_mtu, dev->mtu, addr->mtu),
+		.path_mtu		= av->mtu,
 		.dest_qp_num		= remote_qpn,
 		.rq_psn			= remote_psn,
 		.max_dest_rd_atomic	= min(LITE_RD_ATOMIC, dev->ibdev->attrs.max_qp_rd_atom),
