@@ -405,7 +405,7 @@ static int lite_qp_create(struct lite_peer *peer, struct lite_qp *lqp)
  * @nr_qps: the cluster's K
  *
  * On RoCE the peer's next-hop MAC is resolved first (ARP or ND, up to
- * about two seconds): without it a NIC cannot reach the peer.
+ * about five seconds): without it a NIC cannot reach the peer.
  *
  * Context: process context, membership lock held.
  * Return: the peer, or an ERR_PTR.
