@@ -144,7 +144,7 @@ int lite_fill_av(struct lite_dev *dev, const struct lite_port_addr *addr,
 
 	ah->type = rdma_ah_find_type(dev->ibdev, dev->port);
 	rdma_ah_set_port_num(ah, dev->port);
-	rdma_ah_set_sl(ah, 0);
+	rdma_ah_set_sl(ah, READ_ONCE(lite_param_sl));
 	if (addr->link_layer != LITE_LINK_ETHERNET) {
 		rdma_ah_set_dlid(ah, le16_to_cpu(addr->lid));
 		return 0;
@@ -152,7 +152,8 @@ int lite_fill_av(struct lite_dev *dev, const struct lite_port_addr *addr,
 	if (is_zero_ether_addr(av->dmac))
 		return -EHOSTUNREACH;
 	memcpy(dgid.raw, addr->gid, sizeof(dgid.raw));
-	rdma_ah_set_grh(ah, &dgid, 0, dev->gid_index, av->hop_limit, 0);
+	rdma_ah_set_grh(ah, &dgid, 0, dev->gid_index, av->hop_limit,
+			READ_ONCE(lite_param_tclass));
 	ether_addr_copy(ah->roce.dmac, av->dmac);
 	return 0;
 }
@@ -163,7 +164,8 @@ int lite_fill_av(struct lite_dev *dev, const struct lite_port_addr *addr,
  * @unused: no private data
  *
  * The fields are what LITE passed to ib_modify_qp() (rxe's query_qp does
- * not return the MAC), for the peers whose QPs are up.
+ * not return the MAC), for the peers whose QPs are up, with where each QP
+ * is in its handshake (qp_conn.c) and how often it was reconnected.
  *
  * Return: 0.
  */
@@ -180,20 +182,28 @@ int lite_av_show(struct seq_file *m, void *unused)
 			continue;
 		av = &peer->av;
 		for (i = 0; i < peer->nr_qps; i++) {
-			seq_printf(m, "peer=%u qp=%u qpn=%u dqpn=%u mtu=%d timeout=%u retry=%u rnr_retry=%u min_rnr_timer=%u sgid_index=%u",
-				   id, i, peer->qps[i].qpn, peer->qps[i].dqpn,
-				   ib_mtu_enum_to_int(av->mtu), LITE_QP_TIMEOUT,
-				   LITE_QP_RETRY, LITE_RNR_INFINITE,
-				   LITE_MIN_RNR_TIMER, peer->dev->gid_index);
+			const struct lite_qp *lqp = &peer->qps[i];
+
+			seq_printf(m, "peer=%u qp=%u qpn=%u dqpn=%u state=%s epoch=%u recoveries=%u mtu=%d timeout=%u retry=%u rnr_retry=%u min_rnr_timer=%u sgid_index=%u",
+				   id, i, lqp->qpn, lqp->dqpn,
+				   lite_qp_state_name(READ_ONCE(lqp->state)),
+				   READ_ONCE(lqp->epoch),
+				   READ_ONCE(lqp->recoveries),
+				   ib_mtu_enum_to_int(av->mtu),
+				   READ_ONCE(lite_param_qp_timeout),
+				   READ_ONCE(lite_param_qp_retry),
+				   LITE_RNR_INFINITE, LITE_MIN_RNR_TIMER,
+				   peer->dev->gid_index);
 			if (peer->addr.link_layer == LITE_LINK_ETHERNET)
-				seq_printf(m, " gid_type=%s dgid=%pI6 dmac=%pM hop_limit=%u tclass=0",
+				seq_printf(m, " gid_type=%s dgid=%pI6 dmac=%pM hop_limit=%u tclass=%u",
 					   av->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP ?
 					   "roce_v2" : "roce_v1",
-					   peer->addr.gid, av->dmac, av->hop_limit);
+					   peer->addr.gid, av->dmac, av->hop_limit,
+					   READ_ONCE(lite_param_tclass));
 			else
 				seq_printf(m, " dlid=%u",
 					   le16_to_cpu(peer->addr.lid));
-			seq_puts(m, " sl=0\n");
+			seq_printf(m, " sl=%u\n", READ_ONCE(lite_param_sl));
 		}
 		lite_peer_put(peer);
 	}

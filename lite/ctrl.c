@@ -52,6 +52,11 @@ struct lite_ctrl_tx {
 static DEFINE_XARRAY_ALLOC(lite_ctrl_waits);
 static u32 lite_ctrl_next_id;
 static struct workqueue_struct *lite_ctrl_wq;
+/*
+ * The peers' QP reconnections (qp_conn.c). They take the membership lock,
+ * under which lite_ctrl_flush() runs: not on lite_ctrl_wq.
+ */
+static struct workqueue_struct *lite_recover_wq;
 
 static void lite_ctrl_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -62,7 +67,7 @@ static void lite_ctrl_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 		lite_peer_warn(peer, "control message failed: %s\n",
 			       ib_wc_status_msg(wc->status));
 	ib_dma_unmap_single(peer->dev->ibdev, tx->dma, tx->len, DMA_TO_DEVICE);
-	lite_qp_complete(tx->lqp);
+	lite_qp_complete(tx->lqp, wc->status);
 	kfree(tx);
 	lite_peer_put(peer);
 }
@@ -380,11 +385,19 @@ bad:
 int lite_ctrl_init(void)
 {
 	lite_ctrl_wq = alloc_workqueue("lite_ctrl", WQ_UNBOUND, 0);
-	return lite_ctrl_wq ? 0 : -ENOMEM;
+	if (!lite_ctrl_wq)
+		return -ENOMEM;
+	lite_recover_wq = alloc_workqueue("lite_recover", WQ_UNBOUND, 0);
+	if (!lite_recover_wq) {
+		destroy_workqueue(lite_ctrl_wq);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void lite_ctrl_exit(void)
 {
+	destroy_workqueue(lite_recover_wq);
 	destroy_workqueue(lite_ctrl_wq);
 }
 
@@ -398,6 +411,21 @@ void lite_ctrl_queue(struct work_struct *work)
 void lite_ctrl_queue_delayed(struct delayed_work *dwork, unsigned long delay)
 {
 	mod_delayed_work(lite_ctrl_wq, dwork, delay);
+}
+
+/*
+ * A peer's reconnection, @delay jiffies from now; false if one is queued
+ * already (the caller's reference is then not the work's).
+ */
+bool lite_ctrl_queue_recover(struct delayed_work *dwork, unsigned long delay)
+{
+	return queue_delayed_work(lite_recover_wq, dwork, delay);
+}
+
+/* Work that takes the membership lock (a device event's): the same queue. */
+void lite_ctrl_queue_membership(struct work_struct *work)
+{
+	queue_work(lite_recover_wq, work);
 }
 
 /* Wait for every request being served and every queued work. */

@@ -41,6 +41,7 @@ static char lite_probe_result[16 + 2 * LITE_PROBE_MAX];	/* under the lock */
 
 struct lite_probe {
 	struct ib_cqe		cqe;
+	struct lite_qp		*lqp;
 	struct completion	done;
 	enum ib_wc_status	status;
 };
@@ -49,6 +50,8 @@ static void lite_probe_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct lite_probe *p = container_of(wc->wr_cqe, struct lite_probe, cqe);
 
+	/* Here, before the QP's drain can end: an error is this epoch's. */
+	lite_qp_complete(p->lqp, wc->status);
 	p->status = wc->status;
 	complete(&p->done);
 }
@@ -83,6 +86,7 @@ static int lite_probe_read(u16 node, u32 qpi, u32 rkey, u64 addr, u32 len)
 	if (ib_dma_mapping_error(ibdev, dma))
 		goto out_free;
 	p->cqe.done = lite_probe_done;
+	p->lqp = lqp;
 	init_completion(&p->done);
 	sge = (struct ib_sge) {
 		.addr = dma, .length = len, .lkey = peer->dev->pd->local_dma_lkey,
@@ -102,7 +106,6 @@ static int lite_probe_read(u16 node, u32 qpi, u32 rkey, u64 addr, u32 len)
 	if (!ret) {
 		/* Bounded: the QP's retries run out, or teardown flushes it. */
 		wait_for_completion(&p->done);
-		lite_qp_complete(lqp);
 	}
 	ib_dma_unmap_single(ibdev, dma, len, DMA_FROM_DEVICE);
 	if (ret)

@@ -32,6 +32,49 @@ static void lite_dev_free(struct lite_dev *dev)
 	kfree(dev);
 }
 
+static void lite_dev_event_work(struct work_struct *work)
+{
+	struct lite_dev *dev = container_of(work, struct lite_dev, event_work);
+
+	lite_membership_dev_event(dev, xchg(&dev->events, 0));
+}
+
+/*
+ * Port state, address table and fatal events of our port; what they ask
+ * (re-reading the port, re-resolving peers, reconnecting QPs) sleeps, so
+ * it runs in a work item.
+ */
+static void lite_dev_event(struct ib_event_handler *handler,
+			   struct ib_event *event)
+{
+	struct lite_dev *dev = container_of(handler, struct lite_dev,
+					    event_handler);
+	int ev;
+
+	switch (event->event) {
+	case IB_EVENT_PORT_ERR:
+	case IB_EVENT_PORT_ACTIVE:
+		ev = LITE_DEV_EV_PORT;
+		break;
+	case IB_EVENT_GID_CHANGE:
+	case IB_EVENT_LID_CHANGE:
+	case IB_EVENT_CLIENT_REREGISTER:
+		ev = LITE_DEV_EV_ADDR;
+		break;
+	case IB_EVENT_DEVICE_FATAL:
+		ev = LITE_DEV_EV_FATAL;
+		break;
+	default:
+		return;
+	}
+	if (ev != LITE_DEV_EV_FATAL && event->element.port_num != dev->port)
+		return;
+	pr_info("%s port %u: %s\n", dev_name(&dev->ibdev->dev), dev->port,
+		ib_event_msg(event->event));
+	set_bit(ev, &dev->events);
+	lite_ctrl_queue_membership(&dev->event_work);
+}
+
 static int lite_add_one(struct ib_device *ibdev)
 {
 	struct lite_dev *dev;
@@ -75,6 +118,9 @@ static int lite_add_one(struct ib_device *ibdev)
 		pr_err("%s: ib_create_cq(%d) failed: %d\n", dev_name(&ibdev->dev), cqe, ret);
 		goto err_free;
 	}
+	INIT_WORK(&dev->event_work, lite_dev_event_work);
+	INIT_IB_EVENT_HANDLER(&dev->event_handler, ibdev, lite_dev_event);
+	ib_register_event_handler(&dev->event_handler);
 	lite_dev = dev;
 	lite_dev_dying = false;
 	mutex_unlock(&lite_dev_lock);
@@ -105,6 +151,8 @@ static void lite_remove_one(struct ib_device *ibdev, void *client_data)
 	mutex_unlock(&lite_dev_lock);
 	/* Waiters sleep from now on: the CQ goes with the device. */
 	lite_cq_stop_spinners(dev);
+	ib_unregister_event_handler(&dev->event_handler);
+	cancel_work_sync(&dev->event_work);
 
 	/* Everything built on the device goes first: peers, QPs, socket. */
 	lite_membership_exit();

@@ -12,6 +12,7 @@
 #include <linux/semaphore.h>
 #include <linux/uio.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
 #include "include/lite_proto.h"
@@ -39,6 +40,10 @@ extern unsigned int lite_param_port;
 extern unsigned int lite_param_gid_index;
 extern unsigned int lite_param_qps_per_peer;
 extern bool lite_param_unsafe_global_rkey;
+extern unsigned int lite_param_qp_timeout;
+extern unsigned int lite_param_qp_retry;
+extern unsigned int lite_param_tclass;
+extern unsigned int lite_param_sl;
 
 /* device.c: the RDMA device LITE runs on (one per node) */
 #define LITE_CQ_BATCH	16	/* completions polled at once */
@@ -57,6 +62,16 @@ struct lite_dev {
 	struct irq_poll		cq_iop;
 	struct ib_wc		cq_wc[LITE_CQ_BATCH];
 	atomic_t		users;	/* its own + lite_dev_hold()'s */
+	struct ib_event_handler	event_handler;
+	unsigned long		events;	/* LITE_DEV_EV_*, for event_work */
+	struct work_struct	event_work;
+};
+
+/* What a device event asks of the membership (lite_membership_dev_event). */
+enum {
+	LITE_DEV_EV_PORT,	/* the port went down or up: re-read it */
+	LITE_DEV_EV_ADDR,	/* GID or LID table changed: re-read, re-resolve */
+	LITE_DEV_EV_FATAL,	/* the device is gone for good: leave */
 };
 
 int lite_device_init(void);
@@ -101,12 +116,17 @@ u32 lite_piece_rkey(const struct lite_piece *p);
 size_t lite_pool_show(char *buf, size_t size);
 
 /* qp_pool.c: K RC QPs per peer */
-#define LITE_RX_DEPTH	16	/* receives posted per QP */
 #define LITE_TX_DEPTH	32	/* sends outstanding per QP */
-#define LITE_QP_TIMEOUT	17	/* 4.096 us * 2^17 = 0.5 s: TCG guests are slow */
-#define LITE_QP_RETRY	7
+/*
+ * Receives posted per QP: every send of the peer's may consume one (control
+ * messages, RPC writes with immediate, ACKs), and a receive is reposted
+ * only after its completion ran: the peer's credit plus headroom, so that
+ * the receiver is never not ready (an RNR NAK stalls the sender for
+ * min_rnr_timer).
+ */
+#define LITE_RX_DEPTH	(LITE_TX_DEPTH + 16)
 #define LITE_RNR_INFINITE 7
-#define LITE_MIN_RNR_TIMER 12	/* 0.64 ms */
+#define LITE_MIN_RNR_TIMER 1	/* 0.01 ms: a retry, not a stall */
 
 /* av.c: how our QPs address a port (on RoCE: the resolved next hop) */
 struct lite_av {
@@ -132,6 +152,26 @@ struct lite_rx_buf {
 	u64			dma;
 };
 
+/*
+ * Where a QP is in its connection with the peer's QP of the same index
+ * (qp_conn.c has the handshake); only READY carries traffic.
+ */
+enum lite_qp_state {
+	LITE_QP_IDLE,		/* INIT, receives posted: waits for the peer's */
+	LITE_QP_CONNECTED,	/* RTS: waits for word that the peer's is too */
+	LITE_QP_READY,		/* both ends connected: in use */
+	LITE_QP_BROKEN,		/* an error: out of use until reconnected */
+};
+
+/* The peer's endpoint of one QP, as its QP_INFO entry said. */
+struct lite_qp_remote {
+	u32	qpn;
+	u32	psn;
+	u32	epoch;
+	bool	rtr;
+	bool	valid;
+};
+
 struct lite_qp {
 	struct lite_peer	*peer;
 	unsigned int		index;
@@ -140,7 +180,14 @@ struct lite_qp {
 	u32			dqpn;	/* the peer's, once connected */
 	u32			psn;
 	bool			inited;	/* reached INIT: must be drained */
-	bool			rts;
+	/* Under peer->lock (read anywhere): */
+	enum lite_qp_state	state;
+	/* The rest under the membership lock (qp_conn.c): */
+	u32			epoch;		/* of the connection in progress */
+	struct lite_qp_remote	pending;	/* news that came while BROKEN */
+	unsigned long		last_reset;	/* jiffies */
+	unsigned long		backoff;	/* before the next reset */
+	unsigned int		recoveries;	/* resets after errors */
 	struct semaphore	credits;	/* free send queue entries */
 	struct lite_rx_buf	rx[LITE_RX_DEPTH];
 	struct ib_cqe		tx_cqe;
@@ -162,7 +209,8 @@ struct lite_peer {
 	struct lite_port_addr	addr;
 	struct lite_av		av;	/* its next hop (av.c) */
 	enum lite_peer_state	state;
-	unsigned long		hello_seen;	/* bit i: hello on QP i */
+	unsigned long		ready_seen;	/* bit i: QP i was READY */
+	struct delayed_work	recover_work;	/* reconnects BROKEN QPs */
 	/* The table's + lite_peer_get()'s; the last frees it. */
 	refcount_t		refs;
 	spinlock_t		lock;		/* closing vs. posting */
@@ -177,12 +225,13 @@ struct lite_peer {
 struct lite_peer *lite_peer_create(struct lite_dev *dev, u16 id, u32 gen,
 				   const struct lite_msg_peer_up *up,
 				   unsigned int nr_qps);
-int lite_peer_connect(struct lite_peer *peer,
-		      const struct lite_msg_qp_info *info);
 void lite_peer_destroy(struct lite_peer *peer);
-void lite_peer_fill_qp_info(struct lite_peer *peer,
-			    struct lite_msg_qp_info *info);
 struct lite_qp *lite_peer_pick_qp(struct lite_peer *peer);
+int lite_qp_reset(struct lite_qp *lqp);
+int lite_qp_connect(struct lite_qp *lqp, u32 remote_qpn, u32 remote_psn);
+int lite_qp_send_hello(struct lite_qp *lqp);
+bool lite_qp_is_hello(const struct lite_qp *lqp, const struct ib_wc *wc,
+		      const void *data, bool this_epoch);
 int lite_qp_modify_init(struct lite_dev *dev, struct ib_qp *qp);
 int lite_qp_modify_rts(struct lite_dev *dev, struct ib_qp *qp,
 		       const struct lite_port_addr *addr,
@@ -192,7 +241,21 @@ struct ib_qp *lite_qp_create_loopback(struct lite_dev *dev, u32 depth);
 int lite_qp_create_loopback_pair(struct lite_dev *dev, u32 depth,
 				 struct ib_qp *qps[2]);
 int lite_qp_post(struct lite_qp *lqp, const struct ib_send_wr *wr);
-void lite_qp_complete(struct lite_qp *lqp);
+void lite_qp_complete(struct lite_qp *lqp, enum ib_wc_status status);
+
+/*
+ * qp_conn.c: the handshake that connects a QP pair, at the join and again
+ * after an error (docs/architecture.md)
+ */
+void lite_peer_fill_qp_info(struct lite_peer *peer,
+			    struct lite_msg_qp_info *info);
+bool lite_peer_take_qp_info(struct lite_peer *peer,
+			    const struct lite_msg_qp_info *in,
+			    struct lite_msg_qp_info *out);
+bool lite_peer_recover(struct lite_peer *peer, struct lite_msg_qp_info *out);
+void lite_qp_break(struct lite_qp *lqp, const char *why);
+void lite_qp_hello_arrived(struct lite_qp *lqp);
+const char *lite_qp_state_name(enum lite_qp_state state);
 
 /* membership.c: the manager connection and the peer table */
 int lite_membership_join(const char *manager, u16 port, u32 ib_port,
@@ -201,12 +264,14 @@ void lite_membership_exit(void);
 u16 lite_node_id(void);
 u32 lite_node_gen(void);
 u32 lite_node_gen_of(u16 node);
+void lite_membership_dev_event(struct lite_dev *dev, unsigned long events);
 unsigned int lite_nr_nodes(u64 *connected);
 unsigned int lite_qps_per_peer(void);
 struct lite_peer *lite_peer_get(u16 id, u32 gen);
 void lite_peer_wait_up(u16 id, u32 gen, unsigned long timeout);
 void lite_peer_set_up(struct lite_peer *peer);
 void lite_peer_put(struct lite_peer *peer);
+void lite_peer_recover_work(struct work_struct *work);
 bool lite_peer_alive(u16 id, u32 gen);
 struct lite_dev *lite_peer_dev(u16 id, u32 gen);
 struct lite_dev *lite_peer_dev_hold(u16 id);
@@ -242,6 +307,8 @@ void lite_ctrl_recv(struct lite_peer *peer, const void *buf, u32 len);
 void lite_ctrl_peer_down(u16 node);
 void lite_ctrl_queue(struct work_struct *work);
 void lite_ctrl_queue_delayed(struct delayed_work *dwork, unsigned long delay);
+bool lite_ctrl_queue_recover(struct delayed_work *dwork, unsigned long delay);
+void lite_ctrl_queue_membership(struct work_struct *work);
 void lite_ctrl_flush(void);
 
 /* lmr.c: the LMRs this node owns, and what it has published */

@@ -28,6 +28,27 @@ bool lite_param_unsafe_global_rkey;
 module_param_named(unsafe_global_rkey, lite_param_unsafe_global_rkey, bool, 0444);
 MODULE_PARM_DESC(unsafe_global_rkey, "reach LMRs through the PD's global rkey, which exposes all DMA-able memory of the node to every peer; only for devices without fast registration (default: N)");
 
+/*
+ * Transport settings of every QP LITE connects from now on (lite/qps shows
+ * them per QP). The defaults suit hardware, as perftest's: the local
+ * virtual cluster's inventory asks for more patience (lite_params).
+ */
+unsigned int lite_param_qp_timeout = 14;
+module_param_named(qp_timeout, lite_param_qp_timeout, uint, 0444);
+MODULE_PARM_DESC(qp_timeout, "local ACK timeout of LITE's RC QPs, 4.096 us * 2^N, 1..31 (default: 14, 67 ms)");
+
+unsigned int lite_param_qp_retry = 7;
+module_param_named(qp_retry, lite_param_qp_retry, uint, 0444);
+MODULE_PARM_DESC(qp_retry, "transport retries of LITE's RC QPs before an error, 0..7 (default: 7)");
+
+unsigned int lite_param_tclass;
+module_param_named(tclass, lite_param_tclass, uint, 0444);
+MODULE_PARM_DESC(tclass, "RoCE traffic class (DSCP << 2 | ECN) of LITE's QPs, e.g. a lossless class's (default: 0)");
+
+unsigned int lite_param_sl;
+module_param_named(sl, lite_param_sl, uint, 0444);
+MODULE_PARM_DESC(sl, "InfiniBand service level of LITE's QPs, 0..15 (default: 0)");
+
 static int __init lite_init(void)
 {
 	int ret;
@@ -35,6 +56,12 @@ static int __init lite_init(void)
 	if (!lite_param_qps_per_peer ||
 	    lite_param_qps_per_peer > LITE_MAX_QPS_PER_PEER) {
 		pr_err("qps_per_peer must be 1..%d\n", LITE_MAX_QPS_PER_PEER);
+		return -EINVAL;
+	}
+	if (!lite_param_qp_timeout || lite_param_qp_timeout > 31 ||
+	    lite_param_qp_retry > 7 || lite_param_tclass > 255 ||
+	    lite_param_sl > 15) {
+		pr_err("qp_timeout must be 1..31, qp_retry 0..7, tclass 0..255, sl 0..15\n");
 		return -EINVAL;
 	}
 	ret = lite_stats_init();

@@ -4,11 +4,13 @@
  * Joining reads the manager's CHALLENGE, sends JOIN and waits for WELCOME,
  * every message from JOIN on authenticated (auth.c); a kernel thread then
  * handles
- * PEER_UP (create the peer's QPs, send QP_INFO), QP_INFO (connect them) and
- * PEER_DOWN (tear them down). Every message from the network is validated
+ * PEER_UP (create the peer's QPs, send QP_INFO), QP_INFO (connect them,
+ * qp_conn.c) and PEER_DOWN (tear them down); a peer's work item resets
+ * and reconnects the QPs an error broke, under the same lock. Every message from the network is validated
  * before use; a protocol violation disconnects from the manager.
  * Protocol: include/lite_proto.h and docs/protocol.md.
  */
+#include <linux/etherdevice.h>
 #include <linux/inet.h>
 #include <linux/kthread.h>
 #include <linux/net.h>
@@ -17,6 +19,7 @@
 #include <linux/utsname.h>
 #include <linux/wait.h>
 #include <net/sock.h>
+#include <rdma/ib_cache.h>
 
 #include "lite_priv.h"
 #include "wire_check.h"
@@ -358,6 +361,122 @@ static void lite_peer_remove(u16 id)
 	lite_lmr_peer_down(id, peer_gen);
 }
 
+/* QP_INFO with our entries for @peer (lite_peer_fill_qp_info() & co.). */
+static int lite_send_qp_info(struct lite_peer *peer,
+			     struct lite_msg_qp_info *info)
+{
+	int ret;
+
+	info->src_node = cpu_to_le16(lite_cluster.node_id);
+	info->src_gen = cpu_to_le32(lite_cluster.gen);
+	info->dst_gen = cpu_to_le32(peer->gen);
+	if (READ_ONCE(lite_cluster.lost))
+		ret = -ENOTCONN;
+	else
+		ret = lite_send_msg(lite_cluster.sock, LITE_MSG_QP_INFO, info,
+				    sizeof(*info));
+	if (ret)
+		lite_peer_err(peer, "cannot send QP_INFO to the manager (%d): its QPs wait until lite-join rejoins\n",
+			      ret);
+	return ret;
+}
+
+/**
+ * lite_peer_recover_work() - reset and reconnect the QPs of a peer that
+ * an error broke (qp_conn.c)
+ * @work: the peer's recover_work; its queuer took a reference
+ */
+void lite_peer_recover_work(struct work_struct *work)
+{
+	struct lite_peer *peer = container_of(to_delayed_work(work),
+					      struct lite_peer, recover_work);
+	struct lite_msg_qp_info *info;
+
+	info = kmalloc(sizeof(*info), GFP_KERNEL);
+	mutex_lock(&lite_cluster.lock);
+	/* Gone from the table: its teardown destroyed the QPs meanwhile. */
+	if (lite_cluster.peers[peer->id] == peer) {
+		if (!info)
+			lite_peer_err(peer, "out of memory: its broken QPs stay so\n");
+		else if (lite_peer_recover(peer, info))
+			lite_send_qp_info(peer, info);
+	}
+	mutex_unlock(&lite_cluster.lock);
+	kfree(info);
+	lite_peer_put(peer);
+}
+
+/*
+ * The port came back, or its address table changed: re-read it, and
+ * re-resolve every peer's next hop; a peer whose next hop changed gets its
+ * QPs reconnected (qp_conn.c) with the new one.
+ */
+static void lite_dev_readdress(struct lite_dev *dev)
+{
+	struct ib_port_attr attr;
+	union ib_gid gid;
+	unsigned int i, q;
+	int ret;
+
+	ret = ib_query_port(dev->ibdev, dev->port, &attr);
+	if (ret || attr.state != IB_PORT_ACTIVE) {
+		pr_warn("port %u is not active (%d): QPs that fail meanwhile are reconnected once it is\n",
+			dev->port, ret ?: attr.state);
+		return;
+	}
+	if (rdma_query_gid(dev->ibdev, dev->port, dev->gid_index, &gid) ||
+	    memcmp(gid.raw, dev->gid.raw, sizeof(gid.raw)) ||
+	    (dev->link_layer != IB_LINK_LAYER_ETHERNET && attr.lid != dev->lid)) {
+		pr_err("our address changed since the join (GID index %u: %pI6, LID %u; peers know %pI6, LID %u): leave and rejoin (lite-join) to announce it\n",
+		       dev->gid_index, gid.raw, attr.lid, dev->gid.raw, dev->lid);
+		return;
+	}
+	for (i = 1; i < LITE_MAX_NODES; i++) {
+		struct lite_peer *peer = lite_cluster.peers[i];
+		struct lite_av av;
+
+		if (!peer)
+			continue;
+		ret = lite_av_resolve(dev, &peer->addr, &av);
+		if (ret) {
+			lite_peer_warn(peer, "its next hop cannot be resolved now (%d): its QPs stay as they are\n",
+				       ret);
+			continue;
+		}
+		if (av.mtu == peer->av.mtu && av.hop_limit == peer->av.hop_limit &&
+		    ether_addr_equal(av.dmac, peer->av.dmac))
+			continue;
+		lite_peer_info(peer, "its next hop changed (%pM, MTU %d): reconnecting its QPs\n",
+			       av.dmac, ib_mtu_enum_to_int(av.mtu));
+		peer->av = av;
+		for (q = 0; q < peer->nr_qps; q++)
+			lite_qp_break(&peer->qps[q], "next hop changed");
+	}
+}
+
+/**
+ * lite_membership_dev_event() - act on events of our device (device.c)
+ * @dev: the device
+ * @events: LITE_DEV_EV_* bits
+ *
+ * Context: process context (a work item), no lock held.
+ */
+void lite_membership_dev_event(struct lite_dev *dev, unsigned long events)
+{
+	bool leave;
+
+	mutex_lock(&lite_cluster.lock);
+	leave = lite_cluster.dev == dev && test_bit(LITE_DEV_EV_FATAL, &events);
+	if (lite_cluster.dev == dev && !leave)
+		lite_dev_readdress(dev);
+	mutex_unlock(&lite_cluster.lock);
+	if (leave) {
+		pr_err("%s: fatal device error: leaving the cluster (lite-join rejoins once the device is back)\n",
+		       dev_name(&dev->ibdev->dev));
+		lite_membership_exit();
+	}
+}
+
 static int lite_handle_peer_up(const struct lite_msg_peer_up *up)
 {
 	u16 id = le16_to_cpu(up->node_id);
@@ -385,17 +504,14 @@ static int lite_handle_peer_up(const struct lite_msg_peer_up *up)
 	lite_cluster.peers[id] = peer;
 	spin_unlock_irq(&lite_cluster.peers_lock);
 	lite_peer_fill_qp_info(peer, &info);
-	info.src_node = cpu_to_le16(lite_cluster.node_id);
-	info.src_gen = cpu_to_le32(lite_cluster.gen);
-	info.dst_gen = cpu_to_le32(gen);
 	lite_peer_info(peer, "announced (%s)\n", peer->name);
-	return lite_send_msg(lite_cluster.sock, LITE_MSG_QP_INFO, &info,
-			     sizeof(info));
+	return lite_send_qp_info(peer, &info);
 }
 
 static int lite_handle_qp_info(const struct lite_msg_qp_info *info)
 {
 	u16 src = le16_to_cpu(info->src_node);
+	struct lite_msg_qp_info answer;
 	struct lite_peer *peer;
 
 	if (lite_check_mgr_qp_info(info, lite_cluster.node_id, lite_cluster.k)) {
@@ -410,7 +526,8 @@ static int lite_handle_qp_info(const struct lite_msg_qp_info *info)
 			       "stale QP_INFO dropped\n");
 		return 0;
 	}
-	lite_peer_connect(peer, info);
+	if (lite_peer_take_qp_info(peer, info, &answer))
+		return lite_send_qp_info(peer, &answer);
 	return 0;
 }
 

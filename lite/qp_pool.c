@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The QP pool: K RC QPs per peer, shared by every application on the node.
- * A peer's QPs are created on PEER_UP (to INIT, receives posted), connected
- * on the peer's QP_INFO (RTR, RTS), and proven by a hello sent on each one:
- * the peer is UP once a hello has arrived on every QP. After that, a QP
- * carries control messages (ctrl.c) and one-sided data operations (rdma.c);
- * a semaphore per QP hands out its send queue entries.
+ * A peer's QPs are created on PEER_UP (to INIT, receives posted) and
+ * connected by the handshake in qp_conn.c; the peer is UP once every QP
+ * was READY. A READY QP carries control messages (ctrl.c), RPC (rpc.c) and
+ * one-sided data operations (rdma.c); a semaphore per QP hands out its
+ * send queue entries. Any error takes a QP out of use until qp_conn.c has
+ * reset and reconnected it.
  */
 #include <linux/bottom_half.h>
 #include <linux/moduleparam.h>
@@ -23,24 +24,34 @@ MODULE_PARM_DESC(post_inline_softirq, "post with bottom halves off, so send work
 
 #define LITE_RD_ATOMIC		16
 
-/* The first message on every QP; checked against the peer we expect. */
+/*
+ * The first message on a QP whose peer does not know yet that ours is
+ * connected (qp_conn.c); checked against the peer and epoch we expect.
+ */
 struct lite_hello {
 	__le32	magic;
 	__le16	src_node;
 	__le16	qp_index;
 	__le32	src_gen;
-	__le32	reserved;
+	__le32	epoch;
 };
 
 static void lite_qp_event(struct ib_event *event, void *context)
 {
 	struct lite_qp *lqp = context;
 
-	lite_peer_warn(lqp->peer, "QP %u: async event %s\n", lqp->index,
-		       ib_event_msg(event->event));
-	if (event->event == IB_EVENT_QP_FATAL ||
-	    event->event == IB_EVENT_QP_ACCESS_ERR)
-		WRITE_ONCE(lqp->peer->state, LITE_PEER_FAILED);
+	switch (event->event) {
+	case IB_EVENT_COMM_EST:		/* a receive in RTR: normal */
+		break;
+	case IB_EVENT_QP_FATAL:
+	case IB_EVENT_QP_REQ_ERR:
+	case IB_EVENT_QP_ACCESS_ERR:
+		lite_qp_break(lqp, ib_event_msg(event->event));
+		break;
+	default:
+		lite_peer_warn(lqp->peer, "QP %u: async event %s\n",
+			       lqp->index, ib_event_msg(event->event));
+	}
 }
 
 static int lite_post_rx(struct lite_rx_buf *rx)
@@ -60,14 +71,26 @@ static int lite_post_rx(struct lite_rx_buf *rx)
 	return ib_post_recv(rx->lqp->qp, &wr, NULL);
 }
 
-static bool lite_hello_ok(const struct lite_qp *lqp, const struct ib_wc *wc,
-			  const struct lite_hello *h)
+/**
+ * lite_qp_is_hello() - is a received message the peer's hello on @lqp?
+ * @lqp: the QP it arrived on
+ * @wc: its completion
+ * @data: the receive buffer, synced for the CPU
+ * @this_epoch: of the connection in progress (else of any)
+ *
+ * No other message is 16 bytes without an immediate.
+ */
+bool lite_qp_is_hello(const struct lite_qp *lqp, const struct ib_wc *wc,
+		      const void *data, bool this_epoch)
 {
-	return wc->byte_len == sizeof(*h) &&
+	const struct lite_hello *h = data;
+
+	return wc->byte_len == sizeof(*h) && !(wc->wc_flags & IB_WC_WITH_IMM) &&
 	       le32_to_cpu(h->magic) == LITE_PROTO_MAGIC &&
 	       le16_to_cpu(h->src_node) == lqp->peer->id &&
 	       le32_to_cpu(h->src_gen) == lqp->peer->gen &&
-	       le16_to_cpu(h->qp_index) == lqp->index && !h->reserved;
+	       le16_to_cpu(h->qp_index) == lqp->index &&
+	       (!this_epoch || le32_to_cpu(h->epoch) == lqp->epoch);
 }
 
 static void lite_rx_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -75,37 +98,38 @@ static void lite_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct lite_rx_buf *rx = container_of(wc->wr_cqe, struct lite_rx_buf, cqe);
 	struct lite_qp *lqp = rx->lqp;
 	struct lite_peer *peer = lqp->peer;
+	enum lite_qp_state state;
 	unsigned long flags;
 
 	if (wc->status != IB_WC_SUCCESS) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			lite_peer_warn(peer, "QP %u: receive failed: %s\n",
-				       lqp->index, ib_wc_status_msg(wc->status));
+		/* Failed or flushed: the QP is in error. Its reset reposts. */
+		lite_qp_break(lqp, ib_wc_status_msg(wc->status));
 		return;
 	}
 	ib_dma_sync_single_for_cpu(peer->dev->ibdev, rx->dma, LITE_RX_BUF_SIZE,
 				   DMA_FROM_DEVICE);
-	if (test_bit(lqp->index, &peer->hello_seen)) {
-		if (wc->wc_flags & IB_WC_WITH_IMM)
-			lite_rpc_rx(peer, wc);	/* RPC: data is in a ring */
-		else
-			lite_ctrl_recv(peer, rx->data, wc->byte_len);
-	} else if (!lite_hello_ok(lqp, wc, rx->data)) {
-		lite_peer_warn(peer, "QP %u: unexpected message (%u bytes) dropped\n",
-			       lqp->index, wc->byte_len);
-	} else {
-		set_bit(lqp->index, &peer->hello_seen);
-		if (bitmap_weight(&peer->hello_seen, peer->nr_qps) == peer->nr_qps) {
-			lite_peer_set_up(peer);
-			lite_peer_info(peer, "%u QPs up (%s)\n", peer->nr_qps,
-				       peer->name);
-		}
+	state = READ_ONCE(lqp->state);
+	if (state == LITE_QP_CONNECTED) {
+		/* Only a peer that knows ours is connected sends. */
+		lite_qp_hello_arrived(lqp);
+		state = LITE_QP_READY;
 	}
+	if (state != LITE_QP_READY)
+		lite_peer_warn(peer, "QP %u: message (%u bytes) while %s dropped\n",
+			       lqp->index, wc->byte_len,
+			       lite_qp_state_name(state));
+	else if (wc->wc_flags & IB_WC_WITH_IMM)
+		lite_rpc_rx(peer, wc);	/* RPC: data is in a ring */
+	else if (!lite_qp_is_hello(lqp, wc, rx->data, false))
+		lite_ctrl_recv(peer, rx->data, wc->byte_len);
 	ib_dma_sync_single_for_device(peer->dev->ibdev, rx->dma,
 				      LITE_RX_BUF_SIZE, DMA_FROM_DEVICE);
-	/* Under the lock: once teardown set closing, nothing is reposted. */
+	/*
+	 * Under the lock: once teardown set closing, or an error BROKEN (its
+	 * drain and reset repost every buffer), nothing is reposted.
+	 */
 	spin_lock_irqsave(&peer->lock, flags);
-	if (!peer->closing && lite_post_rx(rx))
+	if (!peer->closing && lqp->state != LITE_QP_BROKEN && lite_post_rx(rx))
 		lite_peer_warn(peer, "QP %u: cannot repost a receive\n",
 			       lqp->index);
 	spin_unlock_irqrestore(&peer->lock, flags);
@@ -115,11 +139,8 @@ static void lite_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct lite_qp *lqp = container_of(wc->wr_cqe, struct lite_qp, tx_cqe);
 
-	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR) {
-		lite_peer_warn(lqp->peer, "QP %u: hello failed: %s\n",
-			       lqp->index, ib_wc_status_msg(wc->status));
-		WRITE_ONCE(lqp->peer->state, LITE_PEER_FAILED);
-	}
+	if (wc->status != IB_WC_SUCCESS)
+		lite_qp_break(lqp, "hello failed");
 }
 
 static void lite_qp_free_bufs(struct lite_qp *lqp)
@@ -181,8 +202,9 @@ static int lite_qp_alloc_bufs(struct lite_qp *lqp)
  * @dev: its device
  * @qp: the QP
  *
- * Peers may read, write and run atomics on LITE memory through it (what
- * they reach is bounded by the keys they hold, pool.c).
+ * Peers may read, write and (where the device has atomics) run atomics on
+ * LITE memory through it (what they reach is bounded by the keys they
+ * hold, pool.c).
  *
  * Return: 0 or a negative errno.
  */
@@ -192,9 +214,12 @@ int lite_qp_modify_init(struct lite_dev *dev, struct ib_qp *qp)
 		.qp_state	= IB_QPS_INIT,
 		.pkey_index	= 0,
 		.port_num	= dev->port,
-		.qp_access_flags = IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE |
-				   IB_ACCESS_REMOTE_ATOMIC,
+		.qp_access_flags = IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE,
 	};
+
+	/* mlx5 refuses the QP's RTR on a function without atomics. */
+	if (dev->ibdev->attrs.atomic_cap != IB_ATOMIC_NONE)
+		attr.qp_access_flags |= IB_ACCESS_REMOTE_ATOMIC;
 
 	return ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
 			    IB_QP_PORT | IB_QP_ACCESS_FLAGS);
@@ -239,8 +264,8 @@ int lite_qp_modify_rts(struct lite_dev *dev, struct ib_qp *qp,
 	memset(&attr, 0, sizeof(attr));
 	attr.qp_state = IB_QPS_RTS;
 	attr.sq_psn = sq_psn;
-	attr.timeout = LITE_QP_TIMEOUT;
-	attr.retry_cnt = LITE_QP_RETRY;
+	attr.timeout = READ_ONCE(lite_param_qp_timeout);
+	attr.retry_cnt = READ_ONCE(lite_param_qp_retry);
 	attr.rnr_retry = LITE_RNR_INFINITE;
 	attr.max_rd_atomic = min(LITE_RD_ATOMIC, dev->ibdev->attrs.max_qp_init_rd_atom);
 	return ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_TIMEOUT |
@@ -371,6 +396,7 @@ static int lite_qp_create(struct lite_peer *peer, struct lite_qp *lqp)
 	int i, ret;
 
 	sema_init(&lqp->credits, LITE_TX_DEPTH);
+	lqp->state = LITE_QP_IDLE;
 	ret = lite_qp_alloc_bufs(lqp);
 	if (ret)
 		return ret;
@@ -436,6 +462,7 @@ struct lite_peer *lite_peer_create(struct lite_dev *dev, u16 id, u32 gen,
 	peer->addr = up->addr;
 	peer->av = av;
 	peer->state = LITE_PEER_CREATED;
+	INIT_DELAYED_WORK(&peer->recover_work, lite_peer_recover_work);
 	refcount_set(&peer->refs, 1);
 	lite_dev_hold(dev);	/* until the last reference (lite_peer_put) */
 	spin_lock_init(&peer->lock);
@@ -458,28 +485,36 @@ struct lite_peer *lite_peer_create(struct lite_dev *dev, u16 id, u32 gen,
 }
 
 /**
- * lite_peer_fill_qp_info() - describe our QPs for @peer in a QP_INFO body
- * @peer: the peer
- * @info: filled except src_node, src_gen and dst_gen
+ * lite_qp_connect() - connect @lqp to the peer's QP (RTR, RTS)
+ * @lqp: a QP in INIT
+ * @remote_qpn: the peer's QP number
+ * @remote_psn: its first packet sequence number
+ *
+ * Context: process context, membership lock held.
+ * Return: 0 or a negative errno.
  */
-void lite_peer_fill_qp_info(struct lite_peer *peer,
-			    struct lite_msg_qp_info *info)
-{
-	unsigned int i;
-
-	memset(info, 0, sizeof(*info));
-	info->dst_node = cpu_to_le16(peer->id);
-	info->nr_qps = cpu_to_le16(peer->nr_qps);
-	for (i = 0; i < peer->nr_qps; i++) {
-		info->qp[i].qpn = cpu_to_le32(peer->qps[i].qp->qp_num);
-		info->qp[i].psn = cpu_to_le32(peer->qps[i].psn);
-	}
-}
-
-static int lite_qp_connect(struct lite_qp *lqp, u32 remote_qpn, u32 remote_psn)
+int lite_qp_connect(struct lite_qp *lqp, u32 remote_qpn, u32 remote_psn)
 {
 	struct lite_peer *peer = lqp->peer;
-	struct lite_dev *dev = peer->dev;
+	int ret;
+
+	ret = lite_qp_modify_rts(peer->dev, lqp->qp, &peer->addr, &peer->av,
+				 remote_qpn, remote_psn, lqp->psn);
+	if (!ret)
+		lqp->dqpn = remote_qpn;
+	return ret;
+}
+
+/**
+ * lite_qp_send_hello() - tell the peer that @lqp is connected, in-band
+ * @lqp: a QP in RTS, not yet in use
+ *
+ * Context: process context, membership lock held.
+ * Return: 0 or the provider's error.
+ */
+int lite_qp_send_hello(struct lite_qp *lqp)
+{
+	struct lite_dev *dev = lqp->peer->dev;
 	struct lite_hello *h = lqp->tx_data;
 	struct ib_sge sge = {
 		.addr	= lqp->tx_dma,
@@ -493,20 +528,13 @@ static int lite_qp_connect(struct lite_qp *lqp, u32 remote_qpn, u32 remote_psn)
 		.opcode		= IB_WR_SEND,
 		.send_flags	= IB_SEND_SIGNALED,
 	};
-	int ret;
-
-	ret = lite_qp_modify_rts(dev, lqp->qp, &peer->addr, &peer->av,
-				 remote_qpn, remote_psn, lqp->psn);
-	if (ret)
-		return ret;
-	lqp->dqpn = remote_qpn;
-	lqp->rts = true;
 
 	*h = (struct lite_hello) {
 		.magic		= cpu_to_le32(LITE_PROTO_MAGIC),
 		.src_node	= cpu_to_le16(lite_node_id()),
 		.qp_index	= cpu_to_le16(lqp->index),
 		.src_gen	= cpu_to_le32(lite_node_gen()),
+		.epoch		= cpu_to_le32(lqp->epoch),
 	};
 	ib_dma_sync_single_for_device(dev->ibdev, lqp->tx_dma, sizeof(*h),
 				      DMA_TO_DEVICE);
@@ -514,46 +542,51 @@ static int lite_qp_connect(struct lite_qp *lqp, u32 remote_qpn, u32 remote_psn)
 }
 
 /**
- * lite_peer_connect() - connect our QPs to the peer's and say hello
- * @peer: a peer in state CREATED
- * @info: the peer's QP_INFO, already validated (nr_qps == K)
+ * lite_qp_reset() - take a BROKEN QP back to INIT with fresh receives
+ * @lqp: the QP, out of use
+ *
+ * Flushes what is still posted (each work request's completion runs first,
+ * so its owner sees the error), then RESET, INIT, every receive posted
+ * again and a new first PSN: the QP can be connected afresh.
  *
  * Context: process context, membership lock held.
- * Return: 0 or a negative errno; on error the peer is FAILED.
+ * Return: 0 or a negative errno.
  */
-int lite_peer_connect(struct lite_peer *peer,
-		      const struct lite_msg_qp_info *info)
+int lite_qp_reset(struct lite_qp *lqp)
 {
-	unsigned int i;
-	int ret;
+	struct lite_dev *dev = lqp->peer->dev;
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_RESET };
+	int i, ret;
 
-	if (peer->state != LITE_PEER_CREATED)
-		return -EALREADY;
-	for (i = 0; i < peer->nr_qps; i++) {
-		ret = lite_qp_connect(&peer->qps[i], le32_to_cpu(info->qp[i].qpn),
-				      le32_to_cpu(info->qp[i].psn));
-		if (ret) {
-			lite_peer_err(peer, "connecting QP %u failed: %d\n", i,
-				      ret);
-			peer->state = LITE_PEER_FAILED;
-			return ret;
-		}
-	}
-	/* A fast peer's hellos may already have made us UP. */
-	cmpxchg(&peer->state, LITE_PEER_CREATED, LITE_PEER_CONNECTING);
-	return 0;
+	/* Moves it to ERR itself; nothing posts meanwhile (not READY). */
+	ib_drain_qp(lqp->qp);
+	ret = ib_modify_qp(lqp->qp, &attr, IB_QP_STATE) ?:
+	      lite_qp_modify_init(dev, lqp->qp);
+	for (i = 0; i < LITE_RX_DEPTH && !ret; i++)
+		ret = lite_post_rx(&lqp->rx[i]);
+	lqp->psn = get_random_u32() & 0xffffff;
+	return ret;
 }
 
 /**
  * lite_peer_pick_qp() - the QP of @peer the next operation goes out on
  * @peer: a peer the caller holds a reference on
  *
- * Round robin, so that concurrent operations spread over the K QPs.
+ * Round robin over the READY ones, so that concurrent operations spread
+ * over the K QPs.
  */
 struct lite_qp *lite_peer_pick_qp(struct lite_peer *peer)
 {
 	unsigned int i = atomic_inc_return(&peer->next_qp);
+	unsigned int n;
 
+	/* Past the ones being reconnected, while another is READY. */
+	for (n = 0; n < peer->nr_qps; n++, i++) {
+		struct lite_qp *lqp = &peer->qps[i % peer->nr_qps];
+
+		if (READ_ONCE(lqp->state) == LITE_QP_READY)
+			return lqp;
+	}
 	return &peer->qps[i % peer->nr_qps];
 }
 
@@ -566,8 +599,9 @@ struct lite_qp *lite_peer_pick_qp(struct lite_peer *peer)
  * Waits for a send queue entry (bounded: completions or flushes free them).
  *
  * Context: process context.
- * Return: 0, -ENOTCONN when the peer is going away, -ETIMEDOUT, or the
- * provider's error; on error the WR was not posted.
+ * Return: 0, -ENOTCONN when the peer is going away, -EAGAIN while the QP
+ * is being reconnected after an error, -ETIMEDOUT, or the provider's
+ * error; on error the WR was not posted.
  */
 int lite_qp_post(struct lite_qp *lqp, const struct ib_send_wr *wr)
 {
@@ -590,6 +624,8 @@ int lite_qp_post(struct lite_qp *lqp, const struct ib_send_wr *wr)
 	spin_lock_irqsave(&peer->lock, flags);
 	if (peer->closing || READ_ONCE(peer->state) != LITE_PEER_UP)
 		ret = -ENOTCONN;
+	else if (lqp->state != LITE_QP_READY)
+		ret = -EAGAIN;
 	else
 		ret = ib_post_send(lqp->qp, wr, NULL);
 	spin_unlock_irqrestore(&peer->lock, flags);
@@ -603,9 +639,15 @@ int lite_qp_post(struct lite_qp *lqp, const struct ib_send_wr *wr)
 /**
  * lite_qp_complete() - give back the send queue entry of a completed WR
  * @lqp: the QP it was posted on
+ * @status: its completion's; anything but success means the QP is in
+ *	error, and it is taken out of use to be reconnected
+ *
+ * Context: any.
  */
-void lite_qp_complete(struct lite_qp *lqp)
+void lite_qp_complete(struct lite_qp *lqp, enum ib_wc_status status)
 {
+	if (status != IB_WC_SUCCESS)
+		lite_qp_break(lqp, ib_wc_status_msg(status));
 	up(&lqp->credits);
 }
 
@@ -629,6 +671,12 @@ void lite_peer_destroy(struct lite_peer *peer)
 	spin_lock_irqsave(&peer->lock, flags);
 	peer->closing = true;
 	spin_unlock_irqrestore(&peer->lock, flags);
+	/*
+	 * No reconnection is queued from now on. One running waits for the
+	 * membership lock our caller holds, then finds @peer gone.
+	 */
+	if (cancel_delayed_work(&peer->recover_work))
+		lite_peer_put(peer);	/* its reference; not the last */
 	for (i = 0; i < peer->nr_qps; i++) {
 		struct lite_qp *lqp = &peer->qps[i];
 

@@ -193,7 +193,7 @@ static void lite_op_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct lite_rdma_op *op = container_of(wc->wr_cqe, struct lite_rdma_op, cqe);
 
-	lite_qp_complete(op->lqp);
+	lite_qp_complete(op->lqp, wc->status);
 	if (wc->status != IB_WC_SUCCESS) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
 			lite_node_warn(op->node, op->gen, "RDMA %s failed: %s\n",

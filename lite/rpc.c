@@ -36,9 +36,9 @@ static void lite_rpc_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (tx->len)
 		ib_dma_unmap_single(peer->dev->ibdev, tx->dma, tx->len,
 				    DMA_TO_DEVICE);
-	lite_qp_complete(tx->lqp);
+	lite_qp_complete(tx->lqp, wc->status);
 	if (tx->ring)
-		lite_rpc_tx_sent(tx->ring);
+		lite_rpc_tx_sent(tx->ring, wc->status == IB_WC_SUCCESS);
 	kfree(tx);
 	lite_peer_put(peer);
 }
@@ -90,7 +90,7 @@ int lite_rpc_post(struct lite_qp *lqp, struct lite_rpc_tx *tx, u32 len,
 		ib_dma_unmap_single(ibdev, tx->dma, len, DMA_TO_DEVICE);
 err:
 	if (tx->ring)
-		lite_rpc_tx_sent(tx->ring);
+		lite_rpc_tx_sent(tx->ring, true);	/* never written */
 	kfree(tx);
 	lite_peer_put(peer);
 	return ret;

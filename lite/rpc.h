@@ -53,7 +53,7 @@ void lite_rpc_rx_reply(struct lite_peer *peer, u32 imm, u32 byte_len,
 		       bool with_data);
 void lite_rpc_fail_call(u32 id, int status);
 void lite_rpc_client_peer_down(u16 node);
-void lite_rpc_tx_sent(struct lite_rpc_tx_ring *tr);
+void lite_rpc_tx_sent(struct lite_rpc_tx_ring *tr, bool ok);
 
 /* rpc_server.c: what arrives for receivers */
 void lite_rpc_rx_request(struct lite_peer *peer, u32 imm, u32 byte_len);

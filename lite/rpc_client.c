@@ -33,13 +33,14 @@ struct lite_rpc_tx_ring {
 	u32			max_size;
 	u64			dma;		/* the ring, on @node */
 	u32			rkey;
-	/* Reserve + post, in order; never held across a wait. */
+	/* Reserve + post, in order; held across a wait only to resync. */
 	struct mutex		lock;
 	u64			head;		/* bytes spanned by our sends */
 	u64			acked;		/* bytes the receiver gave back */
 	atomic_t		inflight;	/* requests posted, not completed */
 	bool			dead;		/* the node left */
 	bool			closed;		/* the receiver took it back */
+	bool			resync;		/* a request failed: see below */
 	wait_queue_head_t	wq;		/* room, dead, closed, inflight 0 */
 };
 
@@ -151,11 +152,15 @@ static void lite_rpc_tx_put(struct lite_rpc_tx_ring *tr)
 /**
  * lite_rpc_tx_sent() - a request written into @tr completed (or failed)
  * @tr: our ring on the receiver, referenced by the request
+ * @ok: it completed successfully
  *
  * Context: any; the CQ's completion context included.
  */
-void lite_rpc_tx_sent(struct lite_rpc_tx_ring *tr)
+void lite_rpc_tx_sent(struct lite_rpc_tx_ring *tr, bool ok)
 {
+	/* Before inflight drops: lite_rpc_tx_resync() waits for that. */
+	if (!ok)
+		WRITE_ONCE(tr->resync, true);
 	if (atomic_dec_and_test(&tr->inflight))
 		wake_up_all(&tr->wq);
 	lite_rpc_tx_put(tr);
@@ -391,6 +396,53 @@ static bool lite_rpc_has_room(struct lite_rpc_tx_ring *tr, u32 need)
 }
 
 /*
+ * A request to @tr failed (its QP broke, qp_conn.c reconnects it): the
+ * receiver never saw it, or saw it and only the completion was lost, and
+ * it checks that each request starts where the last one it saw ended.
+ * Once nothing is in flight, take the receiver's count again (RPC_OPEN
+ * answers the open ring's) and go on from there.
+ */
+static int lite_rpc_tx_resync(struct lite_rpc_tx_ring *tr)
+{
+	struct lite_ctrl_rpc_open req = { .port = cpu_to_le32(tr->port) };
+	struct lite_ctrl_rpc_ring resp;
+	u32 len = sizeof(resp);
+	u64 head;
+	long left;
+	int ret;
+
+	if (mutex_lock_killable(&tr->lock))
+		return -EINTR;
+	ret = 0;
+	if (!tr->resync)
+		goto out;
+	/* Under the lock nothing new is posted: what is in flight ends. */
+	left = wait_event_killable_timeout(tr->wq, !atomic_read(&tr->inflight),
+					   msecs_to_jiffies(lite_rpc_timeout_ms));
+	if (left <= 0) {
+		ret = left ? -EINTR : -ETIMEDOUT;
+		goto out;
+	}
+	ret = lite_ctrl_call(tr->node, tr->gen, LITE_CTRL_RPC_OPEN, &req,
+			     sizeof(req), &resp, &len);
+	if (ret)
+		goto out;
+	head = le64_to_cpu(resp.head);
+	/* Another ring (the receiver closed ours), or a count out of range. */
+	if (len != sizeof(resp) || le64_to_cpu(resp.dma) != tr->dma ||
+	    le32_to_cpu(resp.rkey) != tr->rkey || head < tr->acked ||
+	    head > tr->head) {
+		ret = -ECONNRESET;
+		goto out;
+	}
+	tr->head = head;
+	WRITE_ONCE(tr->resync, false);
+out:
+	mutex_unlock(&tr->lock);
+	return ret;
+}
+
+/*
  * Write header + @len bytes from @src into our ring on (@node, @port).
  * The ring's QP is fixed (port % K): order on the wire is ring order.
  */
@@ -411,6 +463,9 @@ static int lite_rpc_send_msg(u16 node, u32 port, struct iov_iter *src, u32 len,
 	tr = lite_rpc_tx_get(node, port);
 	if (IS_ERR(tr))
 		return PTR_ERR(tr);
+	ret = READ_ONCE(tr->resync) ? lite_rpc_tx_resync(tr) : 0;
+	if (ret)
+		goto out_put;
 	ret = -EMSGSIZE;
 	if (len > tr->max_size)
 		goto out_put;
@@ -488,7 +543,7 @@ static int lite_rpc_send_msg(u16 node, u32 port, struct iov_iter *src, u32 len,
 	else if (!READ_ONCE(tr->dead))
 		peer = lite_peer_get(node, tr->gen);
 	if (!peer) {
-		lite_rpc_tx_sent(tr);
+		lite_rpc_tx_sent(tr, true);
 		kfree(tx);
 		goto out;
 	}

@@ -328,21 +328,30 @@ int lite_check_mgr_peer_up(const struct lite_msg_peer_up *up, u16 self_id,
 int lite_check_mgr_qp_info(const struct lite_msg_qp_info *info, u16 self_id,
 			   unsigned int k)
 {
-	unsigned int i, n = le16_to_cpu(info->nr_qps);
+	static const struct lite_qp_endpoint zero;
+	unsigned int i, set = 0, n = le16_to_cpu(info->nr_qps);
 
 	if (!lite_check_peer_id(le16_to_cpu(info->src_node), self_id) ||
 	    info->reserved || n != k || !n || n > LITE_MAX_QPS_PER_PEER)
 		return -EPROTO;
 	for (i = 0; i < LITE_MAX_QPS_PER_PEER; i++) {
-		u32 qpn = le32_to_cpu(info->qp[i].qpn);
-		u32 psn = le32_to_cpu(info->qp[i].psn);
+		const struct lite_qp_endpoint *e = &info->qp[i];
 
-		/* 24-bit fields; the entries past nr_qps are unused, so 0. */
-		if (qpn > 0xffffff || psn > 0xffffff ||
-		    (i >= n && (qpn || psn)))
+		/* Entries not SET (and all past nr_qps) are zero. */
+		if (i >= n || !(e->flags & LITE_QP_EP_SET)) {
+			if (memcmp(e, &zero, sizeof(*e)))
+				return -EPROTO;
+			continue;
+		}
+		/* 24-bit fields */
+		if (le32_to_cpu(e->qpn) > 0xffffff ||
+		    le32_to_cpu(e->psn) > 0xffffff ||
+		    e->flags & ~LITE_QP_EP_FLAGS ||
+		    e->reserved[0] || e->reserved[1] || e->reserved[2])
 			return -EPROTO;
+		set++;
 	}
-	return 0;
+	return set ? 0 : -EPROTO;
 }
 
 /**

@@ -301,6 +301,8 @@ static void script_qp_info(unsigned int i, struct input *in)
 	for (unsigned int q = 0; q < nr; q++) {
 		m.qp_info.qp[q].qpn = htole32(next_byte(in) << 8 | q);
 		m.qp_info.qp[q].psn = htole32(next_byte(in) << 16);
+		m.qp_info.qp[q].epoch = htole32(next_byte(in));
+		m.qp_info.qp[q].flags = next_byte(in) & 7;
 	}
 	if (flags & 2)
 		((uint8_t *)&m.qp_info)[next_byte(in) % sizeof(m.qp_info)] ^=

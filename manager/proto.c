@@ -22,7 +22,7 @@ _Static_assert(sizeof(struct lite_msg_reject) == 100, "REJECT is 100 bytes");
 _Static_assert(sizeof(struct lite_msg_peer_up) == 96, "PEER_UP is 96 bytes");
 _Static_assert(sizeof(struct lite_msg_peer_down) == 40,
 	       "PEER_DOWN is 40 bytes");
-_Static_assert(sizeof(struct lite_msg_qp_info) == 176, "QP_INFO is 176 bytes");
+_Static_assert(sizeof(struct lite_msg_qp_info) == 304, "QP_INFO is 304 bytes");
 _Static_assert(sizeof(struct lite_msg_challenge) == 32,
 	       "CHALLENGE is 32 bytes");
 _Static_assert(sizeof(struct lite_mac_input) == 80, "MAC input is 80 bytes");
@@ -32,7 +32,7 @@ _Static_assert(offsetof(struct lite_msg_qp_info, qp) == 16,
 	       "QP_INFO entries at offset 16");
 _Static_assert(sizeof(struct lite_msg) == LITE_MSG_MAX_SIZE,
 	       "struct lite_msg has no padding");
-_Static_assert(LITE_MSG_MAX_PAYLOAD == 176, "QP_INFO is the largest payload");
+_Static_assert(LITE_MSG_MAX_PAYLOAD == 304, "QP_INFO is the largest payload");
 
 #define MSG_TYPE(t, payload) \
 	[LITE_MSG_##t] = { #t, sizeof(struct lite_msg_##payload) }
@@ -184,10 +184,29 @@ int lite_check_qp_info(const struct lite_msg_qp_info *q, unsigned int k,
 			    -EINVAL);
 	if (q->reserved)
 		return fail(why, "nonzero reserved field in QP_INFO", -EINVAL);
-	for (unsigned int i = 0; i < nr; i++)
-		if (le32toh(q->qp[i].qpn) >= LITE_QP_FIELD_LIMIT ||
-		    le32toh(q->qp[i].psn) >= LITE_QP_FIELD_LIMIT)
+	unsigned int set = 0;
+
+	for (unsigned int i = 0; i < nr; i++) {
+		const struct lite_qp_endpoint *e = &q->qp[i];
+
+		if (!(e->flags & LITE_QP_EP_SET)) {
+			if (!all_zero(e, sizeof(*e)))
+				return fail(why, "QP entry without SET is not zero",
+					    -EINVAL);
+			continue;
+		}
+		set++;
+		if (e->flags & ~LITE_QP_EP_FLAGS)
+			return fail(why, "unknown QP entry flags", -EINVAL);
+		if (!all_zero(e->reserved, sizeof(e->reserved)))
+			return fail(why, "nonzero reserved field in a QP entry",
+				    -EINVAL);
+		if (le32toh(e->qpn) >= LITE_QP_FIELD_LIMIT ||
+		    le32toh(e->psn) >= LITE_QP_FIELD_LIMIT)
 			return fail(why, "qpn or psn above 24 bits", -ERANGE);
+	}
+	if (!set)
+		return fail(why, "no QP entry is SET", -EINVAL);
 	if (!all_zero(&q->qp[nr], (LITE_MAX_QPS_PER_PEER - nr) *
 				  sizeof(q->qp[0])))
 		return fail(why, "nonzero QP entry beyond nr_qps", -EINVAL);

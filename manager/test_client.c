@@ -458,6 +458,7 @@ static void make_qp_info(struct lite_msg *m, const struct node *src,
 		m->qp_info.qp[i].qpn =
 			htole32(0x100 * src->id + 0x10 * dst->id + i);
 		m->qp_info.qp[i].psn = htole32((0xabcd00 + i) ^ src->gen);
+		m->qp_info.qp[i].flags = LITE_QP_EP_SET;
 	}
 }
 
@@ -476,7 +477,7 @@ static void relay(struct node *src, struct node *dst)
 
 static void scenario_cluster(void)
 {
-	struct node a, b, c, d, b2, e, f, h;
+	struct node a, b, c, d, b2, e, f, g, h;
 	struct node *members[4];
 	/* Who sees a later node 4 dropped. */
 	struct node *const others[] = { &a, &c, &b2 };
@@ -549,7 +550,7 @@ static void scenario_cluster(void)
 	m.hdr.length = htole32(64);
 	hostile(&h, "version-1", &m, sizeof(m.hdr) + 64);
 	expect_reject(&h, EPROTONOSUPPORT,
-		      "protocol version 1; this manager speaks 4");
+		      "protocol version 1; this manager speaks 5");
 
 	/* A JOIN whose MAC is wrong, or missing (zero). */
 	make_join(&m, "node-badmac", K);
@@ -665,6 +666,14 @@ static void scenario_cluster(void)
 	send_bytes(&f, &m, lite_msg_size(&m));
 	expect_dropped(&f, others, 3);
 	ok("a replayed QP_INFO: node 4 closed, PEER_DOWN(4) to 1, 2, 3");
+
+	/* A member's QP_INFO with a flag this protocol does not have. */
+	join(&g, "node-g", K, 4, members, 3);
+	make_qp_info(&m, &g, &a, a.gen);
+	m.qp_info.qp[1].flags |= 0x80;
+	send_msg(&g, &m);
+	expect_dropped(&g, others, 3);
+	ok("QP_INFO with an unknown entry flag: node 4 closed, PEER_DOWN(4) to 1, 2, 3");
 	node_close(&a);
 	node_close(&b2);
 	node_close(&c);
@@ -754,6 +763,7 @@ static void scenario_overflow(void)
 	m.qp_info.dst_node = htole16(v.id);
 	m.qp_info.dst_gen = htole32(v.gen);
 	m.qp_info.nr_qps = htole16(1);
+	m.qp_info.qp[0].flags = LITE_QP_EP_SET;
 	for (;;) {
 		/* Small batches: after the drop, each one is a log line. */
 		for (int i = 0; i < 32; i++, sent++) {

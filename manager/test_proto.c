@@ -84,6 +84,7 @@ static void valid_qp_info(struct lite_msg *m)
 	for (unsigned int i = 0; i < K; i++) {
 		m->qp_info.qp[i].qpn = htole32(0x11 + i);
 		m->qp_info.qp[i].psn = htole32(0xabcdef - i);
+		m->qp_info.qp[i].flags = LITE_QP_EP_SET;
 	}
 }
 
@@ -187,6 +188,13 @@ MUT(qp_qpn_max) { m->qp_info.qp[1].qpn = htole32(0xffffff);
 MUT(qp_qpn_top) { m->qp_info.qp[2].qpn = htole32(0xff000000); }
 MUT(qp_beyond_qpn) { m->qp_info.qp[K].qpn = htole32(1); }
 MUT(qp_beyond_psn) { m->qp_info.qp[15].psn = htole32(1); }
+MUT(qp_one_rtr) { memset(&m->qp_info.qp[0], 0, sizeof(m->qp_info.qp[0]));
+		 m->qp_info.qp[1].flags |= LITE_QP_EP_RTR;
+		 m->qp_info.qp[1].epoch = htole32(3); }
+MUT(qp_none_set) { memset(m->qp_info.qp, 0, sizeof(m->qp_info.qp)); }
+MUT(qp_unset_psn) { m->qp_info.qp[2].flags = 0; }
+MUT(qp_flag_4) { m->qp_info.qp[0].flags |= 4; }
+MUT(qp_ep_reserved) { m->qp_info.qp[K - 1].reserved[1] = 1; }
 MUT(qp_src_is_dst) { m->qp_info.dst_node = htole16(SRC); }
 MUT(qp_dst_0) { m->qp_info.dst_node = 0; }
 MUT(qp_dst_64) { m->qp_info.dst_node = htole16(64); }
@@ -296,6 +304,14 @@ static const struct msg_case msg_cases[] = {
 	{ "QP_INFO: qpn set beyond nr_qps", valid_qp_info, qp_beyond_qpn,
 	  -EINVAL },
 	{ "QP_INFO: last psn set beyond nr_qps", valid_qp_info, qp_beyond_psn,
+	  -EINVAL },
+	{ "QP_INFO: one entry zero, one RTR of epoch 3", valid_qp_info,
+	  qp_one_rtr, 0 },
+	{ "QP_INFO: no entry SET", valid_qp_info, qp_none_set, -EINVAL },
+	{ "QP_INFO: an entry not SET with a qpn", valid_qp_info, qp_unset_psn,
+	  -EINVAL },
+	{ "QP_INFO: unknown entry flag 4", valid_qp_info, qp_flag_4, -EINVAL },
+	{ "QP_INFO: an entry's reserved byte", valid_qp_info, qp_ep_reserved,
 	  -EINVAL },
 	{ "QP_INFO: src == dst", valid_qp_info, qp_src_is_dst, -EINVAL },
 	{ "QP_INFO: dst 0", valid_qp_info, qp_dst_0, -EINVAL },

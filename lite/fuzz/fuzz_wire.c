@@ -282,10 +282,13 @@ static void fuzz_qp_info(const struct lite_msg_qp_info *q, u16 self,
 	check(n == k && n >= 1 && n <= LITE_MAX_QPS_PER_PEER);
 	check(!q->reserved);
 	for (i = 0; i < LITE_MAX_QPS_PER_PEER; i++) {
-		check(le32_to_cpu(q->qp[i].qpn) < 1U << 24);
-		check(le32_to_cpu(q->qp[i].psn) < 1U << 24);
-		if (i >= n)
-			check(!q->qp[i].qpn && !q->qp[i].psn);
+		const struct lite_qp_endpoint *e = &q->qp[i];
+
+		check(le32_to_cpu(e->qpn) < 1U << 24);
+		check(le32_to_cpu(e->psn) < 1U << 24);
+		check(!(e->flags & ~LITE_QP_EP_FLAGS));
+		if (i >= n || !(e->flags & LITE_QP_EP_SET))
+			check(!e->qpn && !e->psn && !e->epoch && !e->flags);
 	}
 }
 

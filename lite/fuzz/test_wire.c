@@ -510,6 +510,27 @@ static void test_qp_info(void)
 	q = valid_qp_info(K);
 	q.qp[K].psn = cpu_to_le32(1);
 	expect("qp_info: an entry past nr_qps", -EPROTO, lite_check_mgr_qp_info(&q, SELF, K));
+	q = valid_qp_info(K);
+	q.qp[1].flags = LITE_QP_EP_SET | LITE_QP_EP_RTR;
+	q.qp[1].epoch = cpu_to_le32(7);
+	memset(&q.qp[2], 0, sizeof(q.qp[2]));
+	expect("qp_info: one QP connected, one not news", 0,
+	       lite_check_mgr_qp_info(&q, SELF, K));
+	q.qp[2].psn = cpu_to_le32(1);
+	expect("qp_info: an entry without SET but a psn", -EPROTO,
+	       lite_check_mgr_qp_info(&q, SELF, K));
+	q = valid_qp_info(K);
+	q.qp[0].flags |= 0x04;
+	expect("qp_info: an unknown entry flag", -EPROTO,
+	       lite_check_mgr_qp_info(&q, SELF, K));
+	q = valid_qp_info(K);
+	q.qp[0].reserved[2] = 1;
+	expect("qp_info: an entry's reserved byte", -EPROTO,
+	       lite_check_mgr_qp_info(&q, SELF, K));
+	q = valid_qp_info(K);
+	memset(q.qp, 0, sizeof(q.qp));
+	expect("qp_info: no entry SET", -EPROTO,
+	       lite_check_mgr_qp_info(&q, SELF, K));
 	q = valid_qp_info(LITE_MAX_QPS_PER_PEER);
 	expect("qp_info: 16 QPs", 0,
 	       lite_check_mgr_qp_info(&q, SELF, LITE_MAX_QPS_PER_PEER));

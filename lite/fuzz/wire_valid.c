@@ -102,6 +102,7 @@ struct lite_msg_qp_info valid_qp_info(unsigned int nr_qps)
 	for (i = 0; i < nr_qps && i < LITE_MAX_QPS_PER_PEER; i++) {
 		q.qp[i].qpn = cpu_to_le32(0x100 + i);
 		q.qp[i].psn = cpu_to_le32(0xabcde + i);
+		q.qp[i].flags = LITE_QP_EP_SET;
 	}
 	return q;
 }

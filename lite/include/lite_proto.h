@@ -27,9 +27,10 @@
 #define LITE_PROTO_MAGIC	0x4554494cU	/* "LITE" read as __le32 */
 /*
  * 3: LMR chunk addresses are memory pool addresses; 4: LMR descriptions
- * say where atomics run (docs/protocol.md)
+ * say where atomics run; 5: QP_INFO entries carry an epoch and flags, so
+ * one QP can be reconnected (docs/protocol.md)
  */
-#define LITE_PROTO_VERSION	4
+#define LITE_PROTO_VERSION	5
 #define LITE_PROTO_DEFAULT_PORT	18500
 
 #define LITE_MAX_NODES		64	/* node ids are 1..LITE_MAX_NODES-1 */
@@ -138,13 +139,26 @@ struct lite_msg_peer_down {
 	__u8	mac[LITE_MAC_LEN];
 };
 
+/*
+ * One QP of the sender's for the receiver. @epoch counts the QP's
+ * connections (0: the one made at the join; each reset after an error
+ * starts the next); an entry without LITE_QP_EP_SET is all zero.
+ */
 struct lite_qp_endpoint {
 	__le32	qpn;		/* 24 bits used */
 	__le32	psn;		/* 24 bits used */
+	__le32	epoch;
+	__u8	flags;		/* LITE_QP_EP_* */
+	__u8	reserved[3];
 };
 
+#define LITE_QP_EP_SET	0x01	/* this entry is news: act on it */
+#define LITE_QP_EP_RTR	0x02	/* and the sender's QP is connected to ours */
+#define LITE_QP_EP_FLAGS (LITE_QP_EP_SET | LITE_QP_EP_RTR)
+
 /*
- * "My K QPs for you." The manager checks src_node/src_gen against the
+ * "My QPs for you": all K at the join, those being reconnected later
+ * (docs/protocol.md). The manager checks src_node/src_gen against the
  * sender and forwards it to dst_node if dst_gen is current, unchanged but
  * for the MAC.
  */
