@@ -450,13 +450,16 @@ void lite_atomic_start(struct lite_dev *dev)
 	mutex_lock(&lite_loop.lock);
 	WARN_ON_ONCE(lite_loop.qp);
 	lite_loop.dev = dev;
-	if (dev->ibdev->attrs.atomic_cap == IB_ATOMIC_NONE) {
+	if (!lite_dev_atomics(dev)) {
 		pr_info("atomics run on the CPU: the device has no RDMA atomics\n");
 	} else if (lite_param_unsafe_global_rkey) {
 		pr_info("atomics run on the CPU: unsafe_global_rkey=1\n");
 	} else {
 		ret = lite_loop_open() ?: lite_loop_selftest();
-		if (ret) {
+		if (ret && lite_pool_atomic_refused()) {
+			pr_info("atomics run on the CPU: LITE memory is registered without remote atomic access\n");
+			lite_loop_close();
+		} else if (ret) {
 			pr_warn("atomics run on the CPU: a compare-and-swap through the device failed its check: %d\n",
 				ret);
 			lite_loop_close();

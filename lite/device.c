@@ -18,6 +18,11 @@
 	((LITE_MAX_NODES - 1) * LITE_MAX_QPS_PER_PEER * \
 	 (LITE_RX_DEPTH + LITE_TX_DEPTH + 2) + 8)
 
+/* Fault injection: the fallbacks for devices without atomics, on any. */
+static bool lite_fault_no_atomic;
+module_param_named(fault_no_atomic, lite_fault_no_atomic, bool, 0444);
+MODULE_PARM_DESC(fault_no_atomic, "tests: act as if the device had no RDMA atomics (atomic_cap NONE): QPs without remote atomic access, atomics on the owner's CPU (default: N)");
+
 static DEFINE_MUTEX(lite_dev_lock);
 static struct lite_dev *lite_dev;	/* protected by lite_dev_lock */
 static bool lite_dev_dying;		/* protected by lite_dev_lock */
@@ -206,6 +211,19 @@ struct lite_dev *lite_device_get(void)
 		    ipv6_addr_any((struct in6_addr *)dev->gid.raw)))
 		return ERR_PTR(-EADDRNOTAVAIL);
 	return dev;
+}
+
+/**
+ * lite_dev_atomics() - may LITE's QPs and memory use RDMA atomics on @dev?
+ * @dev: the device
+ *
+ * Not where the device has none: mlx5 refuses a QP's RTR with remote
+ * atomic access on a function without them.
+ */
+bool lite_dev_atomics(const struct lite_dev *dev)
+{
+	return dev->ibdev->attrs.atomic_cap != IB_ATOMIC_NONE &&
+	       !lite_fault_no_atomic;
 }
 
 /* Keep @dev (and its ib_device) until lite_dev_put(). */

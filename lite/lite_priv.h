@@ -78,6 +78,7 @@ int lite_device_init(void);
 void lite_device_exit(void);
 struct lite_dev *lite_device_get(void);
 void lite_dev_port_addr(struct lite_dev *dev, struct lite_port_addr *addr);
+bool lite_dev_atomics(const struct lite_dev *dev);
 void lite_dev_hold(struct lite_dev *dev);
 void lite_dev_put(struct lite_dev *dev);
 
@@ -113,6 +114,7 @@ void *lite_piece_kaddr(const struct lite_piece *p, u64 off);
 u64 lite_piece_dma(const struct lite_piece *p, u64 off);
 u64 lite_piece_addr(const struct lite_piece *p, u64 off);
 u32 lite_piece_rkey(const struct lite_piece *p);
+bool lite_pool_atomic_refused(void);
 size_t lite_pool_show(char *buf, size_t size);
 
 /* qp_pool.c: K RC QPs per peer */

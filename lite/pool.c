@@ -61,12 +61,25 @@ struct lite_region {
 	struct gen_pool		*space;		/* LITE_PIECE_BASE + offset */
 	struct ib_mr		*mr;		/* until unmapped */
 	bool			fastreg;	/* else the global rkey */
+	bool			atomic;		/* registered with remote atomics */
 	u32			rkey;
 	u64			iova;		/* of byte 0, for peers */
 	bool			mapped;
 	unsigned int		nr_blocks;
 	struct lite_block	blocks[];
 };
+
+/*
+ * Fault injection: the fallbacks for what some devices lack, run on any
+ * (docs/hardware.md).
+ */
+static unsigned int lite_fault_page_kib;
+module_param_named(fault_page_size_kib, lite_fault_page_kib, uint, 0444);
+MODULE_PARM_DESC(fault_page_size_kib, "tests: register LITE memory in MR pages of at most this many KiB, as a device whose page_size_cap lacks the larger ones (irdma: 2048) (default: 0, the device's largest up to 4096)");
+
+static bool lite_fault_refuse_atomic_reg;
+module_param_named(fault_refuse_atomic_reg, lite_fault_refuse_atomic_reg, bool, 0444);
+MODULE_PARM_DESC(fault_refuse_atomic_reg, "tests: refuse fast registration with remote atomic access, as mlx5 firmware with umr_modify_atomic_disabled does (default: N)");
 
 static struct {
 	struct mutex		grow_lock;	/* start, stop, growth, shrinking */
@@ -75,6 +88,8 @@ static struct {
 	u64			bytes;		/* in the live regions */
 	struct lite_dev		*dev;		/* NULL: stopped */
 	struct ib_qp		*qp;		/* carries the registrations */
+	unsigned int		page_shift;	/* of the MRs' pages */
+	bool			atomic_refused;	/* registering with atomics */
 } lite_pool = {
 	.grow_lock	= __MUTEX_INITIALIZER(lite_pool.grow_lock),
 	.lock		= __SPIN_LOCK_UNLOCKED(lite_pool.lock),
@@ -177,11 +192,50 @@ static void lite_pool_qp_reset(struct lite_dev *dev)
 	lite_pool.qp = qp;
 }
 
+/*
+ * The MRs' page size: the largest the device offers up to a block (4 MiB;
+ * irdma offers 4 KiB, 2 MiB and 1 GiB), or 0 if none.
+ */
+static unsigned int lite_pool_page_shift(const struct lite_dev *dev)
+{
+	u64 cap = dev->ibdev->attrs.page_size_cap &
+		  GENMASK_ULL(LITE_BLOCK_SHIFT, PAGE_SHIFT);
+
+	if (lite_fault_page_kib)
+		cap &= GENMASK_ULL(ilog2(lite_fault_page_kib) + 10, 0);
+	return cap ? __fls(cap) : 0;
+}
+
+/* MR pages per 4 MiB block. */
+static unsigned int lite_pool_pages_per_block(void)
+{
+	return 1U << (LITE_BLOCK_SHIFT - lite_pool.page_shift);
+}
+
+/**
+ * lite_pool_atomic_refused() - did the device refuse registering LITE
+ * memory with remote atomic access? (Atomics then run on the CPU.)
+ */
+bool lite_pool_atomic_refused(void)
+{
+	return READ_ONCE(lite_pool.atomic_refused);
+}
+
+/* Post @wr on the registration QP; the fault parameter refuses atomics. */
+static int lite_pool_post_reg(struct ib_reg_wr *wr)
+{
+	if ((wr->access & IB_ACCESS_REMOTE_ATOMIC) &&
+	    lite_fault_refuse_atomic_reg)
+		return -EINVAL;		/* what mlx5's post returns then */
+	return ib_post_send(lite_pool.qp, &wr->wr, NULL);
+}
+
 /* Register @r's blocks as one MR on @dev; under grow_lock. */
 static int lite_region_register(struct lite_region *r, struct lite_dev *dev)
 {
 	int access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
 		     IB_ACCESS_REMOTE_WRITE;
+	unsigned int ppb = lite_pool_pages_per_block();
 	struct ib_reg_wr wr = {
 		.wr = {
 			.opcode		= IB_WR_REG_MR,
@@ -194,9 +248,9 @@ static int lite_region_register(struct lite_region *r, struct lite_dev *dev)
 	unsigned int i;
 	int n, ret;
 
-	if (dev->ibdev->attrs.atomic_cap != IB_ATOMIC_NONE)
+	if (lite_dev_atomics(dev) && !lite_pool.atomic_refused)
 		wr.access |= IB_ACCESS_REMOTE_ATOMIC;
-	r->mr = ib_alloc_mr(dev->pd, IB_MR_TYPE_MEM_REG, r->nr_blocks);
+	r->mr = ib_alloc_mr(dev->pd, IB_MR_TYPE_MEM_REG, r->nr_blocks * ppb);
 	if (IS_ERR(r->mr)) {
 		ret = PTR_ERR(r->mr);
 		r->mr = NULL;
@@ -210,7 +264,8 @@ static int lite_region_register(struct lite_region *r, struct lite_dev *dev)
 		sg_dma_address(&sgl[i]) = r->blocks[i].dma;
 		sg_dma_len(&sgl[i]) = LITE_BLOCK_SIZE;
 	}
-	n = ib_map_mr_sg(r->mr, sgl, r->nr_blocks, NULL, LITE_BLOCK_SIZE);
+	n = ib_map_mr_sg(r->mr, sgl, r->nr_blocks, NULL,
+			 1UL << lite_pool.page_shift);
 	kfree(sgl);
 	if (n != r->nr_blocks)
 		return n < 0 ? n : -EINVAL;
@@ -225,7 +280,15 @@ static int lite_region_register(struct lite_region *r, struct lite_dev *dev)
 	wr.wr.wr_cqe = &w->cqe;
 	wr.mr = r->mr;
 	wr.key = r->mr->rkey;
-	ret = ib_post_send(lite_pool.qp, &wr.wr, NULL);
+	ret = lite_pool_post_reg(&wr);
+	if (ret == -EINVAL && (wr.access & IB_ACCESS_REMOTE_ATOMIC)) {
+		/* Some mlx5 firmware: no atomics through fast registration. */
+		pr_warn("%s refuses fast registration with remote atomic access: LITE memory is registered without it, atomics run on the CPU\n",
+			dev_name(&dev->ibdev->dev));
+		WRITE_ONCE(lite_pool.atomic_refused, true);
+		wr.access &= ~IB_ACCESS_REMOTE_ATOMIC;
+		ret = lite_pool_post_reg(&wr);
+	}
 	if (ret) {
 		kfree(w);
 		return ret;
@@ -249,6 +312,7 @@ static int lite_region_register(struct lite_region *r, struct lite_dev *dev)
 		return ret;
 	}
 	r->fastreg = true;
+	r->atomic = !!(wr.access & IB_ACCESS_REMOTE_ATOMIC);
 	r->rkey = r->mr->rkey;
 	r->iova = r->mr->iova;
 	return 0;
@@ -352,7 +416,8 @@ static int lite_pool_grow(void)
 	if (!dev)
 		return -ENOTCONN;
 	nr = min3(nr, LITE_REGION_MAX_BLOCKS,
-		  dev->ibdev->attrs.max_fast_reg_page_list_len ?: 1U);
+		  dev->ibdev->attrs.max_fast_reg_page_list_len /
+		  lite_pool_pages_per_block() ?: 1U);
 	if (lite_pool.bytes + ((u64)nr << LITE_BLOCK_SHIFT) > lite_pool_max())
 		return -ENOMEM;
 	r = lite_region_new(dev, nr);
@@ -467,11 +532,15 @@ int lite_pool_start(struct lite_dev *dev)
 
 	if (!lite_param_unsafe_global_rkey) {
 		if (!(attrs->device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS) ||
-		    !(attrs->page_size_cap & LITE_BLOCK_SIZE)) {
-			pr_err("%s cannot fast-register 4 MiB pages; load lite with unsafe_global_rkey=1 to expose all its DMA-able memory instead (docs/security.md)\n",
+		    !lite_pool_page_shift(dev)) {
+			pr_err("%s cannot fast-register pages of 4 KiB to 4 MiB; load lite with unsafe_global_rkey=1 to expose all its DMA-able memory instead (docs/security.md)\n",
 			       dev_name(&dev->ibdev->dev));
 			return -EOPNOTSUPP;
 		}
+		if (lite_pool_page_shift(dev) != LITE_BLOCK_SHIFT)
+			pr_info("LITE memory is registered in %lu KiB pages, the largest %s offers up to 4 MiB\n",
+				1UL << (lite_pool_page_shift(dev) - 10),
+				dev_name(&dev->ibdev->dev));
 		qp = lite_qp_create_loopback(dev, 1);
 		if (IS_ERR(qp)) {
 			pr_err("cannot create the registration QP: %ld\n",
@@ -481,6 +550,8 @@ int lite_pool_start(struct lite_dev *dev)
 	}
 	mutex_lock(&lite_pool.grow_lock);
 	lite_pool.qp = qp;
+	lite_pool.page_shift = lite_pool_page_shift(dev);
+	lite_pool.atomic_refused = false;
 	spin_lock_bh(&lite_pool.lock);
 	lite_pool.dev = dev;
 	spin_unlock_bh(&lite_pool.lock);
@@ -567,11 +638,12 @@ size_t lite_pool_show(char *buf, size_t size)
 	spin_lock_bh(&lite_pool.lock);
 	list_for_each_entry(r, &lite_pool.regions, link)
 		n += scnprintf(buf + n, size - n,
-			       "rkey 0x%08x iova 0x%016llx len %lu used %lld%s\n",
+			       "rkey 0x%08x iova 0x%016llx len %lu used %lld page_kib %lu atomic %d%s\n",
 			       r->rkey, r->fastreg ? r->iova : r->blocks[0].dma,
 			       (unsigned long)r->nr_blocks << LITE_BLOCK_SHIFT,
 			       atomic64_read(&r->used),
-			       r->fastreg ? "" : " unsafe-global");
+			       r->fastreg ? 1UL << (lite_pool.page_shift - 10) : 0,
+			       r->atomic, r->fastreg ? "" : " unsafe-global");
 	spin_unlock_bh(&lite_pool.lock);
 	return n;
 }

@@ -218,7 +218,7 @@ int lite_qp_modify_init(struct lite_dev *dev, struct ib_qp *qp)
 	};
 
 	/* mlx5 refuses the QP's RTR on a function without atomics. */
-	if (dev->ibdev->attrs.atomic_cap != IB_ATOMIC_NONE)
+	if (lite_dev_atomics(dev))
 		attr.qp_access_flags |= IB_ACCESS_REMOTE_ATOMIC;
 
 	return ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
