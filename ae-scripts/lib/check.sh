@@ -3,7 +3,9 @@
 # every pair of nodes? Prints a PASS/FAIL table, then each failure with its
 # reason and a fix; returns non-zero on any failure. Every probe is bounded
 # by AE_CHECK_TIMEOUT (times AE_SLOW), so a hung host costs at most that
-# long.
+# long. AE_CHECK_FACTS=DIR judges the facts a probe wrote earlier (DIR/
+# HOST.facts, as kept in the details directory of a failed check) without
+# reaching any host, and runs no traffic.
 
 # shellcheck source=ae-scripts/lib/perftest.sh
 . "$AE_ROOT/ae-scripts/lib/perftest.sh"
@@ -37,6 +39,8 @@ echo "state=\$(cat $d/ports/$port/state 2>/dev/null)"
 echo "link_layer=\$(cat $d/ports/$port/link_layer 2>/dev/null)"
 echo "gid=\$(cat $d/ports/$port/gids/$gid 2>/dev/null)"
 echo "gid_type=\$(cat $d/ports/$port/gid_attrs/types/$gid 2>/dev/null)"
+echo "atomic_cap=\$(ibv_devinfo -d $dev -v 2>/dev/null | sed -n 's/^[[:space:]]*atomic_cap:[[:space:]]*\([A-Z_]*\).*/\1/p' | head -n 1)"
+echo "active_mtu=\$(ibv_devinfo -d $dev -i $port 2>/dev/null | sed -n 's/^[[:space:]]*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p' | head -n 1)"
 echo "memlock=\$(ulimit -l)"
 for t in ib_write_lat ib_read_lat ib_send_lat rsync; do
 	command -v \$t >/dev/null 2>&1 || echo "missing=\$t"
@@ -52,6 +56,10 @@ echo "kversion=\$(uname -v)"
 echo "lite=\$($(lite_status_cmd "$4"))"
 echo "litedev=\$(stat -c 0%a:%G /dev/lite 2>/dev/null)"
 echo "liteunsafe=\$(cat /sys/module/lite/parameters/unsafe_global_rkey 2>/dev/null)"
+q=/sys/kernel/debug/lite/qps
+if [ -r \$q ]; then
+	echo "liteqps=\$(grep -c '^peer=' \$q) \$(grep -c ' state=ready ' \$q) \$(grep -c ' dmac=00:00:00:00:00:00 ' \$q)"
+fi
 $(kv_vermagic_cmd "$(lite_rdir "$4")/lite/lite.ko" ko_)
 EOF
 }
@@ -65,7 +73,7 @@ chk_probe() {
 chk_fact() { sed -n "s/^$2=//p;T;q" "$CHK_DIR/$1.facts"; }
 
 chk_judge_host() {
-	local h=$1 rc=$2 is_node=$3 dev port gid kernel v missing ok=1
+	local h=$1 rc=$2 is_node=$3 dev port gid kernel v mtu missing ok=1
 	dev=$(inv_var "$h" rdma_dev) port=$(inv_var "$h" ib_port) gid=$(inv_var "$h" gid_index)
 	if [ "$rc" != 0 ]; then
 		local why
@@ -122,6 +130,13 @@ chk_judge_host() {
 			"list valid ones: grep . /sys/class/infiniband/$dev/ports/$port/gids/* and set gid_index in $INV_FILE"
 		ok=0
 	fi
+	v=$(chk_fact "$h" atomic_cap) mtu=$(chk_fact "$h" active_mtu)
+	case "$v" in
+	"") chk_row "$h" device INFO "capabilities unknown: no ibv_devinfo (apt-get install ibverbs-utils)" ;;
+	ATOMIC_NONE) chk_row "$h" device WARN "no RDMA atomics (atomic_cap $v): LITE runs atomics on the owners' CPUs, and the atomic figure measures those; active MTU ${mtu:-?}" \
+		"for NIC atomics use a device (or a VF) whose atomic_cap is not ATOMIC_NONE" ;;
+	*) chk_row "$h" device PASS "atomics $v, active MTU ${mtu:-?}" ;;
+	esac
 	v=$(chk_fact "$h" memlock)
 	if [ "$v" = unlimited ] || { ae_is_uint "$v" && [ "$v" -ge "$AE_MIN_MEMLOCK_KB" ]; }; then
 		chk_row "$h" memlock PASS "$v"
@@ -201,20 +216,62 @@ chk_judge_module() {
 
 # chk_judge_lite HOST: LITE's own state; not installed is fine (INFO).
 # The detail ends with /dev/lite's mode and group (dev=0660:lite).
+# Where debugfs is readable, its QPs too (lite/qps): one with a zero
+# destination MAC is a FAIL (a RoCE NIC sends nothing on it), one not
+# ready a WARN (being reconnected after an error; dmesg says which).
 chk_judge_lite() {
-	local h=$1 v n=${#INV_NODES[@]} dev
+	local h=$1 v n=${#INV_NODES[@]} dev qt="" qr="" qz="" qps=""
 	v=$(chk_fact "$h" lite) dev=$(chk_fact "$h" litedev)
+	read -r qt qr qz <<<"$(chk_fact "$h" liteqps)" || true
+	[ -z "$qt" ] || qps=" qps_ready=$qr/$qt"
 	if [ "$(chk_fact "$h" liteunsafe)" = Y ] && [ "$v" != not-loaded ]; then
 		chk_row "$h" lite WARN "UNSAFE: loaded with unsafe_global_rkey=1, every peer can read and write all memory of this host its RDMA device reaches; $v" \
 			"drop unsafe_global_rkey from lite_params unless the device cannot fast-register (docs/security.md)"
 		return
 	fi
+	if [ "${qz:-0}" != 0 ] && [ "$v" != not-loaded ]; then
+		chk_row "$h" lite FAIL "$qz of $qt QPs send to the zero MAC 00:00:00:00:00:00 (a RoCE NIC drops what they send); $v" \
+			"the peer's next hop did not resolve: dmesg names it; check that the hosts reach each other's fabric_ip (ARP/ND) from the GID's net device"
+		return
+	fi
+	if [ -n "$qt" ] && [ "$qr" != "$qt" ] && [ "$v" != not-loaded ]; then
+		chk_row "$h" lite WARN "only $qr of $qt QPs ready (the others are being reconnected after an error); $v" \
+			"dmesg says which QP broke and why; they come back by themselves within seconds"
+		return
+	fi
 	case "$v" in
 	not-loaded | "") chk_row "$h" lite INFO "lite.ko not loaded (lite-ae install)" ;;
-	*"nodes=$n "*) chk_row "$h" lite PASS "$v dev=${dev:-?}" ;;
+	*"nodes=$n "*) chk_row "$h" lite PASS "$v dev=${dev:-?}$qps" ;;
 	*) chk_row "$h" lite FAIL "cluster incomplete: $v (want nodes=$n)" \
 		"lite-ae install re-forms it; the kernel log (dmesg) says which peer failed" ;;
 	esac
+}
+
+# chk_cluster: what must agree between the nodes. RoCE v1 and v2 ports
+# cannot talk to each other (FAIL); with unequal MTUs each pair runs at the
+# smaller one (WARN). Nodes that failed their own checks are left out.
+chk_cluster() {
+	local h t m types=() mtus=()
+	for h in "${INV_NODES[@]}"; do
+		[ "${CHK_HOST_OK[$h]:-0}" = 1 ] || continue
+		t=$(chk_fact "$h" gid_type) m=$(chk_fact "$h" active_mtu)
+		types+=("$h: ${t:-?}")
+		[ -z "$m" ] || mtus+=("$h: $m")
+	done
+	[ "${#types[@]}" -gt 1 ] || return 0
+	if [ "$(printf '%s\n' "${types[@]}" | sed 's/^[^:]*: //' | sort -u | wc -l)" = 1 ]; then
+		chk_row cluster gid-type PASS "${types[0]#*: } on every node"
+	else
+		chk_row cluster gid-type FAIL "GID types differ ($(printf '%s, ' "${types[@]}" | sed 's/, $//')): RoCE v1 and v2 ports cannot reach each other" \
+			"choose each host's gid_index in $INV_FILE so that all use RoCE v2: grep . /sys/class/infiniband/DEV/ports/PORT/gid_attrs/types/*"
+	fi
+	[ "${#mtus[@]}" -gt 1 ] || return 0
+	if [ "$(printf '%s\n' "${mtus[@]}" | sed 's/^[^:]*: //' | sort -u | wc -l)" = 1 ]; then
+		chk_row cluster mtu PASS "active MTU ${mtus[0]#*: } on every node"
+	else
+		chk_row cluster mtu WARN "active MTUs differ ($(printf '%s, ' "${mtus[@]}" | sed 's/, $//')): each pair runs at the smaller, so figures differ by pair" \
+			"give every host's RDMA net device (RoCE) or port (IB) the same MTU"
+	fi
 }
 
 # chk_pair A B: a short RDMA write latency run, server on B, client on A.
@@ -245,7 +302,14 @@ check_main() {
 		return 0
 	fi
 	for h in "${hosts[@]}"; do
-		chk_probe "$h" >"$CHK_DIR/$h.facts" 2>"$CHK_DIR/$h.err" &
+		if [ -n "${AE_CHECK_FACTS:-}" ]; then
+			[ -r "$AE_CHECK_FACTS/$h.facts" ] || ae_die "AE_CHECK_FACTS: no $AE_CHECK_FACTS/$h.facts"
+			cp "$AE_CHECK_FACTS/$h.facts" "$CHK_DIR/"
+			: >"$CHK_DIR/$h.err"
+			true &
+		else
+			chk_probe "$h" >"$CHK_DIR/$h.facts" 2>"$CHK_DIR/$h.err" &
+		fi
 		pids+=($!)
 	done
 	for i in "${!hosts[@]}"; do
@@ -255,9 +319,14 @@ check_main() {
 		[[ " ${INV_NODES[*]} " == *" ${hosts[$i]} "* ]] && is_node=1
 		chk_judge_host "${hosts[$i]}" "$rc" "$is_node"
 	done
+	chk_cluster
 	for ((i = 0; i < ${#INV_NODES[@]}; i++)); do
 		for ((j = i + 1; j < ${#INV_NODES[@]}; j++)); do
-			chk_pair "${INV_NODES[$i]}" "${INV_NODES[$j]}"
+			if [ -n "${AE_CHECK_FACTS:-}" ]; then
+				chk_row "${INV_NODES[$i]}-${INV_NODES[$j]}" rdma-traffic SKIP "not run: judging AE_CHECK_FACTS"
+			else
+				chk_pair "${INV_NODES[$i]}" "${INV_NODES[$j]}"
+			fi
 		done
 	done
 

@@ -269,7 +269,7 @@ static void fuzz_peer_up(const struct lite_msg_peer_up *up, u16 self, u8 link)
 	check(memchr(up->name, '\0', LITE_NAME_LEN));
 }
 
-/* lite_peer_connect() reads K entries and modifies K QPs with them. */
+/* lite_peer_take_qp_info() reads the SET entries of K and connects QPs with them. */
 static void fuzz_qp_info(const struct lite_msg_qp_info *q, u16 self,
 			 unsigned int k)
 {
