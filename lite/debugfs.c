@@ -14,7 +14,8 @@
  *               that key and address; read back "ok <hex bytes>" or
  *               "error <completion status>". Refused unless rdma_probe=1:
  *               it proves what a key reaches (tests/integration/
- *               lite-cluster); a failed read breaks that QP for good.
+ *               lite-cluster); a failed read breaks that QP, which is
+ *               then reconnected (qp_conn.c).
  *   fail_qp_create  the kernel's fault injection (fault-injection.rst:
  *               probability, interval, times, ...) for creating a peer's
  *               QPs; only on kernels with CONFIG_FAULT_INJECTION_DEBUG_FS

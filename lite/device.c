@@ -11,12 +11,13 @@
 #include "lite_priv.h"
 
 /*
- * rx and tx entries of every QP of every peer, with room for drain WRs,
- * and of the two loopback QPs (pool.c's and atomic.c's: 2 + 2 + drains)
+ * rx and tx entries of every QP of every peer, with room for the hello and
+ * the drain WRs, and of the two loopback QPs (pool.c's and atomic.c's:
+ * 2 + 2 + drains)
  */
 #define LITE_CQ_DEPTH \
 	((LITE_MAX_NODES - 1) * LITE_MAX_QPS_PER_PEER * \
-	 (LITE_RX_DEPTH + LITE_TX_DEPTH + 2) + 8)
+	 (LITE_RX_DEPTH + LITE_TX_DEPTH + 3) + 8)
 
 /* Fault injection: the fallbacks for devices without atomics, on any. */
 static bool lite_fault_no_atomic;

@@ -181,7 +181,7 @@ struct lite_qp {
 	u32			qpn;	/* qp's, kept for lite/qps */
 	u32			dqpn;	/* the peer's, once connected */
 	u32			psn;
-	bool			inited;	/* reached INIT: must be drained */
+	bool			inited;	/* INIT or later: drained to reset */
 	/* Under peer->lock (read anywhere): */
 	enum lite_qp_state	state;
 	/* The rest under the membership lock (qp_conn.c): */
@@ -232,8 +232,6 @@ struct lite_qp *lite_peer_pick_qp(struct lite_peer *peer);
 int lite_qp_reset(struct lite_qp *lqp);
 int lite_qp_connect(struct lite_qp *lqp, u32 remote_qpn, u32 remote_psn);
 int lite_qp_send_hello(struct lite_qp *lqp);
-bool lite_qp_is_hello(const struct lite_qp *lqp, const struct ib_wc *wc,
-		      const void *data, bool this_epoch);
 int lite_qp_modify_init(struct lite_dev *dev, struct ib_qp *qp);
 int lite_qp_modify_rts(struct lite_dev *dev, struct ib_qp *qp,
 		       const struct lite_port_addr *addr,
@@ -255,6 +253,7 @@ bool lite_peer_take_qp_info(struct lite_peer *peer,
 			    const struct lite_msg_qp_info *in,
 			    struct lite_msg_qp_info *out);
 bool lite_peer_recover(struct lite_peer *peer, struct lite_msg_qp_info *out);
+void lite_peer_recover_later(struct lite_peer *peer);
 void lite_qp_break(struct lite_qp *lqp, const char *why);
 void lite_qp_hello_arrived(struct lite_qp *lqp);
 const char *lite_qp_state_name(enum lite_qp_state state);

@@ -375,9 +375,17 @@ static int lite_send_qp_info(struct lite_peer *peer,
 	else
 		ret = lite_send_msg(lite_cluster.sock, LITE_MSG_QP_INFO, info,
 				    sizeof(*info));
-	if (ret)
-		lite_peer_err(peer, "cannot send QP_INFO to the manager (%d): its QPs wait until lite-join rejoins\n",
+	if (ret && !READ_ONCE(lite_cluster.lost)) {
+		/*
+		 * A message lost (or half sent) breaks the connection's framing
+		 * and MACs: end it, as the manager will. The membership thread
+		 * notices; lite-join then rejoins.
+		 */
+		lite_peer_err(peer, "cannot send QP_INFO to the manager (%d): leaving it; its QPs wait until lite-join rejoins\n",
 			      ret);
+		WRITE_ONCE(lite_cluster.lost, true);
+		kernel_sock_shutdown(lite_cluster.sock, SHUT_RDWR);
+	}
 	return ret;
 }
 
@@ -397,7 +405,7 @@ void lite_peer_recover_work(struct work_struct *work)
 	/* Gone from the table: its teardown destroyed the QPs meanwhile. */
 	if (lite_cluster.peers[peer->id] == peer) {
 		if (!info)
-			lite_peer_err(peer, "out of memory: its broken QPs stay so\n");
+			lite_peer_recover_later(peer);	/* out of memory */
 		else if (lite_peer_recover(peer, info))
 			lite_send_qp_info(peer, info);
 	}
@@ -407,51 +415,95 @@ void lite_peer_recover_work(struct work_struct *work)
 }
 
 /*
- * The port came back, or its address table changed: re-read it, and
- * re-resolve every peer's next hop; a peer whose next hop changed gets its
- * QPs reconnected (qp_conn.c) with the new one.
+ * The port came back, or its address table changed: is our address still
+ * the one peers know? Takes the port's MTU as it is now. Under the lock.
  */
-static void lite_dev_readdress(struct lite_dev *dev)
+static bool lite_dev_reread(struct lite_dev *dev)
 {
 	struct ib_port_attr attr;
 	union ib_gid gid;
-	unsigned int i, q;
 	int ret;
 
 	ret = ib_query_port(dev->ibdev, dev->port, &attr);
 	if (ret || attr.state != IB_PORT_ACTIVE) {
 		pr_warn("port %u is not active (%d): QPs that fail meanwhile are reconnected once it is\n",
 			dev->port, ret ?: attr.state);
-		return;
+		return false;
 	}
 	if (rdma_query_gid(dev->ibdev, dev->port, dev->gid_index, &gid) ||
 	    memcmp(gid.raw, dev->gid.raw, sizeof(gid.raw)) ||
 	    (dev->link_layer != IB_LINK_LAYER_ETHERNET && attr.lid != dev->lid)) {
 		pr_err("our address changed since the join (GID index %u: %pI6, LID %u; peers know %pI6, LID %u): leave and rejoin (lite-join) to announce it\n",
 		       dev->gid_index, gid.raw, attr.lid, dev->gid.raw, dev->lid);
-		return;
+		return false;
 	}
-	for (i = 1; i < LITE_MAX_NODES; i++) {
-		struct lite_peer *peer = lite_cluster.peers[i];
-		struct lite_av av;
+	if (attr.active_mtu != dev->mtu) {
+		pr_info("port %u: active MTU now %d (was %d)\n", dev->port,
+			ib_mtu_enum_to_int(attr.active_mtu),
+			ib_mtu_enum_to_int(dev->mtu));
+		dev->mtu = attr.active_mtu;
+	}
+	return true;
+}
 
-		if (!peer)
-			continue;
-		ret = lite_av_resolve(dev, &peer->addr, &av);
-		if (ret) {
+/* A peer and its next hop as resolved now, for lite_dev_readdress(). */
+struct lite_readdress {
+	struct lite_peer	*peer;
+	struct lite_av		av;
+	int			ret;
+};
+
+/*
+ * Re-resolve every peer's next hop; a peer whose next hop changed gets its
+ * QPs reconnected (qp_conn.c) with the new one. The resolves (up to 5 s
+ * each) run without the membership lock: peers come and go meanwhile.
+ */
+static void lite_dev_readdress(struct lite_dev *dev)
+{
+	struct lite_readdress *ra;
+	unsigned int i, q, n = 0;
+
+	ra = kcalloc(LITE_MAX_NODES, sizeof(*ra), GFP_KERNEL);
+	if (!ra)
+		return;		/* QPs that break still reconnect */
+	mutex_lock(&lite_cluster.lock);
+	if (lite_cluster.dev == dev && lite_dev_reread(dev)) {
+		for (i = 1; i < LITE_MAX_NODES; i++) {
+			if (!lite_cluster.peers[i])
+				continue;
+			ra[n].peer = lite_cluster.peers[i];
+			refcount_inc(&ra[n++].peer->refs);
+		}
+	}
+	mutex_unlock(&lite_cluster.lock);
+	for (i = 0; i < n; i++)
+		ra[i].ret = lite_av_resolve(dev, &ra[i].peer->addr, &ra[i].av);
+
+	mutex_lock(&lite_cluster.lock);
+	for (i = 0; i < n; i++) {
+		struct lite_peer *peer = ra[i].peer;
+		const struct lite_av *av = &ra[i].av;
+
+		if (lite_cluster.peers[peer->id] != peer)
+			continue;	/* gone meanwhile */
+		if (ra[i].ret) {
 			lite_peer_warn(peer, "its next hop cannot be resolved now (%d): its QPs stay as they are\n",
-				       ret);
+				       ra[i].ret);
 			continue;
 		}
-		if (av.mtu == peer->av.mtu && av.hop_limit == peer->av.hop_limit &&
-		    ether_addr_equal(av.dmac, peer->av.dmac))
+		if (av->mtu == peer->av.mtu && av->hop_limit == peer->av.hop_limit &&
+		    ether_addr_equal(av->dmac, peer->av.dmac))
 			continue;
 		lite_peer_info(peer, "its next hop changed (%pM, MTU %d): reconnecting its QPs\n",
-			       av.dmac, ib_mtu_enum_to_int(av.mtu));
-		peer->av = av;
+			       av->dmac, ib_mtu_enum_to_int(av->mtu));
+		peer->av = *av;
 		for (q = 0; q < peer->nr_qps; q++)
 			lite_qp_break(&peer->qps[q], "next hop changed");
 	}
+	mutex_unlock(&lite_cluster.lock);
+	for (i = 0; i < n; i++)
+		lite_peer_put(ra[i].peer);
+	kfree(ra);
 }
 
 /**
@@ -463,18 +515,20 @@ static void lite_dev_readdress(struct lite_dev *dev)
  */
 void lite_membership_dev_event(struct lite_dev *dev, unsigned long events)
 {
-	bool leave;
+	bool joined;
 
 	mutex_lock(&lite_cluster.lock);
-	leave = lite_cluster.dev == dev && test_bit(LITE_DEV_EV_FATAL, &events);
-	if (lite_cluster.dev == dev && !leave)
-		lite_dev_readdress(dev);
+	joined = lite_cluster.dev == dev;
 	mutex_unlock(&lite_cluster.lock);
-	if (leave) {
+	if (!joined)
+		return;
+	if (test_bit(LITE_DEV_EV_FATAL, &events)) {
 		pr_err("%s: fatal device error: leaving the cluster (lite-join rejoins once the device is back)\n",
 		       dev_name(&dev->ibdev->dev));
 		lite_membership_exit();
+		return;
 	}
+	lite_dev_readdress(dev);
 }
 
 static int lite_handle_peer_up(const struct lite_msg_peer_up *up)

@@ -537,6 +537,14 @@ int lite_pool_start(struct lite_dev *dev)
 			       dev_name(&dev->ibdev->dev));
 			return -EOPNOTSUPP;
 		}
+		if (attrs->max_fast_reg_page_list_len <
+		    1U << (LITE_BLOCK_SHIFT - lite_pool_page_shift(dev))) {
+			pr_err("%s cannot fast-register a 4 MiB block in %lu KiB pages (page lists of %u)\n",
+			       dev_name(&dev->ibdev->dev),
+			       1UL << (lite_pool_page_shift(dev) - 10),
+			       attrs->max_fast_reg_page_list_len);
+			return -EOPNOTSUPP;
+		}
 		if (lite_pool_page_shift(dev) != LITE_BLOCK_SHIFT)
 			pr_info("LITE memory is registered in %lu KiB pages, the largest %s offers up to 4 MiB\n",
 				1UL << (lite_pool_page_shift(dev) - 10),

@@ -44,13 +44,22 @@ const char *lite_qp_state_name(enum lite_qp_state state)
 	       lite_qp_state_names[state] : "?";
 }
 
-static void lite_qp_set_state(struct lite_qp *lqp, enum lite_qp_state state)
+/*
+ * @from -> @to, unless another context moved @lqp meanwhile (an error to
+ * BROKEN, a message to READY): every change of state goes through here.
+ */
+static bool lite_qp_move(struct lite_qp *lqp, enum lite_qp_state from,
+			 enum lite_qp_state to)
 {
 	unsigned long flags;
+	bool moved;
 
 	spin_lock_irqsave(&lqp->peer->lock, flags);
-	WRITE_ONCE(lqp->state, state);
+	moved = lqp->state == from;
+	if (moved)
+		WRITE_ONCE(lqp->state, to);
 	spin_unlock_irqrestore(&lqp->peer->lock, flags);
+	return moved;
 }
 
 /* Queue @peer's reconnection with a reference; false if it is going away. */
@@ -105,11 +114,13 @@ void lite_qp_break(struct lite_qp *lqp, const char *why)
 	lite_qp_mark_broken(lqp, why, false);
 }
 
-static void lite_qp_set_ready(struct lite_qp *lqp)
+/* @from -> READY; the peer is UP once every QP was. */
+static bool lite_qp_set_ready(struct lite_qp *lqp, enum lite_qp_state from)
 {
 	struct lite_peer *peer = lqp->peer;
 
-	lite_qp_set_state(lqp, LITE_QP_READY);
+	if (!lite_qp_move(lqp, from, LITE_QP_READY))
+		return false;
 	if (READ_ONCE(lqp->recoveries))
 		lite_peer_info(peer, "QP %u reconnected (epoch %u)\n",
 			       lqp->index, READ_ONCE(lqp->epoch));
@@ -119,6 +130,7 @@ static void lite_qp_set_ready(struct lite_qp *lqp)
 		lite_peer_info(peer, "%u QPs up (%s)\n", peer->nr_qps,
 			       peer->name);
 	}
+	return true;
 }
 
 /**
@@ -132,7 +144,7 @@ static void lite_qp_set_ready(struct lite_qp *lqp)
 void lite_qp_hello_arrived(struct lite_qp *lqp)
 {
 	if (READ_ONCE(lqp->state) == LITE_QP_CONNECTED)
-		lite_qp_set_ready(lqp);
+		lite_qp_set_ready(lqp, LITE_QP_CONNECTED);
 }
 
 static void lite_info_init(struct lite_peer *peer,
@@ -198,6 +210,7 @@ static bool lite_qp_take(struct lite_qp *lqp, const struct lite_qp_remote *r,
 	}
 	switch (state) {
 	case LITE_QP_IDLE:
+		/* Nothing is posted on it: no error can move it meanwhile. */
 		ret = lite_qp_connect(lqp, r->qpn, r->psn);
 		if (ret) {
 			lite_peer_err(lqp->peer, "QP %u: connecting failed: %d\n",
@@ -206,21 +219,25 @@ static bool lite_qp_take(struct lite_qp *lqp, const struct lite_qp_remote *r,
 			return false;
 		}
 		if (!r->rtr) {
-			lite_qp_set_state(lqp, LITE_QP_CONNECTED);
+			if (!lite_qp_move(lqp, LITE_QP_IDLE, LITE_QP_CONNECTED))
+				return false;
 			lite_info_add(out, lqp, true);
 			return true;
 		}
-		/* First on the QP, before anything READY lets through. */
-		ret = lite_qp_send_hello(lqp);
-		if (ret) {
-			lite_qp_mark_broken(lqp, "cannot post the hello", true);
+		/*
+		 * READY before the hello: the peer sends once it arrives, and
+		 * its first message may be handled before this thread runs on.
+		 * Whatever of ours arrives first is the hello to the peer.
+		 */
+		if (!lite_qp_set_ready(lqp, LITE_QP_IDLE))
 			return false;
-		}
-		lite_qp_set_ready(lqp);
+		ret = lite_qp_send_hello(lqp);
+		if (ret)
+			lite_qp_break(lqp, "cannot post the hello");
 		return false;
 	case LITE_QP_CONNECTED:
 		if (r->rtr)
-			lite_qp_set_ready(lqp);
+			lite_qp_set_ready(lqp, LITE_QP_CONNECTED);
 		return false;
 	default:
 		return false;		/* READY: old news */
@@ -305,7 +322,7 @@ bool lite_peer_recover(struct lite_peer *peer, struct lite_msg_qp_info *out)
 		lqp->epoch = max(lqp->epoch + 1, r.valid ? r.epoch : 0);
 		lqp->pending.valid = false;
 		WRITE_ONCE(lqp->recoveries, lqp->recoveries + 1);
-		lite_qp_set_state(lqp, LITE_QP_IDLE);
+		lite_qp_move(lqp, LITE_QP_BROKEN, LITE_QP_IDLE);
 		/* The peer's end of this epoch came first: answer it. */
 		if (r.valid && r.epoch == lqp->epoch)
 			answer |= lite_qp_take(lqp, &r, out);
@@ -320,4 +337,19 @@ bool lite_peer_recover(struct lite_peer *peer, struct lite_msg_qp_info *out)
 		spin_unlock_irqrestore(&peer->lock, flags);
 	}
 	return answer;
+}
+
+/**
+ * lite_peer_recover_later() - run @peer's reconnection again in a while
+ * @peer: a peer in the table (its reconnection could not run now)
+ *
+ * Context: any.
+ */
+void lite_peer_recover_later(struct lite_peer *peer)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&peer->lock, flags);
+	lite_peer_queue_recover(peer, LITE_BACKOFF_MAX);
+	spin_unlock_irqrestore(&peer->lock, flags);
 }

@@ -36,22 +36,19 @@ struct lite_hello {
 	__le32	epoch;
 };
 
+/*
+ * Logged only. A QP that an event says is in error flushes the receives it
+ * always has posted, and those completions break it (lite_rx_done()) in
+ * order with its work requests; mlx5 delivers events from a workqueue, so
+ * an event could arrive after the QP was already reset and reconnected.
+ */
 static void lite_qp_event(struct ib_event *event, void *context)
 {
 	struct lite_qp *lqp = context;
 
-	switch (event->event) {
-	case IB_EVENT_COMM_EST:		/* a receive in RTR: normal */
-		break;
-	case IB_EVENT_QP_FATAL:
-	case IB_EVENT_QP_REQ_ERR:
-	case IB_EVENT_QP_ACCESS_ERR:
-		lite_qp_break(lqp, ib_event_msg(event->event));
-		break;
-	default:
+	if (event->event != IB_EVENT_COMM_EST)	/* a receive in RTR: normal */
 		lite_peer_warn(lqp->peer, "QP %u: async event %s\n",
 			       lqp->index, ib_event_msg(event->event));
-	}
 }
 
 static int lite_post_rx(struct lite_rx_buf *rx)
@@ -71,17 +68,9 @@ static int lite_post_rx(struct lite_rx_buf *rx)
 	return ib_post_recv(rx->lqp->qp, &wr, NULL);
 }
 
-/**
- * lite_qp_is_hello() - is a received message the peer's hello on @lqp?
- * @lqp: the QP it arrived on
- * @wc: its completion
- * @data: the receive buffer, synced for the CPU
- * @this_epoch: of the connection in progress (else of any)
- *
- * No other message is 16 bytes without an immediate.
- */
-bool lite_qp_is_hello(const struct lite_qp *lqp, const struct ib_wc *wc,
-		      const void *data, bool this_epoch)
+/* Is a received message the peer's hello? No other is 16 bytes sans imm. */
+static bool lite_qp_is_hello(const struct lite_qp *lqp, const struct ib_wc *wc,
+			     const void *data)
 {
 	const struct lite_hello *h = data;
 
@@ -89,8 +78,7 @@ bool lite_qp_is_hello(const struct lite_qp *lqp, const struct ib_wc *wc,
 	       le32_to_cpu(h->magic) == LITE_PROTO_MAGIC &&
 	       le16_to_cpu(h->src_node) == lqp->peer->id &&
 	       le32_to_cpu(h->src_gen) == lqp->peer->gen &&
-	       le16_to_cpu(h->qp_index) == lqp->index &&
-	       (!this_epoch || le32_to_cpu(h->epoch) == lqp->epoch);
+	       le16_to_cpu(h->qp_index) == lqp->index;
 }
 
 static void lite_rx_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -98,7 +86,6 @@ static void lite_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct lite_rx_buf *rx = container_of(wc->wr_cqe, struct lite_rx_buf, cqe);
 	struct lite_qp *lqp = rx->lqp;
 	struct lite_peer *peer = lqp->peer;
-	enum lite_qp_state state;
 	unsigned long flags;
 
 	if (wc->status != IB_WC_SUCCESS) {
@@ -108,19 +95,16 @@ static void lite_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	ib_dma_sync_single_for_cpu(peer->dev->ibdev, rx->dma, LITE_RX_BUF_SIZE,
 				   DMA_FROM_DEVICE);
-	state = READ_ONCE(lqp->state);
-	if (state == LITE_QP_CONNECTED) {
-		/* Only a peer that knows ours is connected sends. */
-		lite_qp_hello_arrived(lqp);
-		state = LITE_QP_READY;
-	}
-	if (state != LITE_QP_READY)
-		lite_peer_warn(peer, "QP %u: message (%u bytes) while %s dropped\n",
-			       lqp->index, wc->byte_len,
-			       lite_qp_state_name(state));
-	else if (wc->wc_flags & IB_WC_WITH_IMM)
+	/* Only a peer that knows ours is connected sends. */
+	lite_qp_hello_arrived(lqp);
+	/*
+	 * Whatever the state: the peer's NIC has its ACK, so the message
+	 * counts (one on a QP broken in software but still in RTS, too; the
+	 * drain before any reset orders it before the next epoch's).
+	 */
+	if (wc->wc_flags & IB_WC_WITH_IMM)
 		lite_rpc_rx(peer, wc);	/* RPC: data is in a ring */
-	else if (!lite_qp_is_hello(lqp, wc, rx->data, false))
+	else if (!lite_qp_is_hello(lqp, wc, rx->data))
 		lite_ctrl_recv(peer, rx->data, wc->byte_len);
 	ib_dma_sync_single_for_device(peer->dev->ibdev, rx->dma,
 				      LITE_RX_BUF_SIZE, DMA_FROM_DEVICE);
@@ -558,10 +542,21 @@ int lite_qp_reset(struct lite_qp *lqp)
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_RESET };
 	int i, ret;
 
-	/* Moves it to ERR itself; nothing posts meanwhile (not READY). */
-	ib_drain_qp(lqp->qp);
-	ret = ib_modify_qp(lqp->qp, &attr, IB_QP_STATE) ?:
-	      lite_qp_modify_init(dev, lqp->qp);
+	/*
+	 * Moves it to ERR itself; nothing posts meanwhile (not READY). Not
+	 * from RESET, where an earlier reset may have left it: RESET -> ERR
+	 * is no transition.
+	 */
+	if (lqp->inited)
+		ib_drain_qp(lqp->qp);
+	ret = ib_modify_qp(lqp->qp, &attr, IB_QP_STATE);
+	if (ret)
+		return ret;
+	lqp->inited = false;
+	ret = lite_qp_modify_init(dev, lqp->qp);
+	if (ret)
+		return ret;
+	lqp->inited = true;
 	for (i = 0; i < LITE_RX_DEPTH && !ret; i++)
 		ret = lite_post_rx(&lqp->rx[i]);
 	lqp->psn = get_random_u32() & 0xffffff;
@@ -610,6 +605,9 @@ int lite_qp_post(struct lite_qp *lqp, const struct ib_send_wr *wr)
 	unsigned long flags;
 	int ret;
 
+	/* Not waiting for a send queue entry of a QP being reconnected. */
+	if (READ_ONCE(lqp->state) != LITE_QP_READY)
+		return READ_ONCE(peer->closing) ? -ENOTCONN : -EAGAIN;
 	if (down_timeout(&lqp->credits, 10 * HZ))
 		return -ETIMEDOUT;
 	/*

@@ -400,7 +400,8 @@ static bool lite_rpc_has_room(struct lite_rpc_tx_ring *tr, u32 need)
  * receiver never saw it, or saw it and only the completion was lost, and
  * it checks that each request starts where the last one it saw ended.
  * Once nothing is in flight, take the receiver's count again (RPC_OPEN
- * answers the open ring's) and go on from there.
+ * answers the open ring's) and go on from there. Under @tr's lock, which
+ * it holds across these waits (other senders wait for it, killably).
  */
 static int lite_rpc_tx_resync(struct lite_rpc_tx_ring *tr)
 {
@@ -411,35 +412,25 @@ static int lite_rpc_tx_resync(struct lite_rpc_tx_ring *tr)
 	long left;
 	int ret;
 
-	if (mutex_lock_killable(&tr->lock))
-		return -EINTR;
-	ret = 0;
-	if (!tr->resync)
-		goto out;
+	lockdep_assert_held(&tr->lock);
 	/* Under the lock nothing new is posted: what is in flight ends. */
 	left = wait_event_killable_timeout(tr->wq, !atomic_read(&tr->inflight),
 					   msecs_to_jiffies(lite_rpc_timeout_ms));
-	if (left <= 0) {
-		ret = left ? -EINTR : -ETIMEDOUT;
-		goto out;
-	}
+	if (left <= 0)
+		return left ? -EINTR : -ETIMEDOUT;
 	ret = lite_ctrl_call(tr->node, tr->gen, LITE_CTRL_RPC_OPEN, &req,
 			     sizeof(req), &resp, &len);
 	if (ret)
-		goto out;
+		return ret;
 	head = le64_to_cpu(resp.head);
 	/* Another ring (the receiver closed ours), or a count out of range. */
 	if (len != sizeof(resp) || le64_to_cpu(resp.dma) != tr->dma ||
 	    le32_to_cpu(resp.rkey) != tr->rkey || head < tr->acked ||
-	    head > tr->head) {
-		ret = -ECONNRESET;
-		goto out;
-	}
+	    head > tr->head)
+		return -ECONNRESET;
 	tr->head = head;
 	WRITE_ONCE(tr->resync, false);
-out:
-	mutex_unlock(&tr->lock);
-	return ret;
+	return 0;
 }
 
 /*
@@ -463,9 +454,6 @@ static int lite_rpc_send_msg(u16 node, u32 port, struct iov_iter *src, u32 len,
 	tr = lite_rpc_tx_get(node, port);
 	if (IS_ERR(tr))
 		return PTR_ERR(tr);
-	ret = READ_ONCE(tr->resync) ? lite_rpc_tx_resync(tr) : 0;
-	if (ret)
-		goto out_put;
 	ret = -EMSGSIZE;
 	if (len > tr->max_size)
 		goto out_put;
@@ -502,6 +490,12 @@ static int lite_rpc_send_msg(u16 node, u32 port, struct iov_iter *src, u32 len,
 	for (;;) {
 		if (mutex_lock_killable(&tr->lock)) {
 			ret = -EINTR;
+			kfree(tx);
+			goto out_unlocked;
+		}
+		ret = READ_ONCE(tr->resync) ? lite_rpc_tx_resync(tr) : 0;
+		if (ret) {
+			mutex_unlock(&tr->lock);
 			kfree(tx);
 			goto out_unlocked;
 		}
