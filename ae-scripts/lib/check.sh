@@ -241,7 +241,7 @@ chk_judge_lite() {
 	fi
 	case "$v" in
 	not-loaded | "") chk_row "$h" lite INFO "lite.ko not loaded (lite-ae install)" ;;
-	*"nodes=$n "*) chk_row "$h" lite PASS "$v dev=${dev:-?}$qps" ;;
+	*"nodes=$n "*) chk_row "$h" lite PASS "$v$qps dev=${dev:-?}" ;;
 	*) chk_row "$h" lite FAIL "cluster incomplete: $v (want nodes=$n)" \
 		"lite-ae install re-forms it; the kernel log (dmesg) says which peer failed" ;;
 	esac
