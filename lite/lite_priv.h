@@ -199,9 +199,8 @@ struct lite_qp {
 
 enum lite_peer_state {
 	LITE_PEER_CREATED,	/* our QPs exist, waiting for the peer's */
-	LITE_PEER_CONNECTING,	/* QPs in RTS, hellos in flight */
-	LITE_PEER_UP,		/* a hello arrived on every QP */
-	LITE_PEER_FAILED,
+	LITE_PEER_CONNECTING,	/* the handshake under way (qp_conn.c) */
+	LITE_PEER_UP,		/* every QP was READY once */
 };
 
 struct lite_peer {

@@ -186,11 +186,11 @@ struct lite_peer *lite_peer_get(u16 id, u32 gen)
 	return peer;
 }
 
-/* Woken when a peer's QPs are all proven (lite_peer_set_up()). */
+/* Woken when a peer's QPs were all ready (lite_peer_set_up()). */
 static DECLARE_WAIT_QUEUE_HEAD(lite_peer_up_wq);
 
 /**
- * lite_peer_set_up() - a hello has arrived on every QP of @peer: it is UP
+ * lite_peer_set_up() - every QP of @peer was READY once: it is UP
  * @peer: the peer
  *
  * Context: any; does not sleep.
@@ -201,7 +201,7 @@ void lite_peer_set_up(struct lite_peer *peer)
 	wake_up_all(&lite_peer_up_wq);
 }
 
-/* Is @id, generation @gen, in the table and still proving its QPs? */
+/* Is @id, generation @gen, in the table and still connecting its QPs? */
 static bool lite_peer_coming(u16 id, u32 gen)
 {
 	struct lite_peer *peer;
@@ -220,17 +220,16 @@ static bool lite_peer_coming(u16 id, u32 gen)
 }
 
 /**
- * lite_peer_wait_up() - wait while @id is still proving its QPs
+ * lite_peer_wait_up() - wait while @id is still connecting its QPs
  * @id: a node id (1..LITE_MAX_NODES-1)
  * @gen: its generation
  * @timeout: how long at most, in jiffies
  *
- * A request can arrive before this node has seen the sender's hellos on
- * every QP: the sender is UP once it has seen ours, and its request
- * follows its own hello on the one QP it took. Served at once, the
- * request would find the requester not UP, and its answer would be
- * dropped (its caller waiting out its whole timeout); the sender's other
- * hellos were posted before the request and arrive within milliseconds.
+ * A request can arrive before every QP of the sender is ready here: the
+ * sender is UP once all of its QPs are, and its request comes on one of
+ * them. Served at once, the request would find the requester not UP, and
+ * its answer would be dropped (its caller waiting out its whole timeout);
+ * the other QPs' handshakes end moments later.
  *
  * Context: process context; sleeps up to @timeout.
  */
