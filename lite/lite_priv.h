@@ -252,7 +252,7 @@ bool lite_peer_take_qp_info(struct lite_peer *peer,
 			    const struct lite_msg_qp_info *in,
 			    struct lite_msg_qp_info *out);
 bool lite_peer_recover(struct lite_peer *peer, struct lite_msg_qp_info *out);
-void lite_peer_recover_later(struct lite_peer *peer);
+void lite_peer_recover_later(struct lite_peer *peer, unsigned long delay);
 void lite_qp_break(struct lite_qp *lqp, const char *why);
 void lite_qp_hello_arrived(struct lite_qp *lqp);
 const char *lite_qp_state_name(enum lite_qp_state state);

@@ -404,7 +404,7 @@ void lite_peer_recover_work(struct work_struct *work)
 	/* Gone from the table: its teardown destroyed the QPs meanwhile. */
 	if (lite_cluster.peers[peer->id] == peer) {
 		if (!info)
-			lite_peer_recover_later(peer);	/* out of memory */
+			lite_peer_recover_later(peer, 0);	/* out of memory */
 		else if (lite_peer_recover(peer, info))
 			lite_send_qp_info(peer, info);
 	}

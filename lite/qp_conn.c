@@ -291,7 +291,7 @@ bool lite_peer_take_qp_info(struct lite_peer *peer,
  */
 bool lite_peer_recover(struct lite_peer *peer, struct lite_msg_qp_info *out)
 {
-	unsigned long flags, retry = 0;
+	unsigned long retry = 0;
 	bool answer = false;
 	unsigned int i;
 
@@ -331,25 +331,23 @@ bool lite_peer_recover(struct lite_peer *peer, struct lite_msg_qp_info *out)
 			answer = true;
 		}
 	}
-	if (retry) {
-		spin_lock_irqsave(&peer->lock, flags);
-		lite_peer_queue_recover(peer, retry);
-		spin_unlock_irqrestore(&peer->lock, flags);
-	}
+	if (retry)
+		lite_peer_recover_later(peer, retry);
 	return answer;
 }
 
 /**
  * lite_peer_recover_later() - run @peer's reconnection again in a while
  * @peer: a peer in the table (its reconnection could not run now)
+ * @delay: in jiffies; 0 for the longest backoff
  *
  * Context: any.
  */
-void lite_peer_recover_later(struct lite_peer *peer)
+void lite_peer_recover_later(struct lite_peer *peer, unsigned long delay)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&peer->lock, flags);
-	lite_peer_queue_recover(peer, LITE_BACKOFF_MAX);
+	lite_peer_queue_recover(peer, delay ?: LITE_BACKOFF_MAX);
 	spin_unlock_irqrestore(&peer->lock, flags);
 }
