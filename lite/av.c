@@ -184,7 +184,7 @@ int lite_av_show(struct seq_file *m, void *unused)
 		for (i = 0; i < peer->nr_qps; i++) {
 			const struct lite_qp *lqp = &peer->qps[i];
 
-			seq_printf(m, "peer=%u qp=%u qpn=%u dqpn=%u state=%s epoch=%u recoveries=%u mtu=%d timeout=%u retry=%u rnr_retry=%u min_rnr_timer=%u sgid_index=%u",
+			seq_printf(m, "peer=%u qp=%u qpn=%u dqpn=%u state=%s epoch=%u recoveries=%u mtu=%d timeout=%u retry=%u rnr_retry=%u min_rnr_timer=%u rd_atomic=%u dest_rd_atomic=%u sgid_index=%u",
 				   id, i, lqp->qpn, lqp->dqpn,
 				   lite_qp_state_name(READ_ONCE(lqp->state)),
 				   READ_ONCE(lqp->epoch),
@@ -193,7 +193,8 @@ int lite_av_show(struct seq_file *m, void *unused)
 				   READ_ONCE(lite_param_qp_timeout),
 				   READ_ONCE(lite_param_qp_retry),
 				   LITE_RNR_INFINITE, LITE_MIN_RNR_TIMER,
-				   peer->dev->gid_index);
+				   lite_qp_rd_atomic(peer->dev, &peer->addr),
+				   peer->dev->rd_atom, peer->dev->gid_index);
 			if (peer->addr.link_layer == LITE_LINK_ETHERNET)
 				seq_printf(m, " gid_type=%s dgid=%pI6 dmac=%pM hop_limit=%u tclass=%u",
 					   av->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP ?

@@ -4,7 +4,9 @@
  * node. Its PD reaches only LITE's memory pool (pool.c), unless loaded with
  * unsafe_global_rkey=1; one CQ serves every QP of the pool (cq.c).
  */
+#include <linux/inet.h>
 #include <linux/slab.h>
+#include <net/ipv6.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
@@ -23,6 +25,9 @@
 static bool lite_fault_no_atomic;
 module_param_named(fault_no_atomic, lite_fault_no_atomic, bool, 0444);
 MODULE_PARM_DESC(fault_no_atomic, "tests: act as if the device had no RDMA atomics (atomic_cap NONE): QPs without remote atomic access, atomics on the owner's CPU (default: N)");
+
+/* fabric_ip as a GID (IPv4-mapped or IPv6); all zero without one. */
+static union ib_gid lite_fabric_gid;
 
 static DEFINE_MUTEX(lite_dev_lock);
 static struct lite_dev *lite_dev;	/* protected by lite_dev_lock */
@@ -81,34 +86,60 @@ static void lite_dev_event(struct ib_event_handler *handler,
 	lite_ctrl_queue_membership(&dev->event_work);
 }
 
+/*
+ * Without device=, the first device whose port is ACTIVE when it appears:
+ * a host's other RDMA devices (a management port, a down link) are not
+ * LITE's fabric.
+ */
+static bool lite_dev_wanted(struct ib_device *ibdev)
+{
+	struct ib_port_attr attr;
+
+	if (*lite_param_device)
+		return !strcmp(dev_name(&ibdev->dev), lite_param_device);
+	if (ib_query_port(ibdev, lite_param_port, &attr) ||
+	    attr.state != IB_PORT_ACTIVE) {
+		pr_info("%s port %u is not ACTIVE: not used (device=%s chooses it)\n",
+			dev_name(&ibdev->dev), lite_param_port,
+			dev_name(&ibdev->dev));
+		return false;
+	}
+	return true;
+}
+
 static int lite_add_one(struct ib_device *ibdev)
 {
 	struct lite_dev *dev;
 	int cqe, ret;
 
-	if (*lite_param_device && strcmp(dev_name(&ibdev->dev), lite_param_device))
-		return -EOPNOTSUPP;
 	if (lite_param_port < rdma_start_port(ibdev) ||
 	    lite_param_port > rdma_end_port(ibdev)) {
-		pr_warn("%s has no port %u\n", dev_name(&ibdev->dev), lite_param_port);
+		if (*lite_param_device)
+			pr_warn("%s has no port %u\n", dev_name(&ibdev->dev),
+				lite_param_port);
 		return -EOPNOTSUPP;
 	}
+	if (!lite_dev_wanted(ibdev))
+		return -EOPNOTSUPP;
 
 	mutex_lock(&lite_dev_lock);
 	if (lite_dev) {
 		mutex_unlock(&lite_dev_lock);
 		return -EOPNOTSUPP;	/* one device per node */
 	}
-	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	/* On the NIC's NUMA node, as the buffers it reads and writes. */
+	dev = kzalloc_node(sizeof(*dev), GFP_KERNEL, dev_to_node(&ibdev->dev));
 	if (!dev) {
 		ret = -ENOMEM;
 		goto err_unlock;
 	}
 	dev->ibdev = ibdev;
+	dev->node = dev_to_node(&ibdev->dev);
 	atomic_set(&dev->users, 1);
 	dev->port = lite_param_port;
-	dev->gid_index = lite_param_gid_index;
 	dev->link_layer = rdma_port_get_link_layer(ibdev, dev->port);
+	/* What our QPs take as responders; peers size their reads to it. */
+	dev->rd_atom = clamp(ibdev->attrs.max_qp_rd_atom, 1, LITE_RD_ATOMIC);
 
 	dev->pd = ib_alloc_pd(ibdev, lite_param_unsafe_global_rkey ?
 				 IB_PD_UNSAFE_GLOBAL_RKEY : 0);
@@ -180,6 +211,64 @@ static struct ib_client lite_client = {
 	.remove	= lite_remove_one,
 };
 
+/* Which GID to prefer on RoCE, 0 for none: routable v2 above all. */
+static int lite_gid_rank(const struct ib_gid_attr *attr)
+{
+	const struct in6_addr *a = (const struct in6_addr *)attr->gid.raw;
+
+	if (ipv6_addr_any(a))
+		return 0;
+	if (attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
+		return 1;	/* RoCE v1: one L2 domain only */
+	if (ipv6_addr_v4mapped(a))
+		return 4;
+	return ipv6_addr_type(a) & IPV6_ADDR_LINKLOCAL ? 2 : 3;
+}
+
+/*
+ * The GID our QPs use: gid_index if given; on InfiniBand the port GID;
+ * on RoCE the RoCE v2 GID of fabric_ip, or without one the best ranked
+ * (lite_gid_rank()). The table changes as addresses come and go, so this
+ * is asked at every join. Return: the entry, held, or an ERR_PTR.
+ */
+static const struct ib_gid_attr *lite_dev_pick_gid(struct lite_dev *dev)
+{
+	const struct ib_gid_attr *attr, *best = NULL;
+	int i, rank, best_rank = 0;
+
+	if (lite_param_gid_index >= 0)
+		return rdma_get_gid_attr(dev->ibdev, dev->port,
+					 lite_param_gid_index);
+	if (dev->link_layer != IB_LINK_LAYER_ETHERNET)
+		return rdma_get_gid_attr(dev->ibdev, dev->port, 0);
+	if (!ipv6_addr_any((struct in6_addr *)lite_fabric_gid.raw)) {
+		attr = rdma_find_gid_by_port(dev->ibdev, &lite_fabric_gid,
+					     IB_GID_TYPE_ROCE_UDP_ENCAP,
+					     dev->port, NULL);
+		if (IS_ERR(attr))
+			pr_err("%s port %u has no RoCE v2 GID for fabric_ip %s: is the address on the port's netdev?\n",
+			       dev_name(&dev->ibdev->dev), dev->port,
+			       lite_param_fabric_ip);
+		return attr;
+	}
+	/* A GID index is a u8 in an address vector. */
+	for (i = 0; i < 256; i++) {
+		attr = rdma_get_gid_attr(dev->ibdev, dev->port, i);
+		if (PTR_ERR_OR_ZERO(attr) == -EINVAL)
+			break;		/* past the table's end */
+		if (IS_ERR(attr))
+			continue;	/* an empty entry */
+		rank = lite_gid_rank(attr);
+		if (rank > best_rank) {
+			swap(attr, best);
+			best_rank = rank;
+		}
+		if (attr)
+			rdma_put_gid_attr(attr);
+	}
+	return best ?: ERR_PTR(-EADDRNOTAVAIL);
+}
+
 /**
  * lite_device_get() - the device LITE runs on, with its addressing refreshed
  *
@@ -190,6 +279,7 @@ static struct ib_client lite_client = {
  */
 struct lite_dev *lite_device_get(void)
 {
+	const struct ib_gid_attr *gid_attr;
 	struct ib_port_attr attr;
 	struct lite_dev *dev;
 	int ret;
@@ -207,11 +297,41 @@ struct lite_dev *lite_device_get(void)
 		return ERR_PTR(-ENETDOWN);
 	dev->lid = attr.lid;
 	dev->mtu = attr.active_mtu;
-	ret = rdma_query_gid(dev->ibdev, dev->port, dev->gid_index, &dev->gid);
-	if (ret || (dev->link_layer == IB_LINK_LAYER_ETHERNET &&
-		    ipv6_addr_any((struct in6_addr *)dev->gid.raw)))
+	gid_attr = lite_dev_pick_gid(dev);
+	if (IS_ERR(gid_attr))
+		return ERR_PTR(-EADDRNOTAVAIL);
+	dev->gid_index = gid_attr->index;
+	dev->gid = gid_attr->gid;
+	dev->gid_type = gid_attr->gid_type;
+	rdma_put_gid_attr(gid_attr);
+	if (dev->link_layer == IB_LINK_LAYER_ETHERNET &&
+	    ipv6_addr_any((struct in6_addr *)dev->gid.raw))
 		return ERR_PTR(-EADDRNOTAVAIL);
 	return dev;
+}
+
+/**
+ * lite_parse_fabric_ip() - take @s (fabric_ip) as the address to pick a GID by
+ * @s: an IPv4 or IPv6 address, or "" for none
+ *
+ * Return: 0, or -EINVAL when @s is neither.
+ */
+int lite_parse_fabric_ip(const char *s)
+{
+	struct in6_addr *a6 = (struct in6_addr *)lite_fabric_gid.raw;
+	__be32 a4;
+
+	memset(&lite_fabric_gid, 0, sizeof(lite_fabric_gid));
+	if (!*s)
+		return 0;
+	if (in4_pton(s, -1, (u8 *)&a4, -1, NULL)) {
+		ipv6_addr_set_v4mapped(a4, a6);
+		return 0;
+	}
+	if (in6_pton(s, -1, a6->s6_addr, -1, NULL) && !ipv6_addr_any(a6))
+		return 0;
+	memset(&lite_fabric_gid, 0, sizeof(lite_fabric_gid));
+	return -EINVAL;
 }
 
 /**
@@ -263,4 +383,11 @@ void lite_dev_port_addr(struct lite_dev *dev, struct lite_port_addr *addr)
 	addr->link_layer = dev->link_layer == IB_LINK_LAYER_ETHERNET ?
 			   LITE_LINK_ETHERNET : LITE_LINK_IB;
 	addr->mtu = dev->mtu;
+	if (dev->link_layer != IB_LINK_LAYER_ETHERNET)
+		addr->gid_type = LITE_GID_IB;
+	else if (dev->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP)
+		addr->gid_type = LITE_GID_ROCE_V2;
+	else
+		addr->gid_type = LITE_GID_ROCE_V1;
+	addr->rd_atom = dev->rd_atom;
 }

@@ -37,7 +37,8 @@
 /* main.c: module parameters */
 extern char *lite_param_device;
 extern unsigned int lite_param_port;
-extern unsigned int lite_param_gid_index;
+extern int lite_param_gid_index;
+extern char *lite_param_fabric_ip;
 extern unsigned int lite_param_qps_per_peer;
 extern bool lite_param_unsafe_global_rkey;
 extern unsigned int lite_param_qp_timeout;
@@ -47,12 +48,16 @@ extern unsigned int lite_param_sl;
 
 /* device.c: the RDMA device LITE runs on (one per node) */
 #define LITE_CQ_BATCH	16	/* completions polled at once */
+#define LITE_RD_ATOMIC	16	/* RDMA reads/atomics in flight per QP, at most */
 
 struct lite_dev {
 	struct ib_device	*ibdev;
 	u32			port;
-	u32			gid_index;
+	u32			gid_index;	/* chosen at each join */
 	union ib_gid		gid;
+	enum ib_gid_type	gid_type;
+	u8			rd_atom;	/* reads/atomics a QP of ours takes */
+	int			node;		/* the NIC's NUMA node, or none */
 	enum rdma_link_layer	link_layer;
 	u16			lid;
 	enum ib_mtu		mtu;
@@ -76,6 +81,7 @@ enum {
 
 int lite_device_init(void);
 void lite_device_exit(void);
+int lite_parse_fabric_ip(const char *s);
 struct lite_dev *lite_device_get(void);
 void lite_dev_port_addr(struct lite_dev *dev, struct lite_port_addr *addr);
 bool lite_dev_atomics(const struct lite_dev *dev);
@@ -232,6 +238,8 @@ int lite_qp_reset(struct lite_qp *lqp);
 int lite_qp_connect(struct lite_qp *lqp, u32 remote_qpn, u32 remote_psn);
 int lite_qp_send_hello(struct lite_qp *lqp);
 int lite_qp_modify_init(struct lite_dev *dev, struct ib_qp *qp);
+u8 lite_qp_rd_atomic(const struct lite_dev *dev,
+		     const struct lite_port_addr *addr);
 int lite_qp_modify_rts(struct lite_dev *dev, struct ib_qp *qp,
 		       const struct lite_port_addr *addr,
 		       const struct lite_av *av, u32 remote_qpn,

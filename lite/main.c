@@ -16,9 +16,13 @@ unsigned int lite_param_port = 1;
 module_param_named(port, lite_param_port, uint, 0444);
 MODULE_PARM_DESC(port, "port of the RDMA device (default: 1)");
 
-unsigned int lite_param_gid_index = 1;
-module_param_named(gid_index, lite_param_gid_index, uint, 0444);
-MODULE_PARM_DESC(gid_index, "GID table index for RoCE addressing (default: 1, RoCE v2/IPv4 on rxe)");
+int lite_param_gid_index = -1;
+module_param_named(gid_index, lite_param_gid_index, int, 0444);
+MODULE_PARM_DESC(gid_index, "GID table index of the port (default: -1, chosen: on RoCE the RoCE v2 GID of fabric_ip, else the first RoCE v2 IPv4 one)");
+
+char *lite_param_fabric_ip = "";
+module_param_named(fabric_ip, lite_param_fabric_ip, charp, 0444);
+MODULE_PARM_DESC(fabric_ip, "this node's IPv4 or IPv6 address on the RDMA fabric: picks the RoCE v2 GID when gid_index is -1 (default: none)");
 
 unsigned int lite_param_qps_per_peer = 4;
 module_param_named(qps_per_peer, lite_param_qps_per_peer, uint, 0444);
@@ -63,6 +67,16 @@ static int __init lite_init(void)
 	    lite_param_sl > 15) {
 		pr_err("qp_timeout must be 1..31, qp_retry 0..7, tclass 0..255, sl 0..15\n");
 		return -EINVAL;
+	}
+	if (lite_param_gid_index < -1) {
+		pr_err("gid_index must be -1 (chosen) or a GID table index\n");
+		return -EINVAL;
+	}
+	ret = lite_parse_fabric_ip(lite_param_fabric_ip);
+	if (ret) {
+		pr_err("fabric_ip '%s' is not an IPv4 or IPv6 address\n",
+		       lite_param_fabric_ip);
+		return ret;
 	}
 	ret = lite_stats_init();
 	if (ret)

@@ -534,13 +534,15 @@ static int lite_handle_peer_up(const struct lite_msg_peer_up *up)
 {
 	u16 id = le16_to_cpu(up->node_id);
 	u32 gen = le32_to_cpu(up->generation);
-	u8 link = lite_cluster.dev->link_layer == IB_LINK_LAYER_ETHERNET ?
-		  LITE_LINK_ETHERNET : LITE_LINK_IB;
 	struct lite_msg_qp_info info;
+	struct lite_port_addr self;
 	struct lite_peer *peer;
 
-	if (lite_check_mgr_peer_up(up, lite_cluster.node_id, link)) {
-		pr_err("manager: invalid PEER_UP for node %u\n", id);
+	lite_dev_port_addr(lite_cluster.dev, &self);
+	if (lite_check_mgr_peer_up(up, lite_cluster.node_id, &self)) {
+		pr_err("manager: invalid PEER_UP for node %u (link layer %u, GID type %u; ours %u, %u)\n",
+		       id, up->addr.link_layer, up->addr.gid_type,
+		       self.link_layer, self.gid_type);
 		return -EPROTO;
 	}
 	if (lite_cluster.peers[id]) {

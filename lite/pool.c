@@ -337,7 +337,8 @@ static struct lite_region *lite_region_new(struct lite_dev *dev,
 	atomic64_set(&r->used, 0);
 	INIT_LIST_HEAD(&r->link);
 	for (i = 0; i < nr_blocks; i++) {
-		r->blocks[i].page = alloc_pages(gfp, LITE_BLOCK_SHIFT - PAGE_SHIFT);
+		r->blocks[i].page = alloc_pages_node(dev->node, gfp,
+						     LITE_BLOCK_SHIFT - PAGE_SHIFT);
 		if (!r->blocks[i].page)
 			break;
 		cond_resched();

@@ -22,7 +22,6 @@ static bool lite_post_inline_softirq = true;
 module_param_named(post_inline_softirq, lite_post_inline_softirq, bool, 0644);
 MODULE_PARM_DESC(post_inline_softirq, "post with bottom halves off, so send work a software device defers to softirq runs at once in the posting thread instead of in ksoftirqd (default: Y)");
 
-#define LITE_RD_ATOMIC		16
 
 /*
  * The first message on a QP whose peer does not know yet that ours is
@@ -158,7 +157,8 @@ static int lite_qp_alloc_bufs(struct lite_qp *lqp)
 
 		rx->lqp = lqp;
 		rx->cqe.done = lite_rx_done;
-		rx->data = kzalloc(LITE_RX_BUF_SIZE, GFP_KERNEL);
+		rx->data = kzalloc_node(LITE_RX_BUF_SIZE, GFP_KERNEL,
+					lqp->peer->dev->node);
 		if (!rx->data)
 			return -ENOMEM;
 		rx->dma = ib_dma_map_single(ibdev, rx->data, LITE_RX_BUF_SIZE,
@@ -210,6 +210,23 @@ int lite_qp_modify_init(struct lite_dev *dev, struct ib_qp *qp)
 }
 
 /**
+ * lite_qp_rd_atomic() - RDMA reads and atomics a QP of ours keeps in flight
+ * @dev: our device
+ * @addr: the remote port's address, with what its QPs take (rd_atom)
+ *
+ * No more than the responder takes: a NIC NAKs reads beyond its
+ * max_dest_rd_atomic, and the QP goes to error.
+ *
+ * Return: the QP's max_rd_atomic.
+ */
+u8 lite_qp_rd_atomic(const struct lite_dev *dev,
+		     const struct lite_port_addr *addr)
+{
+	return min3(LITE_RD_ATOMIC, dev->ibdev->attrs.max_qp_init_rd_atom,
+		    (int)addr->rd_atom);
+}
+
+/**
  * lite_qp_modify_rts() - connect a QP in INIT to a remote QP (RTR, RTS)
  * @dev: its device
  * @qp: the QP
@@ -231,7 +248,7 @@ int lite_qp_modify_rts(struct lite_dev *dev, struct ib_qp *qp,
 		.path_mtu		= av->mtu,
 		.dest_qp_num		= remote_qpn,
 		.rq_psn			= remote_psn,
-		.max_dest_rd_atomic	= min(LITE_RD_ATOMIC, dev->ibdev->attrs.max_qp_rd_atom),
+		.max_dest_rd_atomic	= dev->rd_atom,
 		.min_rnr_timer		= LITE_MIN_RNR_TIMER,
 	};
 	int ret;
@@ -251,7 +268,7 @@ int lite_qp_modify_rts(struct lite_dev *dev, struct ib_qp *qp,
 	attr.timeout = READ_ONCE(lite_param_qp_timeout);
 	attr.retry_cnt = READ_ONCE(lite_param_qp_retry);
 	attr.rnr_retry = LITE_RNR_INFINITE;
-	attr.max_rd_atomic = min(LITE_RD_ATOMIC, dev->ibdev->attrs.max_qp_init_rd_atom);
+	attr.max_rd_atomic = lite_qp_rd_atomic(dev, addr);
 	return ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_TIMEOUT |
 			    IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | IB_QP_SQ_PSN |
 			    IB_QP_MAX_QP_RD_ATOMIC);

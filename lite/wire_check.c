@@ -289,14 +289,14 @@ static bool lite_check_peer_id(u16 id, u16 self_id)
  * lite_check_mgr_peer_up() - check a PEER_UP from the manager
  * @up: the payload
  * @self_id: this node's id
- * @link_layer: this node's port's LITE_LINK_*
+ * @self: this node's port address (as it joined)
  *
  * Whether the peer is new or a later incarnation is the caller's business.
  *
  * Return: 0, or -EPROTO.
  */
 int lite_check_mgr_peer_up(const struct lite_msg_peer_up *up, u16 self_id,
-			   u8 link_layer)
+			   const struct lite_port_addr *self)
 {
 	const struct lite_port_addr *a = &up->addr;
 
@@ -304,9 +304,14 @@ int lite_check_mgr_peer_up(const struct lite_msg_peer_up *up, u16 self_id,
 	if (!lite_check_peer_id(le16_to_cpu(up->node_id), self_id) ||
 	    up->reserved || !le32_to_cpu(up->generation))
 		return -EPROTO;
-	/* An RC connection needs both ends on the same link layer. */
-	if (a->link_layer != link_layer || a->mtu < IB_MTU_256 ||
-	    a->mtu > IB_MTU_4096 || a->reserved)
+	/*
+	 * An RC connection needs both ends on the same link layer and, on
+	 * RoCE, the same GID type (v1 frames are not UDP/IP).
+	 */
+	if (a->link_layer != self->link_layer ||
+	    a->gid_type != self->gid_type || !a->rd_atom ||
+	    a->mtu < IB_MTU_256 || a->mtu > IB_MTU_4096 ||
+	    a->reserved[0] || a->reserved[1])
 		return -EPROTO;
 	/* The name is logged as a string. */
 	if (strnlen(up->name, LITE_NAME_LEN) == LITE_NAME_LEN)

@@ -27,7 +27,7 @@ int lite_check_rpc_hdr(const struct lite_rpc_hdr *hdr, u32 byte_len);
 int lite_check_mgr_hdr(const struct lite_msg_hdr *hdr, u16 *type, u32 *len);
 int lite_check_mgr_welcome(const struct lite_msg_welcome *w, unsigned int k);
 int lite_check_mgr_peer_up(const struct lite_msg_peer_up *up, u16 self_id,
-			   u8 link_layer);
+			   const struct lite_port_addr *self);
 int lite_check_mgr_qp_info(const struct lite_msg_qp_info *info, u16 self_id,
 			   unsigned int k);
 int lite_check_mgr_peer_down(const struct lite_msg_peer_down *down,

@@ -20,6 +20,18 @@ static const char *link_name(unsigned int link_layer)
 	return link_layer == LITE_LINK_IB ? "IB" : "Ethernet";
 }
 
+static const char *gid_type_name(unsigned int gid_type)
+{
+	switch (gid_type) {
+	case LITE_GID_ROCE_V1:
+		return "RoCE v1";
+	case LITE_GID_ROCE_V2:
+		return "RoCE v2";
+	default:
+		return "IB";
+	}
+}
+
 /* M as it goes to TO: with TO's next MAC, where its type has one. */
 static void send_msg(struct lite_cluster *c, struct lite_sess *to,
 		     const struct lite_msg *m)
@@ -198,6 +210,14 @@ static int admit(struct lite_cluster *c, const struct lite_msg_join *j,
 			 link_name(c->link_layer));
 		return -EINVAL;
 	}
+	/* RoCE v1 and v2 ends cannot talk: v1 frames are not UDP/IP. */
+	if (c->gid_type && j->addr.gid_type != c->gid_type) {
+		snprintf(reason, len,
+			 "GID type %s, but the cluster uses %s (choose the GID index, docs/hardware.md)",
+			 gid_type_name(j->addr.gid_type),
+			 gid_type_name(c->gid_type));
+		return -EINVAL;
+	}
 	if (c->nr_members >= c->cfg.max_nodes) {
 		snprintf(reason, len, "cluster full (%u nodes)",
 			 c->cfg.max_nodes);
@@ -242,8 +262,10 @@ static int sess_join(struct lite_cluster *c, struct lite_sess *s,
 	c->nr_members++;
 	if (!c->k)
 		c->k = le16toh(j->qps_per_peer);
-	if (!c->link_layer)
+	if (!c->link_layer) {
 		c->link_layer = j->addr.link_layer;
+		c->gid_type = j->addr.gid_type;
+	}
 	c->ops->log(c->ctx, "node %u (%s) joined from %s, generation %u",
 		    id, s->name, s->peer, s->gen);
 
@@ -421,6 +443,7 @@ void lite_sess_leave(struct lite_cluster *c, struct lite_sess *s)
 		if (!c->nr_members) {
 			c->k = c->cfg.k;
 			c->link_layer = 0;
+			c->gid_type = 0;
 		}
 	}
 	s->state = LITE_SESS_GONE;

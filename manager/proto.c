@@ -115,7 +115,7 @@ int lite_check_hdr(const struct lite_msg_hdr *h, const char **why)
 
 int lite_check_port_addr(const struct lite_port_addr *a, const char **why)
 {
-	if (a->reserved)
+	if (!all_zero(a->reserved, sizeof(a->reserved)))
 		return fail(why, "nonzero reserved field in port address",
 			    -EINVAL);
 	if (a->link_layer != LITE_LINK_IB &&
@@ -125,6 +125,15 @@ int lite_check_port_addr(const struct lite_port_addr *a, const char **why)
 			    -EINVAL);
 	if (a->mtu < LITE_MTU_MIN || a->mtu > LITE_MTU_MAX)
 		return fail(why, "mtu not in 1..5 (enum ib_mtu)", -EINVAL);
+	if (a->link_layer == LITE_LINK_IB ?
+	    a->gid_type != LITE_GID_IB :
+	    a->gid_type != LITE_GID_ROCE_V1 && a->gid_type != LITE_GID_ROCE_V2)
+		return fail(why,
+			    "gid_type not IB (1) on IB, RoCE v1 (2) or v2 (3) on Ethernet",
+			    -EINVAL);
+	if (!a->rd_atom)
+		return fail(why, "rd_atom 0 (a QP takes at least one read)",
+			    -EINVAL);
 	return 0;
 }
 

@@ -345,6 +345,8 @@ static void make_join(struct lite_msg *m, const char *name, unsigned int k)
 		m->join.addr.gid[8 + i] = name[i];
 	m->join.addr.link_layer = LITE_LINK_ETHERNET;
 	m->join.addr.mtu = 3;
+	m->join.addr.gid_type = LITE_GID_ROCE_V2;
+	m->join.addr.rd_atom = 16;
 	m->join.qps_per_peer = htole16(k);
 	m->join.ib_port = 1;
 	snprintf(m->join.name, sizeof(m->join.name), "%s", name);
@@ -550,7 +552,7 @@ static void scenario_cluster(void)
 	m.hdr.length = htole32(64);
 	hostile(&h, "version-1", &m, sizeof(m.hdr) + 64);
 	expect_reject(&h, EPROTONOSUPPORT,
-		      "protocol version 1; this manager speaks 5");
+		      "protocol version 1; this manager speaks 6");
 
 	/* A JOIN whose MAC is wrong, or missing (zero). */
 	make_join(&m, "node-badmac", K);
@@ -602,8 +604,14 @@ static void scenario_cluster(void)
 
 	make_join(&m, "node-ib", K);
 	m.join.addr.link_layer = LITE_LINK_IB;
+	m.join.addr.gid_type = LITE_GID_IB;
 	hostile(&h, "join-ib", &m, lite_msg_size(&m));
 	expect_reject(&h, EINVAL, "link layer IB, but the cluster is Ethernet");
+
+	make_join(&m, "node-v1", K);
+	m.join.addr.gid_type = LITE_GID_ROCE_V1;
+	hostile(&h, "join-roce-v1", &m, lite_msg_size(&m));
+	expect_reject(&h, EINVAL, "GID type RoCE v1, but the cluster uses RoCE v2");
 
 	make_join(&m, "node-id1", K);
 	m.join.requested_id = htole16(1);

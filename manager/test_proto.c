@@ -68,6 +68,8 @@ static void valid_join(struct lite_msg *m)
 	m->join.addr.gid[15] = 0x01;
 	m->join.addr.link_layer = LITE_LINK_ETHERNET;
 	m->join.addr.mtu = 3;
+	m->join.addr.gid_type = LITE_GID_ROCE_V2;
+	m->join.addr.rd_atom = 16;
 	m->join.qps_per_peer = htole16(K);
 	m->join.ib_port = 1;
 	strcpy(m->join.name, "node-a");
@@ -161,12 +163,20 @@ MUT(join_k_be) { m->join.qps_per_peer = htobe16(4); }
 MUT(join_ll_0) { m->join.addr.link_layer = 0; }
 MUT(join_ll_3) { m->join.addr.link_layer = 3; }
 MUT(join_ll_ib) { m->join.addr.link_layer = LITE_LINK_IB;
+		  m->join.addr.gid_type = LITE_GID_IB;
 		  m->join.addr.lid = htole16(7); }
+MUT(join_ll_ib_roce) { m->join.addr.link_layer = LITE_LINK_IB; }
+MUT(join_gid_ib_eth) { m->join.addr.gid_type = LITE_GID_IB; }
+MUT(join_gid_v1) { m->join.addr.gid_type = LITE_GID_ROCE_V1; }
+MUT(join_gid_0) { m->join.addr.gid_type = 0; }
+MUT(join_gid_4) { m->join.addr.gid_type = 4; }
+MUT(join_rd_atom_0) { m->join.addr.rd_atom = 0; }
+MUT(join_rd_atom_1) { m->join.addr.rd_atom = 1; }
 MUT(join_mtu_0) { m->join.addr.mtu = 0; }
 MUT(join_mtu_1) { m->join.addr.mtu = 1; }
 MUT(join_mtu_5) { m->join.addr.mtu = 5; }
 MUT(join_mtu_6) { m->join.addr.mtu = 6; }
-MUT(join_addr_reserved) { m->join.addr.reserved = htole32(1 << 24); }
+MUT(join_addr_reserved) { m->join.addr.reserved[1] = 0x80; }
 MUT(join_reserved_0) { m->join.reserved[0] = 1; }
 MUT(join_reserved_2) { m->join.reserved[2] = 0x80; }
 MUT(join_name_unterminated) { memset(m->join.name, 'a', LITE_NAME_LEN); }
@@ -277,6 +287,13 @@ static const struct msg_case msg_cases[] = {
 	{ "JOIN: link layer 0", valid_join, join_ll_0, -EINVAL },
 	{ "JOIN: link layer 3", valid_join, join_ll_3, -EINVAL },
 	{ "JOIN: link layer IB", valid_join, join_ll_ib, 0 },
+	{ "JOIN: IB with a RoCE GID type", valid_join, join_ll_ib_roce, -EINVAL },
+	{ "JOIN: Ethernet with GID type IB", valid_join, join_gid_ib_eth, -EINVAL },
+	{ "JOIN: RoCE v1", valid_join, join_gid_v1, 0 },
+	{ "JOIN: gid_type 0", valid_join, join_gid_0, -EINVAL },
+	{ "JOIN: gid_type 4", valid_join, join_gid_4, -EINVAL },
+	{ "JOIN: rd_atom 0", valid_join, join_rd_atom_0, -EINVAL },
+	{ "JOIN: rd_atom 1", valid_join, join_rd_atom_1, 0 },
 	{ "JOIN: mtu 0", valid_join, join_mtu_0, -EINVAL },
 	{ "JOIN: mtu 1", valid_join, join_mtu_1, 0 },
 	{ "JOIN: mtu 5", valid_join, join_mtu_5, 0 },

@@ -28,17 +28,18 @@ chk_row() { # SUBJECT CHECK RESULT DETAIL [FIX]
 # The probe runs on the host and prints key=value facts; the verdicts are
 # made here so the remote side needs nothing but a POSIX shell.
 chk_probe_cmd() {
-	local dev=$1 port=$2 gid=$3 d # $4: the host
+	local dev=$1 port=$2 d # $3: the host
 	d="/sys/class/infiniband/$dev"
 	cat <<EOF
 k=\$(uname -r); echo "kernel=\$k"
+gi=\$($(inv_gid_cmd "$3")); echo "gid_index=\$gi"
 if [ -f /lib/modules/\$k/build/Makefile ]; then echo headers=yes; else echo headers=no; fi
 if [ -d $d ]; then echo dev=yes; else echo dev=no; fi
 echo "devices=\$(ls /sys/class/infiniband 2>/dev/null | tr '\n' ' ')"
 echo "state=\$(cat $d/ports/$port/state 2>/dev/null)"
 echo "link_layer=\$(cat $d/ports/$port/link_layer 2>/dev/null)"
-echo "gid=\$(cat $d/ports/$port/gids/$gid 2>/dev/null)"
-echo "gid_type=\$(cat $d/ports/$port/gid_attrs/types/$gid 2>/dev/null)"
+echo "gid=\$(cat $d/ports/$port/gids/\$gi 2>/dev/null)"
+echo "gid_type=\$(cat $d/ports/$port/gid_attrs/types/\$gi 2>/dev/null)"
 echo "atomic_cap=\$(ibv_devinfo -d $dev -v 2>/dev/null | sed -n 's/^[[:space:]]*atomic_cap:[[:space:]]*\([A-Z_]*\).*/\1/p' | head -n 1)"
 echo "active_mtu=\$(ibv_devinfo -d $dev -i $port 2>/dev/null | sed -n 's/^[[:space:]]*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p' | head -n 1)"
 echo "memlock=\$(ulimit -l)"
@@ -53,28 +54,28 @@ for f in infiniband/verbs.h rdma/rdma_cma.h openssl/hmac.h; do
 done
 echo "os=\$( $(lite_os_cmd) )"
 echo "kversion=\$(uname -v)"
-echo "lite=\$($(lite_status_cmd "$4"))"
+echo "lite=\$($(lite_status_cmd "$3"))"
 echo "litedev=\$(stat -c 0%a:%G /dev/lite 2>/dev/null)"
 echo "liteunsafe=\$(cat /sys/module/lite/parameters/unsafe_global_rkey 2>/dev/null)"
 q=/sys/kernel/debug/lite/qps
 if [ -r \$q ]; then
 	echo "liteqps=\$(grep -c '^peer=' \$q) \$(grep -c ' state=ready ' \$q) \$(grep -c ' dmac=00:00:00:00:00:00 ' \$q)"
 fi
-$(kv_vermagic_cmd "$(lite_rdir "$4")/lite/lite.ko" ko_)
+$(kv_vermagic_cmd "$(lite_rdir "$3")/lite/lite.ko" ko_)
 EOF
 }
 
 # chk_probe HOST: run the probe on HOST within the step limit.
 chk_probe() {
 	AE_TIMEOUT=$CHK_LIMIT ae_ssh "$1" \
-		"$(chk_probe_cmd "$(inv_var "$1" rdma_dev)" "$(inv_var "$1" ib_port)" "$(inv_var "$1" gid_index)" "$1")"
+		"$(chk_probe_cmd "$(inv_var "$1" rdma_dev)" "$(inv_var "$1" ib_port)" "$1")"
 }
 
 chk_fact() { sed -n "s/^$2=//p;T;q" "$CHK_DIR/$1.facts"; }
 
 chk_judge_host() {
-	local h=$1 rc=$2 is_node=$3 dev port gid kernel v mtu missing ok=1
-	dev=$(inv_var "$h" rdma_dev) port=$(inv_var "$h" ib_port) gid=$(inv_var "$h" gid_index)
+	local h=$1 rc=$2 is_node=$3 dev port gid ip kernel v mtu missing ok=1
+	dev=$(inv_var "$h" rdma_dev) port=$(inv_var "$h" ib_port) ip=$(inv_fabric_ipv4 "$h")
 	if [ "$rc" != 0 ]; then
 		local why
 		why=$(grep -v '^$' "$CHK_DIR/$h.err" | tail -n 1)
@@ -122,8 +123,12 @@ chk_judge_host() {
 			"check the link: rdma link show; ip link set $(inv_var "$h" netdev | sed 's/^$/IFACE/') up; or set ib_port in $INV_FILE"
 		ok=0
 	fi
-	v=$(chk_fact "$h" gid)
-	if [ -n "$v" ] && [[ "$v" =~ [1-9a-f] ]]; then
+	v=$(chk_fact "$h" gid) gid=$(chk_fact "$h" gid_index)
+	if [ -z "$gid" ]; then
+		chk_row "$h" gid FAIL "gid_index auto: no RoCE v2 GID of ${ip:-an IPv4 address} on $dev port $port" \
+			"is fabric_ip on the port's netdev? (ip addr; rdma link show); list the GIDs: grep . /sys/class/infiniband/$dev/ports/$port/gid_attrs/types/*; or set gid_index in $INV_FILE"
+		ok=0
+	elif [ -n "$v" ] && [[ "$v" =~ [1-9a-f] ]]; then
 		chk_row "$h" gid PASS "index $gid = $v ($(chk_fact "$h" gid_type))"
 	else
 		chk_row "$h" gid FAIL "GID index $gid of $dev port $port is ${v:+empty}${v:-absent}" \
@@ -263,7 +268,7 @@ chk_cluster() {
 		chk_row cluster gid-type PASS "${types[0]#*: } on every node"
 	else
 		chk_row cluster gid-type FAIL "GID types differ ($(printf '%s, ' "${types[@]}" | sed 's/, $//')): RoCE v1 and v2 ports cannot reach each other" \
-			"choose each host's gid_index in $INV_FILE so that all use RoCE v2: grep . /sys/class/infiniband/DEV/ports/PORT/gid_attrs/types/*"
+			"let every host's gid_index be auto (RoCE v2 where the port has it) or choose RoCE v2 ones in $INV_FILE: grep . /sys/class/infiniband/DEV/ports/PORT/gid_attrs/types/*"
 	fi
 	[ "${#mtus[@]}" -gt 1 ] || return 0
 	if [ "$(printf '%s\n' "${mtus[@]}" | sed 's/^[^:]*: //' | sort -u | wc -l)" = 1 ]; then
@@ -286,7 +291,7 @@ chk_pair() {
 		chk_row "$subj" rdma-traffic PASS "RC write 64 B x200: median $(cut -d, -f4 <<<"$row") us, p99 $(cut -d, -f7 <<<"$row") us"
 	else
 		chk_row "$subj" rdma-traffic FAIL "$(cat "$CHK_DIR/$subj.error" 2>/dev/null)" \
-			"logs: $CHK_DIR/$subj.*.log; both hosts must reach each other's fabric_ip and use the same gid_index"
+			"logs: $CHK_DIR/$subj.*.log; both hosts must reach each other's fabric_ip with GIDs of one type"
 	fi
 }
 

@@ -12,7 +12,7 @@
 # Keys a host line or [vars] may set, with their defaults ("" = no default).
 declare -gA INV_DEFAULTS=(
 	[ssh_host]="" [ssh_port]=22 [ssh_user]=root [ssh_key]="" [ssh_known_hosts]=""
-	[remote_dir]=/opt/lite-ae [rdma_dev]=rxe0 [ib_port]=1 [gid_index]=1
+	[remote_dir]=/opt/lite-ae [rdma_dev]=rxe0 [ib_port]=1 [gid_index]=auto
 	[fabric_ip]="" [netdev]="" [lite_group]=lite [lite_params]="" [build]=""
 )
 declare -gA INV_VC_DEFAULTS=(
@@ -43,7 +43,8 @@ inv_check_value() {
 			echo "want an IB port number 1..255"
 		fi ;;
 	gid_index)
-		ae_is_uint "$v" && [ "$v" -le 255 ] || echo "want a GID table index 0..255" ;;
+		[ "$v" = auto ] || { ae_is_uint "$v" && [ "$v" -le 255 ]; } ||
+			echo "want 'auto' or a GID table index 0..255" ;;
 	nodes)
 		if ! ae_is_uint "$v" || [ "$v" -lt 1 ] || [ "$v" -gt 32 ]; then
 			echo "want a node count 1..32"
@@ -73,11 +74,11 @@ inv_check_value() {
 	lite_group)
 		[[ "$v" =~ ^[a-z_][a-z0-9_-]*$ ]] && [ "${#v}" -le 32 ] || echo "want a group name" ;;
 	lite_params)
-		# insmod arguments; device, port and gid_index have their keys.
+		# insmod arguments; device, port and the GID have their keys.
 		if [[ ! "$v" =~ ^([a-z_]+=[A-Za-z0-9_.,-]+)?( [a-z_]+=[A-Za-z0-9_.,-]+)*$ ]]; then
 			echo "want NAME=VALUE module parameters separated by spaces"
-		elif [[ " $v" =~ \ (device|port|gid_index)= ]]; then
-			echo "device, port and gid_index come from rdma_dev, ib_port and gid_index"
+		elif [[ " $v" =~ \ (device|port|gid_index|fabric_ip)= ]]; then
+			echo "device, port, gid_index and fabric_ip come from rdma_dev, ib_port, gid_index and fabric_ip"
 		fi ;;
 	kernel_args)
 		# Joined into the guest kernel's command line, where quotes
@@ -224,6 +225,41 @@ inv_var() {
 	else
 		printf '%s\n' "${INV_DEFAULTS[$key]}"
 	fi
+}
+
+# inv_fabric_ipv4 HOST: HOST's fabric_ip if it is an IPv4 address, else "".
+inv_fabric_ipv4() {
+	local ip
+	ip=$(inv_var "$1" fabric_ip)
+	if [[ "$ip" =~ ^[0-9]{1,3}(\.[0-9]{1,3}){3}$ ]]; then echo "$ip"; fi
+}
+
+# inv_gid_cmd HOST: a shell command printing, on HOST, the GID index that
+# LITE and perftest use there: gid_index, or for 'auto' the one lite.ko
+# picks (lite/device.c): 0 on InfiniBand; on RoCE the RoCE v2 GID of
+# fabric_ip (an IPv4 address), else the first RoCE v2 GID of an IPv4
+# address. Nothing when there is none.
+inv_gid_cmd() {
+	local h=$1 gi ip d pat='0000:0000:0000:0000:0000:ffff:*' a b c e
+	gi=$(inv_var "$h" gid_index)
+	if [ "$gi" != auto ]; then
+		echo "echo $gi"
+		return
+	fi
+	ip=$(inv_fabric_ipv4 "$h")
+	if [ -n "$ip" ]; then
+		IFS=. read -r a b c e <<<"$ip"
+		pat=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$a" "$b" "$c" "$e")
+	fi
+	d=/sys/class/infiniband/$(inv_var "$h" rdma_dev)/ports/$(inv_var "$h" ib_port)
+	printf '%s\n' "(d=$d; if [ \"\$(cat \$d/link_layer 2>/dev/null)\" = InfiniBand ]; then echo 0; else for i in \$(ls \$d/gids 2>/dev/null | sort -n); do [ \"\$(cat \$d/gid_attrs/types/\$i 2>/dev/null)\" = 'RoCE v2' ] || continue; case \$(cat \$d/gids/\$i) in $pat) echo \$i; break ;; esac; done; fi)"
+}
+
+# inv_lite_addr_params HOST: lite.ko's parameters that choose HOST's GID.
+inv_lite_addr_params() {
+	local gi ip
+	gi=$(inv_var "$1" gid_index) ip=$(inv_fabric_ipv4 "$1")
+	if [ "$gi" != auto ]; then echo "gid_index=$gi"; elif [ -n "$ip" ]; then echo "fabric_ip=$ip"; fi
 }
 
 inv_vc() {

@@ -3,6 +3,12 @@
 
 AE_PERFTEST_PORT=${AE_PERFTEST_PORT:-18515}
 
+# pt_port_args HOST: perftest's device, port and GID index on HOST (each
+# side names its own; the GID index is the one LITE uses there).
+pt_port_args() {
+	echo "-d $(inv_var "$1" rdma_dev) -i $(inv_var "$1" ib_port) -x \$($(inv_gid_cmd "$1"))"
+}
+
 # pt_run TOOL SERVER CLIENT SIZE ITERS OUTDIR TAG: run perftest TOOL (e.g.
 # ib_write_lat) with the server on SERVER and the client on CLIENT
 # (ae_pair); leave the client's report in OUTDIR/TAG.json and both sides'
@@ -10,16 +16,13 @@ AE_PERFTEST_PORT=${AE_PERFTEST_PORT:-18515}
 # failure, within AE_TIMEOUT, and says why in OUTDIR/TAG.error.
 pt_run() {
 	local tool=$1 srv=$2 cli=$3 size=$4 iters=$5 out=$6 tag=$7
-	local dev gid port common rjson
-	dev=$(inv_var "$srv" rdma_dev) gid=$(inv_var "$srv" gid_index) port=$(inv_var "$srv" ib_port)
-	[ "$(inv_var "$cli" gid_index)" = "$gid" ] ||
-		ae_warn "$cli and $srv use different gid_index; perftest needs the same -x on both"
-	common="-d $dev -i $port -x $gid -s $size -n $iters -F -p $AE_PERFTEST_PORT"
+	local common rjson
+	common="-s $size -n $iters -F -p $AE_PERFTEST_PORT"
 	rjson="/tmp/lite-ae-$tag.$$.json"
 	[ "$AE_DRY_RUN" = 1 ] || mkdir -p "$out"
 	# perftest's server prints nothing until a client comes: wait for its port.
-	if ! ae_pair --merge --fetch "$rjson" "$tool client" "$srv" "$tool $common" "tcp:$AE_PERFTEST_PORT" \
-		"$cli" "$tool $common --out_json --out_json_file=$rjson $(inv_var "$srv" fabric_ip)" "$out/$tag"; then
+	if ! ae_pair --merge --fetch "$rjson" "$tool client" "$srv" "$tool $(pt_port_args "$srv") $common" "tcp:$AE_PERFTEST_PORT" \
+		"$cli" "$tool $(pt_port_args "$cli") $common --out_json --out_json_file=$rjson $(inv_var "$srv" fabric_ip)" "$out/$tag"; then
 		echo "$tool $srv<-$cli: $AE_PAIR_ERR" >"$out/$tag.error"
 		return 1
 	fi

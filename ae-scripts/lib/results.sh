@@ -63,12 +63,13 @@ fig_provenance() {
 }
 
 fig_host_facts_cmd() {
-	local dev port gid
-	dev=$(inv_var "$1" rdma_dev) port=$(inv_var "$1" ib_port) gid=$(inv_var "$1" gid_index)
+	local dev port
+	dev=$(inv_var "$1" rdma_dev) port=$(inv_var "$1" ib_port)
 	cat <<EOF
+gi=\$($(inv_gid_cmd "$1"))
 printf 'kernel=%s device=%s port=%s link_layer=%s gid_index=%s gid=%s fw=%s perftest=%s rdma-core=%s\n' \
  "\$(uname -r)" "$dev" "$port" "\$(cat /sys/class/infiniband/$dev/ports/$port/link_layer 2>/dev/null)" \
- "$gid" "\$(cat /sys/class/infiniband/$dev/ports/$port/gids/$gid 2>/dev/null)" \
+ "\$gi" "\$(cat /sys/class/infiniband/$dev/ports/$port/gids/\$gi 2>/dev/null)" \
  "\$(cat /sys/class/infiniband/$dev/fw_ver 2>/dev/null)" \
  "\$(dpkg-query -W -f='\${Version}' perftest 2>/dev/null || echo unknown)" \
  "\$(dpkg-query -W -f='\${Version}' rdma-core 2>/dev/null || echo unknown)"

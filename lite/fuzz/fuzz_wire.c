@@ -257,15 +257,22 @@ static void fuzz_welcome(const struct lite_msg_welcome *w, unsigned int k)
 /* lite_handle_peer_up() indexes the peer table with the id. */
 static void fuzz_peer_up(const struct lite_msg_peer_up *up, u16 self, u8 link)
 {
+	/* Our own address: the link layer fuzzed, the GID type follows. */
+	struct lite_port_addr addr = {
+		.link_layer	= link,
+		.gid_type	= link == LITE_LINK_IB ? LITE_GID_IB :
+						 LITE_GID_ROCE_V2,
+	};
 	u16 id = le16_to_cpu(up->node_id);
 
-	if (lite_check_mgr_peer_up(up, self, link))
+	if (lite_check_mgr_peer_up(up, self, &addr))
 		return;
 	check(id && id < LITE_MAX_NODES && id != self);
 	check(le32_to_cpu(up->generation));
 	check(up->addr.link_layer == link);
+	check(up->addr.gid_type == addr.gid_type && up->addr.rd_atom);
 	check(up->addr.mtu >= IB_MTU_256 && up->addr.mtu <= IB_MTU_4096);
-	check(!up->reserved && !up->addr.reserved);
+	check(!up->reserved && !up->addr.reserved[0] && !up->addr.reserved[1]);
 	check(memchr(up->name, '\0', LITE_NAME_LEN));
 }
 

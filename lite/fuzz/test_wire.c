@@ -444,12 +444,27 @@ static void test_welcome(void)
 
 static void test_peer_up(void)
 {
-	const u8 eth = LITE_LINK_ETHERNET;
+	const struct lite_port_addr eth_v2 = {
+		.link_layer = LITE_LINK_ETHERNET, .gid_type = LITE_GID_ROCE_V2,
+	}, *eth = &eth_v2;
+	const struct lite_port_addr ib = {
+		.link_layer = LITE_LINK_IB, .gid_type = LITE_GID_IB,
+	};
+	const struct lite_port_addr eth_v1 = {
+		.link_layer = LITE_LINK_ETHERNET, .gid_type = LITE_GID_ROCE_V1,
+	};
 	struct lite_msg_peer_up up = valid_peer_up();
 
 	expect("peer_up: node 2 over RoCE", 0, lite_check_mgr_peer_up(&up, SELF, eth));
 	expect("peer_up: we are on IB", -EPROTO,
-	       lite_check_mgr_peer_up(&up, SELF, LITE_LINK_IB));
+	       lite_check_mgr_peer_up(&up, SELF, &ib));
+	expect("peer_up: we use RoCE v1", -EPROTO,
+	       lite_check_mgr_peer_up(&up, SELF, &eth_v1));
+	up.addr.rd_atom = 0;
+	expect("peer_up: rd_atom 0", -EPROTO, lite_check_mgr_peer_up(&up, SELF, eth));
+	up.addr.rd_atom = 1;
+	expect("peer_up: rd_atom 1", 0, lite_check_mgr_peer_up(&up, SELF, eth));
+	up = valid_peer_up();
 	expect("peer_up: about ourselves", -EPROTO, lite_check_mgr_peer_up(&up, 2, eth));
 	up.node_id = 0;
 	expect("peer_up: node 0", -EPROTO, lite_check_mgr_peer_up(&up, SELF, eth));
@@ -464,7 +479,7 @@ static void test_peer_up(void)
 	up.reserved = cpu_to_le16(1);
 	expect("peer_up: reserved set", -EPROTO, lite_check_mgr_peer_up(&up, SELF, eth));
 	up = valid_peer_up();
-	up.addr.reserved = cpu_to_le32(1);
+	up.addr.reserved[1] = 1;
 	expect("peer_up: address reserved set", -EPROTO,
 	       lite_check_mgr_peer_up(&up, SELF, eth));
 	up = valid_peer_up();

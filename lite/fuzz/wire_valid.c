@@ -81,6 +81,8 @@ struct lite_msg_peer_up valid_peer_up(void)
 			.gid		= { 0xfe, 0x80, [15] = 1 },
 			.link_layer	= LITE_LINK_ETHERNET,
 			.mtu		= IB_MTU_1024,
+			.gid_type	= LITE_GID_ROCE_V2,
+			.rd_atom	= 16,
 		},
 		.name		= "node-b",
 	};

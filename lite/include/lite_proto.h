@@ -28,9 +28,10 @@
 /*
  * 3: LMR chunk addresses are memory pool addresses; 4: LMR descriptions
  * say where atomics run; 5: QP_INFO entries carry an epoch and flags, so
- * one QP can be reconnected (docs/protocol.md)
+ * one QP can be reconnected (docs/protocol.md); 6: port addresses carry
+ * the GID type and the responder's RDMA read/atomic depth
  */
-#define LITE_PROTO_VERSION	5
+#define LITE_PROTO_VERSION	6
 #define LITE_PROTO_DEFAULT_PORT	18500
 
 #define LITE_MAX_NODES		64	/* node ids are 1..LITE_MAX_NODES-1 */
@@ -85,13 +86,22 @@ struct lite_msg_hdr {
 	__le32	reserved;
 };
 
-/* Where a node's RDMA port is. */
+/* The wire format of the GID a node's QPs use: all members use the same. */
+enum lite_gid_type {
+	LITE_GID_IB		= 1,	/* on LITE_LINK_IB */
+	LITE_GID_ROCE_V1	= 2,	/* on LITE_LINK_ETHERNET: Ethernet frames */
+	LITE_GID_ROCE_V2	= 3,	/* on LITE_LINK_ETHERNET: UDP/IP */
+};
+
+/* Where a node's RDMA port is, and what its QPs accept. */
 struct lite_port_addr {
 	__u8	gid[16];
 	__le16	lid;
 	__u8	link_layer;	/* enum lite_link_layer */
 	__u8	mtu;		/* enum ib_mtu: 1 (256) .. 5 (4096) */
-	__le32	reserved;
+	__u8	gid_type;	/* enum lite_gid_type */
+	__u8	rd_atom;	/* RDMA reads/atomics its QPs take at once, >= 1 */
+	__u8	reserved[2];
 };
 
 struct lite_msg_join {
