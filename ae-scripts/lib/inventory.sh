@@ -238,7 +238,8 @@ inv_fabric_ipv4() {
 # LITE and perftest use there: gid_index, or for 'auto' the one lite.ko
 # picks (lite/device.c): 0 on InfiniBand; on RoCE the RoCE v2 GID of
 # fabric_ip (an IPv4 address), else the first RoCE v2 GID of an IPv4
-# address. Nothing when there is none.
+# address. Nothing when there is none. It sets shell variables: run it in
+# a command substitution.
 inv_gid_cmd() {
 	local h=$1 gi ip d pat='0000:0000:0000:0000:0000:ffff:*' a b c e
 	gi=$(inv_var "$h" gid_index)
@@ -252,7 +253,7 @@ inv_gid_cmd() {
 		pat=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$a" "$b" "$c" "$e")
 	fi
 	d=/sys/class/infiniband/$(inv_var "$h" rdma_dev)/ports/$(inv_var "$h" ib_port)
-	printf '%s\n' "(d=$d; if [ \"\$(cat \$d/link_layer 2>/dev/null)\" = InfiniBand ]; then echo 0; else for i in \$(ls \$d/gids 2>/dev/null | sort -n); do [ \"\$(cat \$d/gid_attrs/types/\$i 2>/dev/null)\" = 'RoCE v2' ] || continue; case \$(cat \$d/gids/\$i) in $pat) echo \$i; break ;; esac; done; fi)"
+	printf '%s\n' "d=$d; if [ \"\$(cat \$d/link_layer 2>/dev/null)\" = InfiniBand ]; then echo 0; else for i in \$(ls \$d/gids 2>/dev/null | sort -n); do [ \"\$(cat \$d/gid_attrs/types/\$i 2>/dev/null)\" = 'RoCE v2' ] || continue; case \$(cat \$d/gids/\$i) in $pat) echo \$i; break ;; esac; done; fi"
 }
 
 # inv_lite_addr_params HOST: lite.ko's parameters that choose HOST's GID.
