@@ -113,7 +113,9 @@ int lite_av_resolve(struct lite_dev *dev, const struct lite_port_addr *addr,
 		return PTR_ERR(sgid_attr);
 	av->gid_type = sgid_attr->gid_type;
 	memcpy(dgid.raw, addr->gid, sizeof(dgid.raw));
-	if (memcmp(sgid_attr->gid.raw, dev->gid.raw, sizeof(dgid.raw))) {
+	/* The entry may have been reused, for the same address as RoCE v1. */
+	if (memcmp(sgid_attr->gid.raw, dev->gid.raw, sizeof(dgid.raw)) ||
+	    sgid_attr->gid_type != dev->gid_type) {
 		ret = -EADDRNOTAVAIL;
 	} else if (!memcmp(dgid.raw, dev->gid.raw, sizeof(dgid.raw))) {
 		ret = rdma_read_gid_l2_fields(sgid_attr, &vlan, av->dmac);
@@ -194,7 +196,8 @@ int lite_av_show(struct seq_file *m, void *unused)
 				   READ_ONCE(lite_param_qp_retry),
 				   LITE_RNR_INFINITE, LITE_MIN_RNR_TIMER,
 				   lite_qp_rd_atomic(peer->dev, &peer->addr),
-				   peer->dev->rd_atom, peer->dev->gid_index);
+				   peer->dev->rd_atom,
+				   READ_ONCE(peer->dev->gid_index));
 			if (peer->addr.link_layer == LITE_LINK_ETHERNET)
 				seq_printf(m, " gid_type=%s dgid=%pI6 dmac=%pM hop_limit=%u tclass=%u",
 					   av->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP ?

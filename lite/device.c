@@ -5,6 +5,7 @@
  * unsafe_global_rkey=1; one CQ serves every QP of the pool (cq.c).
  */
 #include <linux/inet.h>
+#include <linux/log2.h>
 #include <linux/slab.h>
 #include <net/ipv6.h>
 #include <rdma/ib_cache.h>
@@ -94,14 +95,31 @@ static void lite_dev_event(struct ib_event_handler *handler,
 static bool lite_dev_wanted(struct ib_device *ibdev)
 {
 	struct ib_port_attr attr;
+	const char *name = dev_name(&ibdev->dev);
+	int ret;
 
+	if (*lite_param_device && strcmp(name, lite_param_device))
+		return false;
+	if (lite_param_port < rdma_start_port(ibdev) ||
+	    lite_param_port > rdma_end_port(ibdev)) {
+		pr_warn("%s has no port %u: not used\n", name, lite_param_port);
+		return false;
+	}
+	/* Reads are how LITE moves data: a device without them is no use. */
+	if (ibdev->attrs.max_qp_rd_atom < 1 ||
+	    ibdev->attrs.max_qp_init_rd_atom < 1) {
+		pr_warn("%s takes no RDMA reads (max_qp_rd_atom %d, max_qp_init_rd_atom %d): not used\n",
+			name, ibdev->attrs.max_qp_rd_atom,
+			ibdev->attrs.max_qp_init_rd_atom);
+		return false;
+	}
 	if (*lite_param_device)
-		return !strcmp(dev_name(&ibdev->dev), lite_param_device);
-	if (ib_query_port(ibdev, lite_param_port, &attr) ||
-	    attr.state != IB_PORT_ACTIVE) {
-		pr_info("%s port %u is not ACTIVE: not used (device=%s chooses it)\n",
-			dev_name(&ibdev->dev), lite_param_port,
-			dev_name(&ibdev->dev));
+		return true;
+	ret = ib_query_port(ibdev, lite_param_port, &attr);
+	if (ret || attr.state != IB_PORT_ACTIVE) {
+		pr_info("%s port %u is %s: not used (device=%s chooses it)\n",
+			name, lite_param_port,
+			ret ? "not readable" : "not ACTIVE", name);
 		return false;
 	}
 	return true;
@@ -112,13 +130,6 @@ static int lite_add_one(struct ib_device *ibdev)
 	struct lite_dev *dev;
 	int cqe, ret;
 
-	if (lite_param_port < rdma_start_port(ibdev) ||
-	    lite_param_port > rdma_end_port(ibdev)) {
-		if (*lite_param_device)
-			pr_warn("%s has no port %u\n", dev_name(&ibdev->dev),
-				lite_param_port);
-		return -EOPNOTSUPP;
-	}
 	if (!lite_dev_wanted(ibdev))
 		return -EOPNOTSUPP;
 
@@ -138,8 +149,12 @@ static int lite_add_one(struct ib_device *ibdev)
 	atomic_set(&dev->users, 1);
 	dev->port = lite_param_port;
 	dev->link_layer = rdma_port_get_link_layer(ibdev, dev->port);
-	/* What our QPs take as responders; peers size their reads to it. */
-	dev->rd_atom = clamp(ibdev->attrs.max_qp_rd_atom, 1, LITE_RD_ATOMIC);
+	/*
+	 * What our QPs take as responders; peers size their reads to it. A
+	 * power of two: requesters round theirs up to one (mlx5, rxe).
+	 */
+	dev->rd_atom = rounddown_pow_of_two(min(ibdev->attrs.max_qp_rd_atom,
+						LITE_RD_ATOMIC));
 
 	dev->pd = ib_alloc_pd(ibdev, lite_param_unsafe_global_rkey ?
 				 IB_PD_UNSAFE_GLOBAL_RKEY : 0);
@@ -298,15 +313,29 @@ struct lite_dev *lite_device_get(void)
 	dev->lid = attr.lid;
 	dev->mtu = attr.active_mtu;
 	gid_attr = lite_dev_pick_gid(dev);
-	if (IS_ERR(gid_attr))
+	if (IS_ERR(gid_attr)) {
+		pr_err("%s port %u: no GID to use (gid_index %d): %ld\n",
+		       dev_name(&dev->ibdev->dev), dev->port,
+		       lite_param_gid_index, PTR_ERR(gid_attr));
 		return ERR_PTR(-EADDRNOTAVAIL);
-	dev->gid_index = gid_attr->index;
+	}
+	/* An address vector names the GID by a u8. */
+	if (gid_attr->index > U8_MAX) {
+		pr_err("GID index %u of %s is above 255: not usable in an address vector\n",
+		       gid_attr->index, dev_name(&dev->ibdev->dev));
+		rdma_put_gid_attr(gid_attr);
+		return ERR_PTR(-EADDRNOTAVAIL);
+	}
+	/* Read by debugfs lite/qps without the membership lock. */
+	WRITE_ONCE(dev->gid_index, gid_attr->index);
 	dev->gid = gid_attr->gid;
 	dev->gid_type = gid_attr->gid_type;
 	rdma_put_gid_attr(gid_attr);
-	if (dev->link_layer == IB_LINK_LAYER_ETHERNET &&
-	    ipv6_addr_any((struct in6_addr *)dev->gid.raw))
-		return ERR_PTR(-EADDRNOTAVAIL);
+	pr_info("%s port %u: GID index %u, %pI6 (%s)\n",
+		dev_name(&dev->ibdev->dev), dev->port, dev->gid_index,
+		dev->gid.raw, dev->link_layer != IB_LINK_LAYER_ETHERNET ? "IB" :
+		dev->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP ? "RoCE v2" :
+		"RoCE v1");
 	return dev;
 }
 
@@ -362,7 +391,18 @@ void lite_dev_put(struct lite_dev *dev)
 
 int lite_device_init(void)
 {
-	return ib_register_client(&lite_client);
+	int ret;
+
+	ret = ib_register_client(&lite_client);
+	if (ret)
+		return ret;
+	mutex_lock(&lite_dev_lock);
+	if (!lite_dev)
+		pr_warn("no RDMA device to use yet: LITE takes the first%s that appears%s\n",
+			*lite_param_device ? "" : " with port ACTIVE",
+			*lite_param_device ? "" : " (or load it with device=NAME)");
+	mutex_unlock(&lite_dev_lock);
+	return 0;
 }
 
 void lite_device_exit(void)

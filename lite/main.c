@@ -68,8 +68,8 @@ static int __init lite_init(void)
 		pr_err("qp_timeout must be 1..31, qp_retry 0..7, tclass 0..255, sl 0..15\n");
 		return -EINVAL;
 	}
-	if (lite_param_gid_index < -1) {
-		pr_err("gid_index must be -1 (chosen) or a GID table index\n");
+	if (lite_param_gid_index < -1 || lite_param_gid_index > U8_MAX) {
+		pr_err("gid_index must be -1 (chosen) or a GID table index 0..255\n");
 		return -EINVAL;
 	}
 	ret = lite_parse_fabric_ip(lite_param_fabric_ip);

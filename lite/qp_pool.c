@@ -22,7 +22,6 @@ static bool lite_post_inline_softirq = true;
 module_param_named(post_inline_softirq, lite_post_inline_softirq, bool, 0644);
 MODULE_PARM_DESC(post_inline_softirq, "post with bottom halves off, so send work a software device defers to softirq runs at once in the posting thread instead of in ksoftirqd (default: Y)");
 
-
 /*
  * The first message on a QP whose peer does not know yet that ours is
  * connected (qp_conn.c); checked against the peer and epoch we expect.

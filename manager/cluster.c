@@ -20,6 +20,16 @@ static const char *link_name(unsigned int link_layer)
 	return link_layer == LITE_LINK_IB ? "IB" : "Ethernet";
 }
 
+/* A RoCE GID's address family: 4 (IPv4-mapped) or 6; 0 on IB. */
+static unsigned int gid_family(const struct lite_port_addr *a)
+{
+	static const uint8_t v4mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	if (a->link_layer != LITE_LINK_ETHERNET)
+		return 0;
+	return memcmp(a->gid, v4mapped, sizeof(v4mapped)) ? 6 : 4;
+}
+
 static const char *gid_type_name(unsigned int gid_type)
 {
 	switch (gid_type) {
@@ -218,6 +228,13 @@ static int admit(struct lite_cluster *c, const struct lite_msg_join *j,
 			 gid_type_name(c->gid_type));
 		return -EINVAL;
 	}
+	/* A node resolves a peer's next hop from its own GID's address. */
+	if (c->link_layer && gid_family(&j->addr) != c->gid_family) {
+		snprintf(reason, len,
+			 "GID is an IPv%u address, but the cluster's are IPv%u (see fabric_ip)",
+			 gid_family(&j->addr), c->gid_family);
+		return -EINVAL;
+	}
 	if (c->nr_members >= c->cfg.max_nodes) {
 		snprintf(reason, len, "cluster full (%u nodes)",
 			 c->cfg.max_nodes);
@@ -265,6 +282,7 @@ static int sess_join(struct lite_cluster *c, struct lite_sess *s,
 	if (!c->link_layer) {
 		c->link_layer = j->addr.link_layer;
 		c->gid_type = j->addr.gid_type;
+		c->gid_family = gid_family(&j->addr);
 	}
 	c->ops->log(c->ctx, "node %u (%s) joined from %s, generation %u",
 		    id, s->name, s->peer, s->gen);
@@ -444,6 +462,7 @@ void lite_sess_leave(struct lite_cluster *c, struct lite_sess *s)
 			c->k = c->cfg.k;
 			c->link_layer = 0;
 			c->gid_type = 0;
+			c->gid_family = 0;
 		}
 	}
 	s->state = LITE_SESS_GONE;

@@ -68,6 +68,7 @@ struct lite_cluster {
 	unsigned int k;			/* 0 until set */
 	unsigned int link_layer;	/* 0 until set */
 	unsigned int gid_type;		/* with link_layer */
+	unsigned int gid_family;	/* RoCE: 4 or 6, with link_layer */
 	uint32_t last_gen;		/* generations are never reused */
 	unsigned int nr_members;
 	struct lite_sess *member[LITE_MAX_NODES];	/* by node id */

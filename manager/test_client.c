@@ -613,6 +613,11 @@ static void scenario_cluster(void)
 	hostile(&h, "join-roce-v1", &m, lite_msg_size(&m));
 	expect_reject(&h, EINVAL, "GID type RoCE v1, but the cluster uses RoCE v2");
 
+	make_join(&m, "node-v4", K);
+	memcpy(m.join.addr.gid, (uint8_t[16]){ [10] = 0xff, [11] = 0xff, 198, 18, 0, 9 }, 16);
+	hostile(&h, "join-ipv4-gid", &m, lite_msg_size(&m));
+	expect_reject(&h, EINVAL, "GID is an IPv4 address, but the cluster's are IPv6");
+
 	make_join(&m, "node-id1", K);
 	m.join.requested_id = htole16(1);
 	hostile(&h, "join-id-in-use", &m, lite_msg_size(&m));
