@@ -134,14 +134,18 @@ int lite_av_resolve(struct lite_dev *dev, const struct lite_port_addr *addr,
  * @dev: our device
  * @addr: a port's address (a peer's, or our own)
  * @av: its next hop, from lite_av_resolve()
- * @ah: filled
+ * @ah: filled; on Ethernet with our GID's entry held in ah->grh.sgid_attr,
+ *	so the QP binds the entry checked here even if the table changes:
+ *	the caller drops it (rdma_put_gid_attr()) after ib_modify_qp()
  *
- * Return: 0, or -EHOSTUNREACH on Ethernet without a next-hop MAC (a RoCE
- * NIC would send to the zero MAC).
+ * Return: 0, -EHOSTUNREACH on Ethernet without a next-hop MAC (a RoCE NIC
+ * would send to the zero MAC), or -EADDRNOTAVAIL if our GID's entry no
+ * longer holds the GID and type we joined with.
  */
 int lite_fill_av(struct lite_dev *dev, const struct lite_port_addr *addr,
 		 const struct lite_av *av, struct rdma_ah_attr *ah)
 {
+	const struct ib_gid_attr *sgid_attr;
 	union ib_gid dgid;
 
 	ah->type = rdma_ah_find_type(dev->ibdev, dev->port);
@@ -153,9 +157,18 @@ int lite_fill_av(struct lite_dev *dev, const struct lite_port_addr *addr,
 	}
 	if (is_zero_ether_addr(av->dmac))
 		return -EHOSTUNREACH;
+	sgid_attr = rdma_get_gid_attr(dev->ibdev, dev->port, dev->gid_index);
+	if (IS_ERR(sgid_attr))
+		return -EADDRNOTAVAIL;
+	if (memcmp(sgid_attr->gid.raw, dev->gid.raw, sizeof(dgid.raw)) ||
+	    sgid_attr->gid_type != dev->gid_type) {
+		rdma_put_gid_attr(sgid_attr);
+		return -EADDRNOTAVAIL;
+	}
 	memcpy(dgid.raw, addr->gid, sizeof(dgid.raw));
 	rdma_ah_set_grh(ah, &dgid, 0, dev->gid_index, av->hop_limit,
 			READ_ONCE(lite_param_tclass));
+	ah->grh.sgid_attr = sgid_attr;	/* after: rdma_ah_set_grh() clears it */
 	ether_addr_copy(ah->roce.dmac, av->dmac);
 	return 0;
 }

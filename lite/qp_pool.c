@@ -255,9 +255,12 @@ int lite_qp_modify_rts(struct lite_dev *dev, struct ib_qp *qp,
 	ret = lite_fill_av(dev, addr, av, &attr.ah_attr);
 	if (ret)
 		return ret;
+	/* The core takes its own reference to the GID entry for the QP. */
 	ret = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_AV |
 			   IB_QP_PATH_MTU | IB_QP_DEST_QPN | IB_QP_RQ_PSN |
 			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
+	if (attr.ah_attr.grh.sgid_attr)
+		rdma_put_gid_attr(attr.ah_attr.grh.sgid_attr);
 	if (ret)
 		return ret;
 
