@@ -94,6 +94,7 @@ fig_run() {
 	[ -n "$dir" ] || dir=$(fig_new_dir "$name")
 	ae_log "$name: results go to $dir"
 	fig_provenance "$dir" "$name"
+	loss_snapshot "$dir" before
 	t0=$SECONDS
 	(
 		# shellcheck source=/dev/null
@@ -103,6 +104,10 @@ fig_run() {
 	[ "${PIPESTATUS[0]}" = 0 ] || ae_die "$name: experiment failed; partial data kept in $dir"
 	echo "run_seconds: $((SECONDS - t0))" >>"$dir/provenance.txt"
 	ae_log "$name: measured in $((SECONDS - t0)) s"
+	# What the fabric dropped and the transports resent meanwhile.
+	loss_snapshot "$dir" after
+	loss_report "$dir"
+	ae_log "$name: $(sed -n 's/^loss: //p' "$dir/provenance.txt")"
 	# What LITE counted on each node, since its module was loaded.
 	lite_stats "$dir/stats" || ae_warn "$name: counters incomplete in $dir/stats"
 	fig_plot_dir "$name" "$dir"
