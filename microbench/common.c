@@ -52,6 +52,10 @@ static const struct bench_opt rdma_opts[] = {
 	  "the one rdma_cm routes to, checked against NAME)" },
 	{ "gid-index", 'g', "N", "GID index expected for RoCE (default 1); "
 	  "rdma_cm picks the GID, this is checked and reported" },
+	{ "qp-timeout", BENCH_KEY_QP_TIMEOUT, "N", "local ACK timeout of the "
+	  "RC QPs, 4.096 us * 2^N, 1..31 (default: rdma_cm's)" },
+	{ "qp-retry", BENCH_KEY_QP_RETRY, "N", "transport retries of the RC "
+	  "QPs, 0..7 (default 7)" },
 	{ NULL, 0, NULL, NULL }
 };
 
@@ -333,6 +337,7 @@ static void defaults(struct bench_cfg *cfg, const struct bench_prog *prog)
 	cfg->timeout = 30;
 	cfg->session_timeout = 3600;
 	cfg->gid_index = 1;
+	cfg->qp_retry = 7;
 }
 
 /* One common option; 1 when key is not one of them. */
@@ -374,6 +379,11 @@ static int set_common(struct bench_cfg *cfg, int key, const char *arg)
 		cfg->gid_index_given = true;
 		return bench_parse_uint("gid-index", arg, 0, 255,
 					&cfg->gid_index);
+	case BENCH_KEY_QP_TIMEOUT:
+		return bench_parse_uint("qp-timeout", arg, 1, 31,
+					&cfg->qp_timeout);
+	case BENCH_KEY_QP_RETRY:
+		return bench_parse_uint("qp-retry", arg, 0, 7, &cfg->qp_retry);
 	default:
 		return 1;
 	}
@@ -538,6 +548,11 @@ void bench_begin(const struct bench_cfg *cfg, const char *role,
 	if (cfg->prog->flags & BENCH_OPT_RDMA) {
 		bench_meta("dev", "%s", cfg->dev ? cfg->dev : "auto");
 		bench_meta("gid_index", "%u", cfg->gid_index);
+		if (cfg->qp_timeout)
+			bench_meta("qp_timeout", "%u", cfg->qp_timeout);
+		else
+			bench_meta("qp_timeout", "rdma_cm");
+		bench_meta("qp_retry", "%u", cfg->qp_retry);
 	}
 	cfg->prog->params(cfg->prog->ctx);
 }

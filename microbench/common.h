@@ -28,6 +28,8 @@ enum {
 	BENCH_KEY_SESSION_TIMEOUT,
 	BENCH_KEY_RATE,
 	BENCH_KEY_SAMPLES,
+	BENCH_KEY_QP_TIMEOUT,
+	BENCH_KEY_QP_RETRY,
 	BENCH_KEY_PROG = 512,
 };
 
@@ -71,6 +73,8 @@ struct bench_cfg {
 	const char *dev;		/* NULL: first / the one rdma_cm picks */
 	unsigned int gid_index;
 	bool gid_index_given;
+	unsigned int qp_timeout;	/* 0: rdma_cm's default */
+	unsigned int qp_retry;
 	const char *samples;		/* --samples FILE, or NULL */
 };
 

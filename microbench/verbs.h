@@ -204,6 +204,8 @@ void vb_cm_ack_drop(struct rdma_cm_event *ev, struct rdma_cm_id *drop);
 enum vb_cm_kind { VB_CM_OTHER, VB_CM_REQUEST, VB_CM_ESTABLISHED, VB_CM_CLOSED };
 enum vb_cm_kind vb_cm_kind(const struct rdma_cm_event *ev);
 void vb_report_path(const struct bench_cfg *cfg, struct rdma_cm_id *id);
+/* --qp-timeout on the QP @id connects, before its connect or accept. */
+void vb_set_qp_timeout(const struct bench_cfg *cfg, struct rdma_cm_id *id);
 uint64_t vb_param(const struct bench_cfg *cfg, const struct vb_opts *o);
 
 /* verbs_client.c */

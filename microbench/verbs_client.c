@@ -239,11 +239,12 @@ static void connect_id(struct vb_client *c, struct vb_qp *q)
 		.private_data_len = sizeof(hello),
 		.responder_resources = clamp_u8(c->attr.max_qp_rd_atom),
 		.initiator_depth = clamp_u8(c->attr.max_qp_init_rd_atom),
-		.retry_count = 7,
+		.retry_count = (uint8_t)c->cfg->qp_retry,
 		.rnr_retry_count = 7,	/* 7: retry forever, never drop */
 	};
 
 	make_hello(c, q, hello);
+	vb_set_qp_timeout(c->cfg, q->id);
 	if (rdma_connect(q->id, &p))
 		bench_die("QP %u: rdma_connect: %s", q->index, strerror(errno));
 }

@@ -252,9 +252,11 @@ static const char *accept_qp(struct vb_server *s, struct rdma_cm_event *ev)
 						 s->attr.max_qp_rd_atom),
 		.initiator_depth = vb_min_u8(req->responder_resources,
 					     s->attr.max_qp_init_rd_atom),
+		.retry_count = (uint8_t)s->cfg->qp_retry,
 		.rnr_retry_count = 7,
 	};
 
+	vb_set_qp_timeout(s->cfg, ev->id);
 	if (rdma_accept(ev->id, &p)) {
 		snprintf(s->why, sizeof(s->why), "server: rdma_accept: %s",
 			 strerror(errno));

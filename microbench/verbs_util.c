@@ -191,6 +191,16 @@ static void report_gid(const struct bench_cfg *cfg, struct rdma_cm_id *id)
 			gid_type_name(want.gid_type));
 }
 
+void vb_set_qp_timeout(const struct bench_cfg *cfg, struct rdma_cm_id *id)
+{
+	uint8_t t = (uint8_t)cfg->qp_timeout;
+
+	if (t && rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT,
+				 &t, sizeof(t)))
+		bench_die("rdma_set_option(ACK timeout %u): %s", t,
+			  strerror(errno));
+}
+
 void vb_report_path(const struct bench_cfg *cfg, struct rdma_cm_id *id)
 {
 	report_port(id->verbs, id->port_num);

@@ -92,10 +92,15 @@ mb_two_nodes() {
 # The microbench pairs between MB_CLI and MB_SRV, each "OUTDIR TAG
 # CLIENT_ARGS" (mb_pair; MB_SAMPLES and the rest as there): the client's
 # arguments, to which these add the server's address (node id for LITE).
+# mb_qp_args HOST: the verbs programs' transport settings on HOST (LITE's).
+mb_qp_args() {
+	echo "--qp-timeout $(inv_var "$1" qp_timeout) --qp-retry $(inv_var "$1" qp_retry)"
+}
+
 # mb_verbs: verbs_bench's server, then its client.
 mb_verbs() {
-	mb_pair "$1" "$2" "$MB_SRV" "$(mb_bin "$MB_SRV" verbs_bench) -p $MB_PORT" \
-		"$MB_CLI" "$(mb_bin "$MB_CLI" verbs_bench) $3 -p $MB_PORT $MB_IP" "$MB_LISTENING"
+	mb_pair "$1" "$2" "$MB_SRV" "$(mb_bin "$MB_SRV" verbs_bench) $(mb_qp_args "$MB_SRV") -p $MB_PORT" \
+		"$MB_CLI" "$(mb_bin "$MB_CLI" verbs_bench) $3 $(mb_qp_args "$MB_CLI") -p $MB_PORT $MB_IP" "$MB_LISTENING"
 }
 
 # mb_tcp: tcp_bench's server, then its client.

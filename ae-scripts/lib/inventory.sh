@@ -14,6 +14,7 @@ declare -gA INV_DEFAULTS=(
 	[ssh_host]="" [ssh_port]=22 [ssh_user]=root [ssh_key]="" [ssh_known_hosts]=""
 	[remote_dir]=/opt/lite-ae [rdma_dev]=rxe0 [ib_port]=1 [gid_index]=auto
 	[fabric_ip]="" [netdev]="" [lite_group]=lite [lite_params]="" [build]=""
+	[qp_timeout]=14 [qp_retry]=7
 )
 declare -gA INV_VC_DEFAULTS=(
 	[nodes]=3 [mem_mb]=2048 [cpus]=1 [ssh_base_port]=22000
@@ -42,6 +43,11 @@ inv_check_value() {
 		if ! ae_is_uint "$v" || [ "$v" -lt 1 ] || [ "$v" -gt 255 ]; then
 			echo "want an IB port number 1..255"
 		fi ;;
+	qp_timeout)
+		{ ae_is_uint "$v" && [ "$v" -ge 1 ] && [ "$v" -le 31 ]; } ||
+			echo "want an ACK timeout exponent 1..31 (4.096 us * 2^N)" ;;
+	qp_retry)
+		{ ae_is_uint "$v" && [ "$v" -le 7 ]; } || echo "want a retry count 0..7" ;;
 	gid_index)
 		[ "$v" = auto ] || { ae_is_uint "$v" && [ "$v" -le 255 ]; } ||
 			echo "want 'auto' or a GID table index 0..255" ;;
@@ -74,11 +80,12 @@ inv_check_value() {
 	lite_group)
 		[[ "$v" =~ ^[a-z_][a-z0-9_-]*$ ]] && [ "${#v}" -le 32 ] || echo "want a group name" ;;
 	lite_params)
-		# insmod arguments; device, port and the GID have their keys.
+		# insmod arguments; device, port, the GID and the transport
+		# settings (every stack's alike) have their keys.
 		if [[ ! "$v" =~ ^([a-z_]+=[A-Za-z0-9_.,-]+)?( [a-z_]+=[A-Za-z0-9_.,-]+)*$ ]]; then
 			echo "want NAME=VALUE module parameters separated by spaces"
-		elif [[ " $v" =~ \ (device|port|gid_index|fabric_ip)= ]]; then
-			echo "device, port, gid_index and fabric_ip come from rdma_dev, ib_port, gid_index and fabric_ip"
+		elif [[ " $v" =~ \ (device|port|gid_index|fabric_ip|qp_timeout|qp_retry)= ]]; then
+			echo "device, port, gid_index, fabric_ip, qp_timeout and qp_retry have keys of their own (rdma_dev, ib_port, ...)"
 		fi ;;
 	kernel_args)
 		# Joined into the guest kernel's command line, where quotes
@@ -256,6 +263,12 @@ inv_gid_cmd() {
 	printf '%s\n' "d=$d; if [ \"\$(cat \$d/link_layer 2>/dev/null)\" = InfiniBand ]; then echo 0; else for i in \$(ls \$d/gids 2>/dev/null | sort -n); do [ \"\$(cat \$d/gid_attrs/types/\$i 2>/dev/null)\" = 'RoCE v2' ] || continue; case \$(cat \$d/gids/\$i) in $pat) echo \$i; break ;; esac; done; fi"
 }
 
+# inv_qp_settings HOST: the transport settings every stack uses on HOST
+# (LITE, perftest, the verbs programs), as "timeout=N retry=N".
+inv_qp_settings() {
+	echo "timeout=$(inv_var "$1" qp_timeout) retry=$(inv_var "$1" qp_retry)"
+}
+
 # inv_lite_addr_params HOST: lite.ko's parameters that choose HOST's GID.
 inv_lite_addr_params() {
 	local gi ip
@@ -285,7 +298,7 @@ inv_dump() {
 		[ "$h" = "$INV_MANAGER" ] && role=manager
 		[ "$h" = "$INV_MANAGER" ] && [[ " ${INV_NODES[*]} " == *" $h "* ]] && role=manager,node
 		line="$h role=$role"
-		for k in ssh_host ssh_port ssh_user remote_dir rdma_dev ib_port gid_index fabric_ip netdev ssh_key lite_group build; do
+		for k in ssh_host ssh_port ssh_user remote_dir rdma_dev ib_port gid_index fabric_ip netdev ssh_key lite_group build qp_timeout qp_retry; do
 			line+=" $k=$(inv_var "$h" "$k")"
 		done
 		printf '%s\n' "$line"

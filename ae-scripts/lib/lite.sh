@@ -261,7 +261,7 @@ lite_install_node() {
 $(lite_dev_setup_cmd "$h")
 } || { echo 'creating group $(inv_var "$h" lite_group) or $AE_UDEV_RULE failed' >&2; exit 1; }
 if [ -e /sys/module/lite ]; then rmmod lite || { echo 'lite.ko is loaded and in use' >&2; exit 1; }; fi
-insmod $r/lite/lite.ko device=$(inv_var "$h" rdma_dev) port=$(inv_var "$h" ib_port) $(inv_lite_addr_params "$h") ${LITE_PARAMS-$(inv_var "$h" lite_params)} ||
+insmod $r/lite/lite.ko device=$(inv_var "$h" rdma_dev) port=$(inv_var "$h" ib_port) $(inv_lite_addr_params "$h") qp_timeout=$(inv_var "$h" qp_timeout) qp_retry=$(inv_var "$h" qp_retry) ${LITE_PARAMS-$(inv_var "$h" lite_params)} ||
 	{ echo 'loading lite.ko failed (see dmesg)' >&2; exit 1; }
 {
 $(lite_dev_perm_cmd "$h")

@@ -3,10 +3,11 @@
 
 AE_PERFTEST_PORT=${AE_PERFTEST_PORT:-18515}
 
-# pt_port_args HOST: perftest's device, port and GID index on HOST (each
-# side names its own; the GID index is the one LITE uses there).
+# pt_port_args HOST: perftest's device, port, GID index and QP timeout on
+# HOST (each side names its own; the GID index and timeout are LITE's
+# there; perftest's retry count is 7, fixed, as qp_retry's default).
 pt_port_args() {
-	echo "-d $(inv_var "$1" rdma_dev) -i $(inv_var "$1" ib_port) -x \$($(inv_gid_cmd "$1"))"
+	echo "-d $(inv_var "$1" rdma_dev) -i $(inv_var "$1" ib_port) -x \$($(inv_gid_cmd "$1")) -u $(inv_var "$1" qp_timeout)"
 }
 
 # pt_run TOOL SERVER CLIENT SIZE ITERS OUTDIR TAG: run perftest TOOL (e.g.

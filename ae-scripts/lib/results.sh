@@ -53,6 +53,10 @@ fig_provenance() {
 		else
 			echo "testbed: ${#INV_NODES[@]} hosts from $(basename "$INV_FILE")"
 		fi
+		# One QP timeout and retry count for every stack (lite.ko's
+		# parameters, perftest's -u, the verbs programs' rdma_cm ACK
+		# timeout); RNR retries are unlimited (7) everywhere.
+		echo "qp_settings: $(for h in "${INV_NODES[@]}"; do inv_qp_settings "$h"; done | sort -u | paste -sd';' -) rnr_retry=7 (lite.ko, perftest, verbs programs)"
 		for h in "${INV_NODES[@]}"; do
 			facts=unreachable
 			! wait "${pid[$h]}" || facts=$(cat "$dir/.facts.$h")
