@@ -1,5 +1,5 @@
 # Write and read latency vs message size, one panel over the other: LITE (user and
-# kernel space), native verbs (verbs_bench and perftest), TCP. Points are
+# kernel space; user space also under the busy wait policy), native verbs (verbs_bench and perftest), TCP. Points are
 # medians of the repetitions' medians; whiskers run from the smallest
 # minimum to the median p99 (perftest: one run, its median, minimum and
 # p99). What a sample is (microbench/README.md): LITE and verbs_bench time
@@ -27,6 +27,12 @@ set ylabel "latency (µs), median with min..p99 whiskers"
 # lc, pt and dt of each program, the same in both panels.
 lite = 'lw 2 pt 7 lc rgb "#1f77b4"'
 kern = 'lw 2 pt 6 dt 2 lc rgb "#1f77b4"'
+# LITE under the busy policy, where the run has it (runs before 2026-11-27
+# do not).
+busy = 'lw 1 pt 5 dt 4 lc rgb "#17becf"'
+nbusy = int(system(sprintf("grep -c '^lite_lat_busy,' '%s' || true", datafile)))
+busyw = nbusy ? 'sel2("lite_lat_busy", "write") using 3:6:9:10 with yerrorlines ' . busy . ' title "LITE write, busy policy (RTT)",' : ''
+busyr = nbusy ? 'sel2("lite_lat_busy", "read") using 3:6:9:10 with yerrorlines ' . busy . ' title "LITE read, busy policy (RTT)",' : ''
 verbs = 'lw 2 pt 9 lc rgb "#d62728"'
 perf = 'lw 1 pt 8 dt 3 lc rgb "#d62728"'
 tcp = 'lw 2 pt 13 lc rgb "#2ca02c"'
@@ -37,12 +43,14 @@ do for [fmt in formats] {
 		note("RTT: one round trip, post to completion (a write completes when its ACK is back); RTT/2: half a ping-pong, as perftest reports writes")
 	set title "RDMA write"
 	plot sel2("lite_lat", "write")    using 3:6:9:10 with yerrorlines @lite title "LITE write, user space (RTT)", \
+	     @busyw \
 	     sel2("lite_kernel", "write") using 3:6:9:10 with yerrorlines @kern title "LITE write, kernel space (RTT)", \
 	     sel2("verbs_lat", "write")   using 3:6:9:10 with yerrorlines @verbs title "verbs RDMA write (RTT)", \
 	     sel2("perftest", "write")    using 3:6:9:10 with yerrorlines @perf title "perftest ib\\_write\\_lat (RTT/2)", \
 	     sel2("tcp_lat", "tcp")       using 3:6:9:10 with yerrorlines @tcp title "TCP request/response (RTT)"
 	set title "RDMA read"
 	plot sel2("lite_lat", "read")     using 3:6:9:10 with yerrorlines @lite title "LITE read, user space (RTT)", \
+	     @busyr \
 	     sel2("lite_kernel", "read")  using 3:6:9:10 with yerrorlines @kern title "LITE read, kernel space (RTT)", \
 	     sel2("verbs_lat", "read")    using 3:6:9:10 with yerrorlines @verbs title "verbs RDMA read (RTT)", \
 	     sel2("perftest", "read")     using 3:6:9:10 with yerrorlines @perf title "perftest ib\\_read\\_lat (RTT)", \

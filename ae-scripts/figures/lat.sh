@@ -1,10 +1,12 @@
 # shellcheck shell=bash
 # Figure lat: write and read latency vs size (8 B..64 KiB) between the
 # first two nodes: LITE from user space (lite_bench, an LMR on the second
-# node) and from kernel space (microbench/kernel/lite_kbench.ko), native
-# verbs (verbs_bench, one RC QP, busy polling; and perftest's ib_write_lat
-# and ib_read_lat) and TCP request/response on the same link (tcp_bench).
-# Interleaved (lib/bench.sh): for each repetition and size the nine series
+# node) and from kernel space (microbench/kernel/lite_kbench.ko), under
+# LITE's default wait policy (adaptive: spin a while, then sleep) and, as
+# lite_lat_busy, under the busy policy that native verbs use (verbs_bench,
+# one RC QP, busy polling; and perftest's ib_write_lat and ib_read_lat),
+# and TCP request/response on the same link (tcp_bench).
+# Interleaved (lib/bench.sh): for each repetition and size the eleven series
 # run back to back in a shuffled order (order.csv), each client for that
 # one point (-r 1, 0.5 s warm-up); every sample of the microbench programs
 # is kept in samples.csv.gz (perftest reports only its statistics).
@@ -13,13 +15,27 @@
 # default 1000. SIZES="8,64,..." (bytes, no suffixes) overrides the sizes;
 # SEED=N the shuffle.
 
+# lat_policy POLICY: LITE's wait policy for the next series, set only when
+# it changes (LAT_POLICY: what the nodes have now).
+lat_policy() {
+	[ "$LAT_POLICY" = "$1" ] && return 0
+	if [ "$1" = busy ]; then mb_lite_policy busy 1000; else mb_lite_policy adaptive 1000; fi
+	LAT_POLICY=$1
+}
+
 # lat_case OUTDIR REP SIZE SYSTEM: one series at one size, one repetition.
 lat_case() {
 	local out=$1 rep=$2 size=$3 sys=$4 tag="$4-$3-$2" sp op=${4#*-} ko row
 	sp=$(mb_samples_path "$tag")
 	case $sys in
+	litebusy-*) [ "$AE_DRY_RUN" = 1 ] || lat_policy busy ;;
+	lite-* | kernel-*) [ "$AE_DRY_RUN" = 1 ] || lat_policy adaptive ;;
+	esac
+	case $sys in
 	lite-*)
 		MB_REP=$rep MB_SAMPLES=$sp mb_lite "$out" "$tag" "-m lat -o $op -s $size $common --samples $sp" ;;
+	litebusy-*)
+		MB_SERIES=lite_lat_busy MB_REP=$rep MB_SAMPLES=$sp mb_lite "$out" "$tag" "-m lat -o $op -s $size $common --samples $sp" ;;
 	kernel-*)
 		ko=$(mb_bin "$MB_CLI" kernel/lite_kbench.ko)
 		MB_REP=$rep MB_SAMPLES=$sp mb_pair "$out" "$tag" "" "" "$MB_CLI" \
@@ -51,7 +67,10 @@ figure_run() {
 	[ "$AE_DRY_RUN" = 1 ] ||
 		echo "bench,op,size,param,rep,samples,min_us,median_us,p99_us,p999_us,max_us" >"$out/raw.csv"
 	mb_note "$out" "method: interleaved, $reps repetitions x sizes $sizes, series shuffled per (repetition, size) with seed $MB_SEED (order.csv); one operation in flight everywhere"
+	LAT_POLICY=unknown
 	mb_interleave "$out" "$reps" "${sizes//,/ }" lat_case lite-write lite-read \
-		kernel-write kernel-read verbs-write verbs-read tcp perftest-write perftest-read
+		litebusy-write litebusy-read kernel-write kernel-read verbs-write verbs-read \
+		tcp perftest-write perftest-read
+	[ "$AE_DRY_RUN" = 1 ] || lat_policy adaptive	# lite.ko's default again
 	mb_summarize "$out"
 }

@@ -13,15 +13,6 @@
 # Knobs: QUICK=1 (200 calls, 1 repetition), FULL=1 (10000); default 1000;
 # SEED=N the shuffle.
 
-# rpcspin_policy POLICY SPIN_US: LITE's wait policy on both nodes.
-rpcspin_policy() {
-	local h
-	for h in "$MB_SRV" "$MB_CLI"; do
-		ae_ssh "$h" "echo $1 >/sys/module/lite/parameters/wait_policy && echo $2 >/sys/module/lite/parameters/spin_max_us" ||
-			ae_die "rpc-spin: cannot set LITE's wait policy on $h (a lite.ko without wait_policy?)"
-	done
-}
-
 # rpcspin_case OUTDIR REP SIZE SYSTEM: one system, one repetition; its
 # server's CPU per call goes to OUTDIR/cpu.csv.
 rpcspin_case() {
@@ -33,9 +24,9 @@ rpcspin_case() {
 			"-m rpc -o writeimm -s $size $common --samples $sp" ;;
 	lite-*)
 		if [ "$sys" = lite-busy ]; then
-			rpcspin_policy busy 1000
+			mb_lite_policy busy 1000
 		else
-			rpcspin_policy adaptive "${sys#lite-spin}"
+			mb_lite_policy adaptive "${sys#lite-spin}"
 		fi
 		MB_SERIES=$sys MB_REP=$rep MB_SAMPLES=$sp mb_lite_rpc "$out" "$tag" "-s $size $common --samples $sp" ;;
 	esac || ae_die "rpc-spin: $sys, repetition $rep failed"
@@ -81,6 +72,6 @@ figure_run() {
 	mb_note "$out" "method: interleaved, $reps repetitions of $systems at 64 B, shuffled per repetition with seed $MB_SEED (order.csv); one call in flight"
 	# shellcheck disable=SC2086 # the systems are words
 	mb_interleave "$out" "$reps" 64 rpcspin_case $systems
-	rpcspin_policy adaptive 1000
+	mb_lite_policy adaptive 1000
 	rpcspin_summarize "$out"
 }

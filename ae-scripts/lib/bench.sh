@@ -147,6 +147,16 @@ mb_cpu_sample() {
 	ae_bg_start "$1" "$2" "$AE_TIMEOUT" "$5" "$(lite_rdir "$2")/ae-scripts/cpu-sample $3 $4"
 }
 
+# mb_lite_policy POLICY SPIN_US: LITE's wait policy (lite/wait.c) on both
+# nodes of the pair; lite.ko's default is "adaptive 1000".
+mb_lite_policy() {
+	local h
+	for h in "$MB_SRV" "$MB_CLI"; do
+		ae_ssh "$h" "echo $1 >/sys/module/lite/parameters/wait_policy && echo $2 >/sys/module/lite/parameters/spin_max_us" ||
+			ae_die "cannot set LITE's wait policy on $h (a lite.ko without wait_policy?)"
+	done
+}
+
 # mb_node_id HOST: the LITE node id of HOST (its place in the inventory).
 mb_node_id() {
 	local i
