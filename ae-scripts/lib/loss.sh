@@ -9,6 +9,9 @@
 # (host,counter,before,after,delta), and their totals into provenance.txt
 # as one line:
 #   loss: completer_retry_err=N retry_exceeded_err=N rcvd_seq_err=N ...
+# The same snapshots carry each host's 1-minute load average, which
+# provenance.txt's load: line gives before -> after (a busy host bends
+# timings as loss does).
 
 # The counters the loss: line totals, in its order: rxe's names (most
 # RDMA NICs name the first ones alike), then ours.
@@ -28,12 +31,14 @@ for c in rx_dropped rx_errors tx_dropped; do
 	[ -r "/sys/class/net/\$nd/statistics/\$c" ] && echo "nic_\$c \$(cat "/sys/class/net/\$nd/statistics/\$c")"
 done
 awk '/^Tcp:/ { if (!h) { for (i = 1; i <= NF; i++) k[i] = \$i; h = 1 } else for (i = 1; i <= NF; i++) if (k[i] == "RetransSegs") print "tcp_retrans", \$i }' /proc/net/snmp
+echo "load1 \$(cut -d' ' -f1 /proc/loadavg)"
 EOF
 }
 
 # loss_local: the controller's UDP receive-buffer errors ("name value").
 loss_local() {
 	awk '/^Udp:/ { if (!h) { for (i = 1; i <= NF; i++) k[i] = $i; h = 1 } else for (i = 1; i <= NF; i++) if (k[i] == "RcvbufErrors") print "host_udp_rcvbuf_errors", $i }' /proc/net/snmp
+	echo "load1 $(cut -d' ' -f1 /proc/loadavg)"
 }
 
 # loss_snapshot DIR TAG: every host's counters into DIR/stats/loss.TAG.HOST
@@ -69,7 +74,7 @@ loss_report() {
 				continue
 			fi
 			awk -v h="$h" 'NR == FNR { b[$1] = $2; next }
-				($1 in b) { printf "%s,%s,%s,%s,%d\n", h, $1, b[$1], $2, $2 - b[$1] }' \
+				($1 in b) && $1 != "load1" { printf "%s,%s,%s,%s,%d\n", h, $1, b[$1], $2, $2 - b[$1] }' \
 				"$dir/stats/loss.before.$h" "$dir/stats/loss.after.$h"
 		done
 	} >"$dir/stats/loss.csv"
@@ -78,4 +83,9 @@ loss_report() {
 		"$dir/stats/loss.csv")
 	[ "$missing" = 0 ] || line+=" hosts_missing=$missing"
 	echo "loss: $line" >>"$dir/provenance.txt"
+	line=""
+	for h in controller "${INV_NODES[@]}"; do
+		line+=" $h=$(sed -n 's/^load1 //p' "$dir/stats/loss.before.$h")->$(sed -n 's/^load1 //p' "$dir/stats/loss.after.$h")"
+	done
+	echo "load:$line (1-minute load average, before -> after the run)" >>"$dir/provenance.txt"
 }
