@@ -70,6 +70,7 @@ struct vb_opts {
 	int param;
 	unsigned int rep;	/* ctrl: the rep column */
 	bool server;
+	int server_event;	/* rpc server: sleep on a completion channel */
 };
 
 /* What a client asks for: the private data of every rdma_connect. */

@@ -13,6 +13,7 @@ enum {
 	KEY_INLINE,
 	KEY_PARAM,
 	KEY_REP,
+	KEY_SERVER_WAIT,
 };
 
 const char *const vb_mode_names[] = {
@@ -30,6 +31,8 @@ static const char *const param_names[] = {
 	[VB_PARAM_MR_COUNT] = "mr-count", [VB_PARAM_QPS] = "qps",
 	[VB_PARAM_THREADS] = "threads", [VB_PARAM_DEPTH] = "depth",
 };
+
+static const char *const server_wait_names[] = { "busy", "event" };
 
 static const struct bench_opt verbs_opts[] = {
 	{ "mode", 'm', "MODE", "lat, tput, rpc, reg or ctrl (default lat)" },
@@ -49,6 +52,9 @@ static const struct bench_opt verbs_opts[] = {
 	  "mr-total, mr-count, qps, threads, depth or none (default: 0)" },
 	{ "rep", KEY_REP, "N", "ctrl: the number in the rep column "
 	  "(default 1)" },
+	{ "server-wait", KEY_SERVER_WAIT, "HOW", "rpc server: busy (poll the "
+	  "CQ without pause, the default) or event (sleep on the CQ's "
+	  "completion channel until a request comes)" },
 	{ NULL, 0, NULL, NULL }
 };
 
@@ -116,6 +122,10 @@ static int set_opt(void *ctx, int key, const char *arg)
 					  BENCH_NR(param_names), &o->param);
 	case KEY_REP:
 		return bench_parse_uint("rep", arg, 0, 1000000, &o->rep);
+	case KEY_SERVER_WAIT:
+		return bench_parse_choice("server-wait", arg, server_wait_names,
+					  BENCH_NR(server_wait_names),
+					  &o->server_event);
 	default:
 		return -1;
 	}
@@ -221,6 +231,8 @@ static void check(struct bench_cfg *cfg, struct vb_opts *o)
 		o->server = true;
 		return;
 	}
+	if (o->server_event)
+		bench_usage_error(cfg, "--server-wait is a server option");
 	if (!o->mode)
 		o->mode = VB_MODE_LAT;
 	check_op(cfg, o);

@@ -4,8 +4,10 @@
  * says what memory to register. Later requests must carry the same session
  * id and the next QP index. For lat and tput the server only waits: the
  * client's one-sided operations never involve its CPU. For rpc one thread
- * busy-polls the receive CQ shared by all QPs and answers each request at
- * once from the ring slot it arrived in, an echo of the same size.
+ * busy-polls the receive CQ shared by all QPs (or, with --server-wait
+ * event, sleeps on its completion channel until one arrives, as an
+ * event-driven server would) and answers each request at once from the
+ * ring slot it arrived in, an echo of the same size.
  *
  * The session ends when its last connection is gone; then the server
  * prints its CPU time per request and exits.
@@ -14,7 +16,9 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +30,8 @@
 
 struct vb_server {
 	const struct bench_cfg *cfg;
+	bool event;			/* --server-wait event */
+	struct ibv_comp_channel *cc;	/* rcq's, with event */
 	struct rdma_event_channel *ch;
 	struct rdma_cm_id *listen;
 	struct bench_session sess;
@@ -102,13 +108,14 @@ static const char *check_hello(const struct vb_server *s,
 	return check_tput(h);
 }
 
-static struct ibv_cq *make_cq(struct vb_server *s, uint64_t n)
+static struct ibv_cq *make_cq(struct vb_server *s, uint64_t n,
+			      struct ibv_comp_channel *cc)
 {
 	struct ibv_cq *cq;
 
 	if (n > (uint64_t)s->attr.max_cqe)
 		return NULL;
-	cq = ibv_create_cq(s->ctx, (int)n, NULL, NULL, 0);
+	cq = ibv_create_cq(s->ctx, (int)n, NULL, cc, 0);
 	return cq;
 }
 
@@ -163,8 +170,15 @@ static const char *open_session(struct vb_server *s, struct rdma_cm_id *id,
 	s->pd = ibv_alloc_pd(s->ctx);
 	if (!s->pd)
 		return "server: ibv_alloc_pd failed";
-	s->scq = make_cq(s, (uint64_t)h->nqps * (rpc ? VB_RPC_SQ + 2 : 3));
-	s->rcq = make_cq(s, (uint64_t)h->nqps * (rpc ? h->depth + 1 : 2));
+	if (s->event && rpc) {
+		s->cc = ibv_create_comp_channel(s->ctx);
+		if (!s->cc || fcntl(s->cc->fd, F_SETFL,
+				    fcntl(s->cc->fd, F_GETFL) | O_NONBLOCK))
+			return "server: no completion channel";
+	}
+	/* A channel for the receive CQ only: replies are reaped by polling. */
+	s->scq = make_cq(s, (uint64_t)h->nqps * (rpc ? VB_RPC_SQ + 2 : 3), NULL);
+	s->rcq = make_cq(s, (uint64_t)h->nqps * (rpc ? h->depth + 1 : 2), s->cc);
 	if (!s->scq || !s->rcq)
 		return "server: cannot create CQs that large";
 	s->qps = bench_zalloc(h->nqps, sizeof(*s->qps));
@@ -471,6 +485,55 @@ static void rpc_spin(struct vb_server *s)
 	}
 }
 
+/* Every request the receive CQ holds now; how many. */
+static int rpc_drain(struct vb_server *s)
+{
+	struct ibv_wc wc[16];
+	int j, n, got = 0;
+
+	do {
+		n = ibv_poll_cq(s->rcq, 16, wc);
+		if (n < 0)
+			bench_die("server: ibv_poll_cq failed");
+		for (j = 0; j < n; j++)
+			on_request_wc(s, &wc[j]);
+		got += n;
+	} while (n == 16);
+	return got;
+}
+
+/*
+ * --server-wait event: answer what is there; with nothing there, arm the
+ * CQ, look once more (a request may have come before the arming), then
+ * sleep until the channel or the rdma_cm channel has news, at most 100 ms.
+ */
+static void rpc_event(struct vb_server *s)
+{
+	struct pollfd p[2] = {
+		{ .fd = s->cc->fd, .events = POLLIN },
+		{ .fd = s->ch->fd, .events = POLLIN },
+	};
+	struct ibv_cq *cq;
+	void *ctx;
+
+	if (rpc_drain(s))
+		return;
+	if (ibv_req_notify_cq(s->rcq, 0))
+		bench_die("server: ibv_req_notify_cq failed");
+	if (rpc_drain(s))
+		return;
+	if (poll(p, 2, 100) < 0 && errno != EINTR)
+		bench_die("server: poll: %s", strerror(errno));
+	if (!(p[0].revents & POLLIN))
+		return;
+	if (ibv_get_cq_event(s->cc, &cq, &ctx)) {
+		if (errno == EAGAIN)
+			return;
+		bench_die("server: ibv_get_cq_event: %s", strerror(errno));
+	}
+	ibv_ack_cq_events(cq, 1);
+}
+
 static void teardown(struct vb_server *s)
 {
 	unsigned int i;
@@ -484,6 +547,8 @@ static void teardown(struct vb_server *s)
 		ibv_dereg_mr(s->mrs[i]);
 	ibv_destroy_cq(s->scq);
 	ibv_destroy_cq(s->rcq);
+	if (s->cc)
+		ibv_destroy_comp_channel(s->cc);
 	ibv_dealloc_pd(s->pd);
 	rdma_destroy_id(s->listen);
 	rdma_destroy_event_channel(s->ch);
@@ -495,17 +560,19 @@ static void teardown(struct vb_server *s)
 
 int vb_serve(const struct bench_cfg *cfg, const struct vb_opts *o)
 {
-	struct vb_server s = { .cfg = cfg };
+	struct vb_server s = { .cfg = cfg, .event = o->server_event };
 	struct rdma_cm_event *ev;
 
-	(void)o;
 	bench_session_init(&s.sess, cfg);
 	listen_on(&s);
 	while (!s.done) {
 		int wait_ms = 100;
 
 		if (s.sess.open && s.h.mode == VB_MODE_RPC) {
-			rpc_spin(&s);
+			if (s.cc)
+				rpc_event(&s);
+			else
+				rpc_spin(&s);
 			wait_ms = 0;
 		}
 		while (s.sess.open && vb_reap(s.scq, s.qps, "server: send"))

@@ -2,8 +2,10 @@
 # Figure cpu: CPU time per RPC on the server host and on the client host vs
 # the load offered by the client: LITE RPC (server sleeps in the kernel
 # until a request arrives; one polling thread per device) against the
-# native write-imm RPC (verbs_bench: the server busy-polls its CQ, callers
-# busy-poll for replies). 64 B calls from 4 client threads on node1 to one
+# native write-imm RPC (verbs_bench, callers busy-poll for replies) with two
+# servers: one that busy-polls its CQ (verbs) and an event-driven one that
+# sleeps on the CQ's completion channel (verbs-event: ibv_req_notify_cq,
+# ibv_get_cq_event). 64 B calls from 4 client threads on node1 to one
 # server on node2, paced to each offered rate (--rate; 0 = as fast as
 # replies come). The CPU time is the whole host's, from /proc/stat
 # (ae-scripts/cpu-sample: processes, kernel threads, interrupts), over a
@@ -24,8 +26,8 @@ cpu_samplers_start() {
 	mb_cpu_sample cpu-client "$5" "$2" "$3" "$1.cpu-client"
 }
 
-# cpu_case OUTDIR SYSTEM(lite|verbs) RATE REP: one measurement; appends a
-# row to OUTDIR/cpu.csv.
+# cpu_case OUTDIR SYSTEM(lite|verbs|verbs-event) RATE REP: one measurement;
+# appends a row to OUTDIR/cpu.csv.
 cpu_case() {
 	local out=$1 sys=$2 rate=$3 rep=$4 tag="$2-r$3-$4" rc=0 ops
 	# shellcheck disable=SC2034 # read by mb_pair
@@ -34,7 +36,8 @@ cpu_case() {
 		MB_SERIES="$sys-r$rate" MB_REP=$rep mb_lite_rpc "$out" "$tag" "$common --rate $rate" || rc=1
 	else
 		MB_SERIES="$sys-r$rate" MB_REP=$rep mb_verbs "$out" "$tag" \
-			"-m rpc -o writeimm --param-name threads $common --rate $rate" || rc=1
+			"-m rpc -o writeimm --param-name threads $common --rate $rate" \
+			"$([ "$sys" = verbs-event ] && echo --server-wait event)" || rc=1
 	fi
 	ae_bg_wait cpu-server || rc=1
 	ae_bg_wait cpu-client || rc=1
@@ -49,7 +52,7 @@ cpu_case() {
 				sprintf("%.1f", $5 * 1e6 / (calls * $6)), sprintf("%.1f", $8 * 1e6 / (calls * $9)),
 				sprintf("%.3f", $5 / $6), sprintf("%.3f", $8 / $9)
 		}' >>"$out/cpu.csv"
-	tail -n 1 "$out/cpu.csv" | awk -F, '{ printf "cpu: %-5s offered %4s/s: %7.1f calls/s, server %8.1f us/call (%.2f cores), client %8.1f us/call\n", $1, $2, $4, $9, $11, $10 }'
+	tail -n 1 "$out/cpu.csv" | awk -F, '{ printf "cpu: %-11s offered %4s/s: %7.1f calls/s, server %8.1f us/call (%.2f cores), client %8.1f us/call\n", $1, $2, $4, $9, $11, $10 }'
 }
 
 # cpu_summarize OUTDIR: data.csv, the median over repetitions per system and
@@ -91,7 +94,7 @@ figure_run() {
 	mb_note "$out" "method: interleaved, $reps repetitions x rates $rates, systems shuffled per (repetition, rate) with seed $MB_SEED (order.csv); 4 client threads, one call in flight each"
 	for rep in $(seq "$reps"); do
 		for rate in ${rates//,/ }; do
-			order=$(mb_order "$out" "$rep" "$rate" lite verbs) || ae_die "cpu: cannot shuffle"
+			order=$(mb_order "$out" "$rep" "$rate" lite verbs verbs-event) || ae_die "cpu: cannot shuffle"
 			for sys in $order; do
 				cpu_case "$out" "$sys" "$rate" "$rep"
 			done

@@ -97,9 +97,10 @@ mb_qp_args() {
 	echo "--qp-timeout $(inv_var "$1" qp_timeout) --qp-retry $(inv_var "$1" qp_retry)"
 }
 
-# mb_verbs: verbs_bench's server, then its client.
+# mb_verbs OUTDIR TAG "CLIENT ARGS" ["SERVER ARGS"]: verbs_bench's server,
+# then its client.
 mb_verbs() {
-	mb_pair "$1" "$2" "$MB_SRV" "$(mb_bin "$MB_SRV" verbs_bench) $(mb_qp_args "$MB_SRV") -p $MB_PORT" \
+	mb_pair "$1" "$2" "$MB_SRV" "$(mb_bin "$MB_SRV" verbs_bench) $(mb_qp_args "$MB_SRV") ${4:+$4 }-p $MB_PORT" \
 		"$MB_CLI" "$(mb_bin "$MB_CLI" verbs_bench) $3 $(mb_qp_args "$MB_CLI") -p $MB_PORT $MB_IP" "$MB_LISTENING"
 }
 
