@@ -108,16 +108,12 @@ int lite_av_resolve(struct lite_dev *dev, const struct lite_port_addr *addr,
 	av->mtu = min_t(enum ib_mtu, dev->mtu, addr->mtu);
 	if (addr->link_layer != LITE_LINK_ETHERNET)
 		return 0;
-	sgid_attr = rdma_get_gid_attr(dev->ibdev, dev->port, dev->gid_index);
+	sgid_attr = lite_dev_gid_attr(dev);
 	if (IS_ERR(sgid_attr))
 		return PTR_ERR(sgid_attr);
 	av->gid_type = sgid_attr->gid_type;
 	memcpy(dgid.raw, addr->gid, sizeof(dgid.raw));
-	/* The entry may have been reused, for the same address as RoCE v1. */
-	if (memcmp(sgid_attr->gid.raw, dev->gid.raw, sizeof(dgid.raw)) ||
-	    sgid_attr->gid_type != dev->gid_type) {
-		ret = -EADDRNOTAVAIL;
-	} else if (!memcmp(dgid.raw, dev->gid.raw, sizeof(dgid.raw))) {
+	if (!memcmp(dgid.raw, dev->gid.raw, sizeof(dgid.raw))) {
 		ret = rdma_read_gid_l2_fields(sgid_attr, &vlan, av->dmac);
 		av->hop_limit = LITE_AV_HOP_LIMIT;
 	} else {
@@ -157,14 +153,9 @@ int lite_fill_av(struct lite_dev *dev, const struct lite_port_addr *addr,
 	}
 	if (is_zero_ether_addr(av->dmac))
 		return -EHOSTUNREACH;
-	sgid_attr = rdma_get_gid_attr(dev->ibdev, dev->port, dev->gid_index);
+	sgid_attr = lite_dev_gid_attr(dev);
 	if (IS_ERR(sgid_attr))
-		return -EADDRNOTAVAIL;
-	if (memcmp(sgid_attr->gid.raw, dev->gid.raw, sizeof(dgid.raw)) ||
-	    sgid_attr->gid_type != dev->gid_type) {
-		rdma_put_gid_attr(sgid_attr);
-		return -EADDRNOTAVAIL;
-	}
+		return PTR_ERR(sgid_attr);
 	memcpy(dgid.raw, addr->gid, sizeof(dgid.raw));
 	rdma_ah_set_grh(ah, &dgid, 0, dev->gid_index, av->hop_limit,
 			READ_ONCE(lite_param_tclass));

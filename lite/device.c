@@ -340,6 +340,31 @@ struct lite_dev *lite_device_get(void)
 }
 
 /**
+ * lite_dev_gid_attr() - our GID's table entry, if it still holds our GID
+ * @dev: the device, its GID chosen at the join (lite_device_get())
+ *
+ * The table changes as addresses come and go: an index can be reused,
+ * even for the same address as RoCE v1.
+ *
+ * Return: the entry, held (rdma_put_gid_attr()), or ERR_PTR(-EADDRNOTAVAIL)
+ * when it no longer holds the GID and type peers know us by.
+ */
+const struct ib_gid_attr *lite_dev_gid_attr(struct lite_dev *dev)
+{
+	const struct ib_gid_attr *attr;
+
+	attr = rdma_get_gid_attr(dev->ibdev, dev->port, dev->gid_index);
+	if (IS_ERR(attr))
+		return ERR_PTR(-EADDRNOTAVAIL);
+	if (memcmp(attr->gid.raw, dev->gid.raw, sizeof(attr->gid.raw)) ||
+	    attr->gid_type != dev->gid_type) {
+		rdma_put_gid_attr(attr);
+		return ERR_PTR(-EADDRNOTAVAIL);
+	}
+	return attr;
+}
+
+/**
  * lite_parse_fabric_ip() - take @s (fabric_ip) as the address to pick a GID by
  * @s: an IPv4 or IPv6 address, or "" for none
  *

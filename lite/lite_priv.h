@@ -82,6 +82,7 @@ enum {
 int lite_device_init(void);
 void lite_device_exit(void);
 int lite_parse_fabric_ip(const char *s);
+const struct ib_gid_attr *lite_dev_gid_attr(struct lite_dev *dev);
 struct lite_dev *lite_device_get(void);
 void lite_dev_port_addr(struct lite_dev *dev, struct lite_port_addr *addr);
 bool lite_dev_atomics(const struct lite_dev *dev);

@@ -421,8 +421,6 @@ static bool lite_dev_reread(struct lite_dev *dev)
 {
 	const struct ib_gid_attr *gid_attr;
 	struct ib_port_attr attr;
-	union ib_gid gid = {};
-	bool same_gid = false;
 	int ret;
 
 	ret = ib_query_port(dev->ibdev, dev->port, &attr);
@@ -431,18 +429,13 @@ static bool lite_dev_reread(struct lite_dev *dev)
 			dev->port, ret ?: attr.state);
 		return false;
 	}
-	/* Same address and type: an entry can come back as RoCE v1. */
-	gid_attr = rdma_get_gid_attr(dev->ibdev, dev->port, dev->gid_index);
-	if (!IS_ERR(gid_attr)) {
-		gid = gid_attr->gid;
-		same_gid = !memcmp(gid.raw, dev->gid.raw, sizeof(gid.raw)) &&
-			   gid_attr->gid_type == dev->gid_type;
+	gid_attr = lite_dev_gid_attr(dev);
+	if (!IS_ERR(gid_attr))
 		rdma_put_gid_attr(gid_attr);
-	}
-	if (!same_gid ||
+	if (IS_ERR(gid_attr) ||
 	    (dev->link_layer != IB_LINK_LAYER_ETHERNET && attr.lid != dev->lid)) {
-		pr_err("our address changed since the join (GID index %u: %pI6, LID %u; peers know %pI6, LID %u): leave and rejoin (lite-join) to announce it\n",
-		       dev->gid_index, gid.raw, attr.lid, dev->gid.raw, dev->lid);
+		pr_err("our address changed since the join (GID index %u no longer %pI6, or LID %u not %u): leave and rejoin (lite-join) to announce it\n",
+		       dev->gid_index, dev->gid.raw, attr.lid, dev->lid);
 		return false;
 	}
 	if (attr.active_mtu != dev->mtu) {
