@@ -213,7 +213,7 @@ fig_reference() {
 	} >"$REF_NEW/reference.txt"
 	"$AE_ROOT/ae-scripts/check-reference" -c "$commit" "$REF_NEW" "${names[@]}" >/dev/null ||
 		ref_fail "reference: the new set fails the check (above); plots/reference/ and exp.md are unchanged; the runs stay in ${dirs[0]%/*}/"
-	table=$("$AE_ROOT/ae-scripts/targets" "$REF_NEW") ||
+	table=$("$AE_ROOT/ae-scripts/targets" --pairs "$REF_NEW/pairs.csv" "$REF_NEW") ||
 		ref_fail "reference: ae-scripts/targets found the new data incomplete:
 $table
 plots/reference/ and exp.md are unchanged; the runs stay in ${dirs[0]%/*}/"
