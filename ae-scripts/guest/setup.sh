@@ -53,7 +53,12 @@ ip link set lo up
 # IPv4 only (RoCEv2 GID index 1 is the IPv4-mapped one).
 echo 1 >/proc/sys/net/ipv6/conf/fabric0/disable_ipv6
 ip addr add "$AE_FABRIC_IP/24" dev fabric0
-ip link set fabric0 up
+# Jumbo frames, as RoCE fabrics run: rxe's path MTU becomes 4096 (from 1024
+# at 1500), a quarter of the packets per byte for every RDMA stack, and TCP
+# gets 9000-byte segments too. app-graph at 3 nodes: LITE-Graph 63 -> 48 ms
+# per iteration, mpi-graph 181 -> 73 ms (one run each). The fabric's UDP
+# datagrams stay under loopback's 64 KiB MTU.
+ip link set fabric0 mtu 9000 up
 ip addr add 10.0.2.15/24 dev mgmt0
 ip link set mgmt0 up
 

@@ -3,7 +3,9 @@
 # the transports did about it, so a reader can tell a result the fabric
 # bent from one it did not. Per node: rxe's (or the NIC's) hw_counters of
 # the port LITE and perftest use, the fabric net device's drop and error
-# counters and TCP's retransmitted segments; on the controller (which
+# counters, its queueing discipline's drops, the packets the kernel's
+# per-CPU backlog dropped (softnet_stat) and TCP's retransmitted segments;
+# on the controller (which
 # carries the local cluster's fabric as UDP datagrams between QEMUs): UDP
 # receive-buffer errors. Before and after the run into DIR/stats/loss.csv
 # (host,counter,before,after,delta), and their totals into provenance.txt
@@ -15,7 +17,7 @@
 
 # The counters the loss: line totals, in its order: rxe's names (most
 # RDMA NICs name the first ones alike), then ours.
-LOSS_KEYS="completer_retry_err retry_exceeded_err rcvd_seq_err duplicate_request out_of_seq_request rcvd_rnr_err send_rnr_err nic_rx_dropped nic_rx_errors nic_tx_dropped tcp_retrans host_udp_rcvbuf_errors"
+LOSS_KEYS="completer_retry_err retry_exceeded_err rcvd_seq_err duplicate_request out_of_seq_request rcvd_rnr_err send_rnr_err nic_rx_dropped nic_rx_errors nic_tx_dropped qdisc_dropped softnet_dropped tcp_retrans host_udp_rcvbuf_errors"
 
 # loss_host_cmd HOST: a command printing HOST's counters, one "name value"
 # per line (hw_counters under their own names, then nic_*, tcp_retrans).
@@ -30,6 +32,10 @@ nd=\$(cat \$d/gid_attrs/ndevs/\$gi 2>/dev/null)
 for c in rx_dropped rx_errors tx_dropped; do
 	[ -r "/sys/class/net/\$nd/statistics/\$c" ] && echo "nic_\$c \$(cat "/sys/class/net/\$nd/statistics/\$c")"
 done
+[ -z "\$nd" ] || ! command -v tc >/dev/null ||
+	tc -s qdisc show dev "\$nd" | awk '/ dropped / { for (i = 1; i < NF; i++) if (\$i == "(dropped") { sub(",", "", \$(i + 1)); s += \$(i + 1) } } END { print "qdisc_dropped", s + 0 }'
+awk '{ v = 0; for (i = 1; i <= length(\$2); i++) v = v * 16 + index("0123456789abcdef", substr(tolower(\$2), i, 1)) - 1; s += v }
+	END { print "softnet_dropped", s + 0 }' /proc/net/softnet_stat 2>/dev/null
 awk '/^Tcp:/ { if (!h) { for (i = 1; i <= NF; i++) k[i] = \$i; h = 1 } else for (i = 1; i <= NF; i++) if (k[i] == "RetransSegs") print "tcp_retrans", \$i }' /proc/net/snmp
 echo "load1 \$(cut -d' ' -f1 /proc/loadavg)"
 EOF
