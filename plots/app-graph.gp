@@ -1,5 +1,6 @@
 # LITE-Graph against the same PageRank over MPI (TCP) on 1..N nodes, and
-# the single-node reference (graph-ref): time per iteration (graph
+# the single-node reference (graph-ref), and LITE-Graph's push mode where
+# the run has it: time per iteration (graph
 # generation excluded) against the number of nodes. Points are medians of
 # the repetitions, whiskers the fastest and slowest; graph-ref's median is
 # also drawn across as a dashed line. Every run's ranks matched graph-ref's
@@ -22,10 +23,13 @@ set ylabel "time per iteration (ms), median; whiskers: fastest..slowest"
 set title title(sprintf("PageRank, R-MAT scale %s: LITE-Graph vs MPI over TCP", scale))
 set key top left box opaque
 stats sel("graph_ref") using (ms(6)) nooutput prefix "REF"
+pushrows = sel("lite_graph_push")
+push = opt("pushrows", 'using 4:(ms(6)):(ms(8)):(ms(7)) with yerrorlines lw 1 dt 2 pt 6 lc rgb "#1f77b4" title "LITE-Graph, push mode (writes)"')
 
 do for [fmt in formats] {
 	eval out(fmt)
-	plot sel("lite_graph") using 4:(ms(6)):(ms(8)):(ms(7)) with yerrorlines lw 2 pt 7 lc rgb "#1f77b4" title "LITE-Graph", \
+	plot sel("lite_graph") using 4:(ms(6)):(ms(8)):(ms(7)) with yerrorlines lw 2 pt 7 lc rgb "#1f77b4" title "LITE-Graph (pull: reads)", \
+	     @push, \
 	     sel("mpi_graph") using 4:(ms(6)):(ms(8)):(ms(7)) with yerrorlines lw 2 pt 9 lc rgb "#d62728" title "mpi-graph (OpenMPI, TCP)", \
 	     REF_median with lines dt 2 lw 1 lc rgb "#555555" title "graph-ref, one node", \
 	     sel("graph_ref") using 4:(ms(6)):(ms(8)):(ms(7)) with yerrorbars pt 5 lc rgb "#555555" notitle

@@ -2,7 +2,10 @@
 # Figure app-graph: LITE-Graph (lite/apps/lite-graph) against the same
 # PageRank over MPI (mpi-graph: Debian's OpenMPI, mpirun over TCP on the
 # fabric network) on the first 1..N nodes, and the single-node reference
-# (graph-ref) on the first node, in the same run. Every version computes
+# (graph-ref) on the first node, in the same run. LITE-Graph runs in its
+# default mode (pull: each node reads the others' ranks) and, from 2 nodes
+# on, in push mode (lite_graph_push: each node writes its ranks into every
+# other node's LMR), so every run keeps the A/B of the two. Every version computes
 # the same R-MAT graph (scale SCALE, 16 edges per vertex, seed 1) for ITERS
 # iterations; after each run the first node's ranks are compared with
 # graph-ref's (graph-cmp, 1e-6: verified.txt), and a mismatch stops the
@@ -12,13 +15,16 @@
 # ops_per_sec,bytes_per_sec): size = scale, param = nodes, seconds = the
 # slowest node's time in iterations (graph generation excluded), ops =
 # iterations, bytes_per_sec = edges traversed per second (the column name
-# is summarize-bench's). data.csv summarises them per point.
+# is summarize-bench's). data.csv summarises them per point. iters.csv
+# keeps every iteration's time (bench,nodes,rep,node,iter,ms; LITE-Graph's
+# phases too: gather_ms,apply_ms,scatter_ms,barrier_ms; mpi-graph's and
+# graph-ref's from rank 0 / the one process).
 # mpirun starts its ranks over ssh between the hosts: on the local cluster
 # with the guests' own key, which each guest copied at boot
 # (vc_guest_ssh_cmd); elsewhere set MPI_RSH_AGENT (e.g. 'ssh -i KEY'), else OpenMPI's
 # plain ssh must reach every host as root. MPI_NET (default the first
 # node's fabric /24) confines OpenMPI's data and control traffic.
-# Knobs: QUICK=1 (1 repetition, scale 12, 5 iterations); default 3
+# Knobs: QUICK=1 (1 repetition, scale 12, 5 iterations); default 5
 # repetitions, SCALE=N (default 16), ITERS=N (default 10), SEED=N.
 
 APPGRAPH_DUMP=/tmp/app-graph	# .ref .lite .mpi on the first node
@@ -42,10 +48,10 @@ appgraph_case() {
 	hosts=("${INV_NODES[@]:0:$n}")
 	mkdir -p "$out/raw"
 	case $sys in
-	lite)
+	lite | lite-push)
 		for h in "${hosts[@]}"; do
 			ae_bg_start "appgraph-$h" "$h" "$AE_TIMEOUT" "$out/raw/$tag.$h.log" \
-				"$(appgraph_bin "$h" lite-graph) -n $n $APPGRAPH_ARGS --dump $APPGRAPH_DUMP.lite"
+				"$(appgraph_bin "$h" lite-graph) -n $n --mode $([ "$sys" = lite ] && echo pull || echo push) $APPGRAPH_ARGS --dump $APPGRAPH_DUMP.$sys"
 		done
 		for h in "${hosts[@]}"; do
 			ae_bg_wait "appgraph-$h" ||
@@ -75,10 +81,41 @@ appgraph_case() {
 	# One result line from every lite-graph; one from mpirun (rank 0's) and
 	# from graph-ref.
 	lines=$n
-	[ "$sys" = lite ] || lines=1
+	[[ "$sys" = lite* ]] || lines=1
 	for h in "${hosts[@]}"; do
 		[ ! -f "$out/raw/$tag.$h.log" ] || grep -h '^result ' "$out/raw/$tag.$h.log" || true
 	done | appgraph_row "$out" "$sys" "$rep" "$n" "$lines"
+	appgraph_iters "$out" "$sys" "$rep" "$n" "${hosts[@]}"
+}
+
+appgraph_bench() {
+	case $1 in
+	lite) echo lite_graph ;;
+	lite-push) echo lite_graph_push ;;
+	mpi) echo mpi_graph ;;
+	ref) echo graph_ref ;;
+	esac
+}
+
+# appgraph_iters OUTDIR SYSTEM REP NODES HOST...: the run's per-iteration
+# lines ("iter=K ms=T [gather_ms=...]") into OUTDIR/iters.csv.
+appgraph_iters() {
+	local out=$1 sys=$2 bench rep=$3 n=$4 i=0 h
+	bench=$(appgraph_bench "$sys")
+	shift 4
+	[ -s "$out/iters.csv" ] ||
+		echo "bench,nodes,rep,node,iter,ms,gather_ms,apply_ms,scatter_ms,barrier_ms" >"$out/iters.csv"
+	for h in "$@"; do
+		i=$((i + 1))
+		[ -f "$out/raw/$sys-$n-$rep.$h.log" ] || continue
+		awk -v b="$bench" -v n="$n" -v r="$rep" -v node="$i" '
+			/^iter=/ {
+				delete v
+				for (f = 1; f <= NF; f++) { split($f, kv, "="); v[kv[1]] = kv[2] }
+				printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", b, n, r, node, v["iter"], v["ms"],
+					v["gather_ms"], v["apply_ms"], v["scatter_ms"], v["barrier_ms"]
+			}' "$out/raw/$sys-$n-$rep.$h.log" >>"$out/iters.csv"
+	done
 }
 
 # appgraph_mpi_hosts N: mpirun's --host list, one slot on each of the first
@@ -97,11 +134,7 @@ appgraph_mpi_hosts() {
 # (rank_sum, top).
 appgraph_row() {
 	local out=$1 rep=$3 n=$4 lines=$5 bench
-	case $2 in
-	lite) bench=lite_graph ;;
-	mpi) bench=mpi_graph ;;
-	ref) bench=graph_ref ;;
-	esac
+	bench=$(appgraph_bench "$2")
 	[ -s "$out/raw.csv" ] || echo "bench,op,size,param,rep,seconds,ops,ops_per_sec,bytes_per_sec" >"$out/raw.csv"
 	awk -v bench="$bench" -v rep="$rep" -v n="$n" -v lines="$lines" -v raw="$out/raw.csv" '
 		{
@@ -120,9 +153,9 @@ appgraph_row() {
 }
 
 figure_run() {
-	local out=$1 reps=3 scale=${SCALE:-16} iters=${ITERS:-10} rep n sys order points="" h
+	local out=$1 reps=5 scale=${SCALE:-16} iters=${ITERS:-10} rep n sys order points="" h
 	[ "${QUICK:-0}" = 1 ] && reps=1 scale=${SCALE:-12} iters=${ITERS:-5}
-	APPGRAPH_ARGS="-s $scale -i $iters -q"
+	APPGRAPH_ARGS="-s $scale -i $iters"
 	for n in $(seq "${#INV_NODES[@]}"); do points+="${points:+ }$n"; done
 	APPGRAPH_NET=${MPI_NET:-$(inv_var "${INV_NODES[0]}" fabric_ip | sed 's/\.[0-9]*$/.0/')/24}
 	if [ -n "${MPI_RSH_AGENT+set}" ]; then
@@ -138,7 +171,7 @@ figure_run() {
 			ae_die "app-graph: mpirun needs one remote_dir on every node; $h has $(lite_rdir "$h"), ${INV_NODES[0]} $(lite_rdir "${INV_NODES[0]}")"
 	done
 	mb_ensure_lite
-	mb_note "$out" "method: interleaved, $reps repetitions x nodes $points, lite-graph and mpi-graph (and graph-ref at 1 node) shuffled per (repetition, nodes) with seed $MB_SEED (order.csv); R-MAT scale $scale, 16 edges per vertex, seed 1, $iters iterations; ranks compared with graph-ref's (verified.txt)"
+	mb_note "$out" "method: interleaved, $reps repetitions x nodes $points, lite-graph (pull, and push from 2 nodes) and mpi-graph (and graph-ref at 1 node) shuffled per (repetition, nodes) with seed $MB_SEED (order.csv); R-MAT scale $scale, 16 edges per vertex, seed 1, $iters iterations; ranks compared with graph-ref's (verified.txt); every iteration's time in iters.csv"
 	[ "$AE_DRY_RUN" = 1 ] ||
 		mb_note "$out" "mpi: $(ae_ssh "${INV_NODES[0]}" "mpirun --version" 2>&1 | head -n 1), btl tcp on $APPGRAPH_NET"
 	# The reference the runs are compared with, before any of them.
@@ -150,7 +183,7 @@ figure_run() {
 			if [ "$n" = 1 ]; then
 				order=$(mb_order "$out" "$rep" "$n" lite mpi ref)
 			else
-				order=$(mb_order "$out" "$rep" "$n" lite mpi)
+				order=$(mb_order "$out" "$rep" "$n" lite lite-push mpi)
 			fi || ae_die "cannot shuffle the systems"
 			for sys in $order; do
 				appgraph_case "$out" "$rep" "$n" "$sys"

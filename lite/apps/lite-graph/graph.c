@@ -309,12 +309,15 @@ void graph_parse_args(int argc, char **argv, struct graph_opts *o, int lite,
 		{ "nodes", required_argument, NULL, 'n' },
 		{ "id", required_argument, NULL, 'I' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "mode", required_argument, NULL, 'M' },
+		{ "window", required_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	*o = (struct graph_opts) { .scale = 16, .edge_factor = 16, .seed = 1,
-				   .iters = 20, .id = 0x47520000 };
+				   .iters = 20, .id = 0x47520000,
+				   .window = 1 << 20 };
 	while ((c = getopt_long(argc, argv, lite ? "s:e:S:i:d:n:I:q" :
 				"s:e:S:i:d:q", longopts, NULL)) != -1) {
 		switch (c) {
@@ -351,6 +354,20 @@ void graph_parse_args(int argc, char **argv, struct graph_opts *o, int lite,
 			break;
 		case 'q':
 			o->quiet = 1;
+			break;
+		case 'M':
+			if (!lite)
+				goto bad;
+			if (!strcmp(optarg, "push"))
+				o->push = 1;
+			else if (strcmp(optarg, "pull"))
+				goto bad;
+			break;
+		case 'W':
+			if (!lite)
+				goto bad;
+			o->window = graph_arg(optarg, "window", 8, 1 << 20,
+					      usage);
 			break;
 		default:
 			goto bad;

@@ -50,6 +50,8 @@ struct graph_opts {
 	unsigned int	nodes;		/* -n: partitions (lite-graph) */
 	uint64_t	id;		/* --id: LMR identifier base (lite-graph) */
 	int		quiet;		/* -q: no per-iteration lines */
+	int		push;		/* --mode push (lite-graph) */
+	uint64_t	window;		/* --window: bytes per posted op (lite-graph) */
 };
 
 /* A vertex range of whole blocks, and its blocks. */
@@ -76,8 +78,9 @@ void die(const char *what, int err);
 uint64_t now_ns(void);
 
 /*
- * Parse the common options (-s -e -S -i --dump -q, and -n --id when
- * @lite); @usage is printed on an error. Exits 2 on a bad command line.
+ * Parse the common options (-s -e -S -i --dump -q, and -n --id --mode
+ * --window when @lite); @usage is printed on an error. Exits 2 on a bad
+ * command line.
  */
 void graph_parse_args(int argc, char **argv, struct graph_opts *o, int lite,
 		      const char *usage);

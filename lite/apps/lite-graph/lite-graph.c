@@ -5,33 +5,46 @@
  * joined cluster, as one user; node n owns part n - 1 (graph_part_of).
  *
  *   lite-graph [-n NODES] [-s SCALE] [-e EDGE_FACTOR] [-S SEED] [-i ITERS]
- *		[--id ID] [-q] [--dump FILE]
+ *		[--id ID] [--mode pull|push] [--window BYTES] [-q] [--dump FILE]
  *
- * Vertex data. Each node allocates one LMR on itself and publishes it
- * (read-only) under ID + its node id. It holds two slots, for even and odd
- * supersteps; a slot is the iteration whose state it holds, the part's
- * dangling sums per block, then its vertices' ranks:
+ * A part's state. The iteration it belongs to, the part's dangling sums per
+ * block, then its vertices' ranks:
  *
- *   slot s at s * slot_bytes:  iteration | bsum[part blocks] | rank[part vertices]
+ *   iteration | bsum[part blocks] | rank[part vertices]
  *
- * Superstep k, on every node:
- *   gather   read slot k % 2 of every other node (lite_post_read in pieces
- *            of up to 1 MiB, all nodes at once, then lite_fence): the whole
- *            state of iteration k
- *   apply    compute the own part's new ranks and dangling sums
- *   scatter  write them into the own LMR's slot (k + 1) % 2 (one lite_write)
- *   barrier  lite_barrier(NODES)
+ * Each node allocates one LMR on itself, publishes it under ID + its node
+ * id, and keeps two slots in it, for even and odd supersteps. The two
+ * modes move the states differently:
  *
- * Why one barrier per superstep is enough: slot (k + 1) % 2 is complete on
- * every node before anyone passes barrier k, so superstep k + 1 reads whole
- * iteration k + 1 values; and the slot a node overwrites in superstep k + 1
- * is the one everybody read in superstep k, which they finished before
- * arriving at barrier k. After the last superstep each node reads the final
- * slots (the ranks of every vertex) and meets the others at one more
- * barrier before its LMR goes with its exit. A gather checks that each slot
- * it read holds the iteration it expects: the barrier counts this user's
- * callers with the same count, so a stray one (another run of this user's,
- * an interrupted barrier's spent arrival) would otherwise pass unnoticed.
+ *   pull (default)  a slot holds the own part's state only; published
+ *                   read-only. Superstep k:
+ *     gather   read slot k % 2 of every other node (lite_post_read in
+ *              pieces of --window bytes, default 1 MiB, all nodes at once,
+ *              then lite_fence): the whole state of iteration k
+ *     apply    compute the own part's new ranks and dangling sums
+ *     scatter  write them into the own LMR's slot (k + 1) % 2 (lite_write)
+ *     barrier  lite_barrier(NODES)
+ *
+ *   push            a slot holds every part's state, part p at the sum of
+ *                   the states of parts 0 .. p - 1; published writable.
+ *     gather   read the own LMR's slot k % 2 (one local lite_read)
+ *     apply    as above
+ *     scatter  post the own state into slot (k + 1) % 2 of every other
+ *              node's LMR (lite_post_write in pieces of --window bytes),
+ *              then lite_fence
+ *     barrier  lite_barrier(NODES)
+ *
+ * Why one barrier per superstep is enough: slot (k + 1) % 2 is complete
+ * (on every node, or in every node's copy) before anyone passes barrier
+ * k, so superstep k + 1 reads whole iteration k + 1 values; and the slot
+ * written in superstep k + 1 is the one everybody read in superstep k,
+ * which they finished before arriving at barrier k. After the last
+ * superstep each node reads the final slots (the ranks of every vertex)
+ * and meets the others at one more barrier before its LMR goes with its
+ * exit. A gather checks that each state it read holds the iteration it
+ * expects: the barrier counts this user's callers with the same count, so
+ * a stray one (another run of this user's, an interrupted barrier's spent
+ * arrival) would otherwise pass unnoticed.
  *
  * Prints "iter=K ms=T gather_ms=G apply_ms=A scatter_ms=W barrier_ms=B"
  * per superstep (not with -q), then the "result ..." line of graph.h
@@ -53,15 +66,16 @@ const char *prog = "lite-graph";
 
 static const char usage[] =
 	"usage: lite-graph [-n NODES] [-s SCALE] [-e EDGE_FACTOR] [-S SEED] [-i ITERS]\n"
-	"                  [--id ID] [-q] [--dump FILE]\n"
+	"                  [--id ID] [--mode pull|push] [--window BYTES] [-q] [--dump FILE]\n"
 	"       on each of nodes 1..NODES (default: every node of the cluster)\n";
 
 /* What this node knows of node @p + 1's part and LMR. */
 struct peer {
 	struct graph_part part;
-	uint64_t	slot_bytes;
+	uint64_t	slot_bytes;	/* its part's state */
+	uint64_t	push_off;	/* where that state is in a push slot */
 	int		lh;
-	double		*head;		/* a slot's iteration and bsum, read */
+	double		*head;		/* a state's iteration and bsum, read */
 };
 
 struct lgraph {
@@ -70,7 +84,9 @@ struct lgraph {
 	unsigned int	nodes, me;	/* me: this node's part, node id - 1 */
 	struct peer	*peers;
 	double		*rank_all, *bsum_all, *contrib;
-	double		*slot;		/* the own slot: iteration | bsum | rank */
+	double		*slot;		/* the own state: iteration | bsum | rank */
+	double		*inbox;		/* push: a whole slot, read locally */
+	uint64_t	lmr_slot;	/* bytes per slot of the own LMR */
 	uint32_t	nb_own, nv_own;
 };
 
@@ -88,15 +104,20 @@ static uint64_t slot_iter(const double *slot)
 	return it;
 }
 
-/* Post reads of @size bytes at @off into @buf, in pieces LITE takes. */
-static int post_range(int lh, uint64_t off, void *buf, uint64_t size)
+/*
+ * Post reads (or writes, @write) of @size bytes at @off from (or into)
+ * @buf, in pieces of @window bytes.
+ */
+static int post_range(int lh, uint64_t off, void *buf, uint64_t size,
+		      uint64_t window, int write)
 {
 	uint64_t piece;
 	int ret;
 
 	while (size) {
-		piece = size < LITE_ASYNC_MAX_SIZE ? size : LITE_ASYNC_MAX_SIZE;
-		ret = lite_post_read(lh, off, buf, piece, PASSWORD, 0);
+		piece = size < window ? size : window;
+		ret = write ? lite_post_write(lh, off, buf, piece, PASSWORD, 0)
+			    : lite_post_read(lh, off, buf, piece, PASSWORD, 0);
 		if (ret == -EAGAIN) {
 			/* Too much in flight: let it land, then go on. */
 			ret = lite_fence(GATHER_TIMEOUT_MS);
@@ -113,13 +134,22 @@ static int post_range(int lh, uint64_t off, void *buf, uint64_t size)
 	return 0;
 }
 
-/*
- * Read slot @s of every other node, which must hold iteration @iter, into
- * rank_all and bsum_all. Exits when a slot holds another iteration.
- */
-static int gather(struct lgraph *lg, unsigned int s, uint64_t iter)
+/* Bytes per slot of @q's LMR: its own state (pull), or every part's. */
+static uint64_t lmr_slot_of(const struct lgraph *lg, const struct peer *q)
 {
-	uint64_t base, head;
+	return lg->o.push ? lg->lmr_slot : q->slot_bytes;
+}
+
+/* Bytes of a part's iteration and dangling sums. */
+static uint64_t head_bytes(const struct peer *q)
+{
+	return (1 + q->part.bhi - q->part.blo) * sizeof(double);
+}
+
+/* Pull: read every other node's slot @s into rank_all and the heads. */
+static int pull(struct lgraph *lg, unsigned int s)
+{
+	uint64_t base;
 	struct peer *q;
 	unsigned int p;
 	int ret;
@@ -129,16 +159,54 @@ static int gather(struct lgraph *lg, unsigned int s, uint64_t iter)
 		if (p == lg->me)
 			continue;
 		base = s * q->slot_bytes;
-		head = (1 + q->part.bhi - q->part.blo) * sizeof(double);
-		ret = post_range(q->lh, base, q->head, head);
+		ret = post_range(q->lh, base, q->head, head_bytes(q),
+				 lg->o.window, 0);
 		if (ret < 0)
 			return ret;
-		ret = post_range(q->lh, base + head, lg->rank_all + q->part.lo,
-				 (q->part.hi - q->part.lo) * sizeof(double));
+		ret = post_range(q->lh, base + head_bytes(q),
+				 lg->rank_all + q->part.lo,
+				 (q->part.hi - q->part.lo) * sizeof(double),
+				 lg->o.window, 0);
 		if (ret < 0)
 			return ret;
 	}
-	ret = lite_fence(GATHER_TIMEOUT_MS);
+	return lite_fence(GATHER_TIMEOUT_MS);
+}
+
+/* Push: the others' states are in the own LMR's slot @s: read it locally. */
+static int unpack(struct lgraph *lg, unsigned int s)
+{
+	struct peer *q;
+	unsigned int p;
+	int ret;
+
+	ret = lite_read(lg->peers[lg->me].lh, s * lg->lmr_slot, lg->inbox,
+			lg->lmr_slot, PASSWORD, LITE_PRIO_NORMAL);
+	if (ret < 0)
+		return ret;
+	for (p = 0; p < lg->nodes; p++) {
+		q = &lg->peers[p];
+		if (p == lg->me)
+			continue;
+		memcpy(q->head, (char *)lg->inbox + q->push_off, head_bytes(q));
+		memcpy(lg->rank_all + q->part.lo,
+		       (char *)lg->inbox + q->push_off + head_bytes(q),
+		       (q->part.hi - q->part.lo) * sizeof(double));
+	}
+	return 0;
+}
+
+/*
+ * The state of every other part in slot @s, which must be iteration @iter,
+ * into rank_all and bsum_all. Exits when a state is of another iteration.
+ */
+static int gather(struct lgraph *lg, unsigned int s, uint64_t iter)
+{
+	struct peer *q;
+	unsigned int p;
+	int ret;
+
+	ret = lg->o.push ? unpack(lg, s) : pull(lg, s);
 	if (ret < 0)
 		return ret;
 	for (p = 0; p < lg->nodes; p++) {
@@ -146,7 +214,7 @@ static int gather(struct lgraph *lg, unsigned int s, uint64_t iter)
 		if (p == lg->me)
 			continue;
 		if (slot_iter(q->head) != iter) {
-			fprintf(stderr, "%s: node %u's slot %u holds iteration %llu, not %llu: did a barrier of another run of this user's (or an interrupted one) cross ours?\n",
+			fprintf(stderr, "%s: node %u's state in slot %u is of iteration %llu, not %llu: did a barrier of another run of this user's (or an interrupted one) cross ours?\n",
 				prog, p + 1, s,
 				(unsigned long long)slot_iter(q->head),
 				(unsigned long long)iter);
@@ -159,17 +227,33 @@ static int gather(struct lgraph *lg, unsigned int s, uint64_t iter)
 }
 
 /*
- * Write the own state of iteration @iter to slot @s of the own LMR, and to
- * the gathered state.
+ * Put the own state of iteration @iter where the others read it in slot @s
+ * (pull: the own LMR; push: every other node's), and into the gathered
+ * state.
  */
 static int scatter(struct lgraph *lg, unsigned int s, uint64_t iter)
 {
 	struct peer *own = &lg->peers[lg->me];
+	unsigned int p;
 	int ret;
 
 	memcpy(lg->slot, &iter, sizeof(iter));
-	ret = lite_write(own->lh, s * own->slot_bytes, lg->slot,
-			 own->slot_bytes, PASSWORD, LITE_PRIO_NORMAL);
+	if (!lg->o.push) {
+		ret = lite_write(own->lh, s * lg->lmr_slot, lg->slot,
+				 own->slot_bytes, PASSWORD, LITE_PRIO_NORMAL);
+	} else {
+		for (p = 0; p < lg->nodes; p++) {
+			if (p == lg->me)
+				continue;
+			ret = post_range(lg->peers[p].lh,
+					 s * lg->lmr_slot + own->push_off,
+					 lg->slot, own->slot_bytes,
+					 lg->o.window, 1);
+			if (ret < 0)
+				return ret;
+		}
+		ret = lite_fence(GATHER_TIMEOUT_MS);
+	}
 	if (ret < 0)
 		return ret;
 	memcpy(lg->bsum_all + own->part.blo, lg->slot + 1,
@@ -179,29 +263,34 @@ static int scatter(struct lgraph *lg, unsigned int s, uint64_t iter)
 	return 0;
 }
 
-/* Allocate and publish the own LMR, map everyone else's. */
+/*
+ * Allocate and publish the own LMR, map everyone else's, and put state 0
+ * in slot 0 (pull: before the first barrier, which then says every node
+ * published it; push: after mapping, then a second barrier).
+ */
 static void setup(struct lgraph *lg)
 {
+	unsigned int perm = lg->o.push ? LITE_PERM_WRITE : LITE_PERM_READ;
 	struct peer *own = &lg->peers[lg->me];
 	unsigned int p, node;
 	uint64_t size;
 	int ret;
 
-	ret = lite_alloc(lg->me + 1, 2 * own->slot_bytes, 0, PASSWORD);
+	ret = lite_alloc(lg->me + 1, 2 * lg->lmr_slot, 0, PASSWORD);
 	if (ret < 0)
 		die("lite_alloc", ret);
 	own->lh = ret;
-	ret = lite_publish(own->lh, lg->o.id + lg->me + 1, LITE_PERM_READ,
-			   PASSWORD);
+	ret = lite_publish(own->lh, lg->o.id + lg->me + 1, perm, PASSWORD);
 	if (ret < 0)
 		die("lite_publish", ret);
 
-	/* State 0 in slot 0; the barrier says every node published it. */
 	pr_init(&lg->g, lg->slot + 1 + lg->nb_own);
 	pr_block_dangling(&lg->g, lg->slot + 1 + lg->nb_own, lg->slot + 1);
-	ret = scatter(lg, 0, 0);
-	if (ret < 0)
-		die("write slot 0", ret);
+	if (!lg->o.push) {
+		ret = scatter(lg, 0, 0);
+		if (ret < 0)
+			die("write slot 0", ret);
+	}
 	ret = lite_barrier(lg->nodes);
 	if (ret < 0)
 		die("lite_barrier (start)", ret);
@@ -210,7 +299,7 @@ static void setup(struct lgraph *lg)
 		if (p == lg->me)
 			continue;
 		node = p + 1;
-		ret = lite_ask(node, lg->o.id + node, LITE_PERM_READ, PASSWORD);
+		ret = lite_ask(node, lg->o.id + node, perm, PASSWORD);
 		if (ret < 0) {
 			fprintf(stderr, "%s: lite_ask node %u id %#llx: %s\n",
 				prog, node,
@@ -222,12 +311,20 @@ static void setup(struct lgraph *lg)
 		ret = lite_lmr_info(lg->peers[p].lh, NULL, &size, NULL);
 		if (ret < 0)
 			die("lite_lmr_info", ret);
-		if (size < 2 * lg->peers[p].slot_bytes) {
-			fprintf(stderr, "%s: node %u's LMR has %llu bytes, not %llu: another graph or node count?\n",
+		if (size < 2 * lmr_slot_of(lg, &lg->peers[p])) {
+			fprintf(stderr, "%s: node %u's LMR has %llu bytes, not %llu: another graph, node count or mode?\n",
 				prog, node, (unsigned long long)size,
-				(unsigned long long)(2 * lg->peers[p].slot_bytes));
+				(unsigned long long)(2 * lmr_slot_of(lg, &lg->peers[p])));
 			exit(1);
 		}
+	}
+	if (lg->o.push) {
+		ret = scatter(lg, 0, 0);
+		if (ret < 0)
+			die("push slot 0", ret);
+		ret = lite_barrier(lg->nodes);
+		if (ret < 0)
+			die("lite_barrier (state 0)", ret);
 	}
 }
 
@@ -281,9 +378,16 @@ int main(int argc, char **argv)
 	for (p = 0; p < lg.nodes; p++) {
 		lg.peers[p].part = graph_part_of(lg.g.nv, lg.nodes, p);
 		lg.peers[p].slot_bytes = slot_bytes(lg.peers[p].part);
-		lg.peers[p].head = malloc(sizeof(double) *
-			(1 + lg.peers[p].part.bhi - lg.peers[p].part.blo));
+		lg.peers[p].push_off = lg.lmr_slot;
+		if (lg.o.push || p == lg.me)
+			lg.lmr_slot += lg.peers[p].slot_bytes;
+		lg.peers[p].head = malloc(head_bytes(&lg.peers[p]));
 		if (!lg.peers[p].head)
+			die("memory for the ranks", ENOMEM);
+	}
+	if (lg.o.push) {
+		lg.inbox = malloc(lg.lmr_slot);
+		if (!lg.inbox)
 			die("memory for the ranks", ENOMEM);
 	}
 	if (!lg.o.quiet)
@@ -347,6 +451,7 @@ int main(int argc, char **argv)
 		die("lite_free", errno);
 	for (p = 0; p < lg.nodes; p++)
 		free(lg.peers[p].head);
+	free(lg.inbox);
 	free(lg.slot);
 	free(lg.bsum_all);
 	free(lg.contrib);

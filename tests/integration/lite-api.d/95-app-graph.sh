@@ -5,7 +5,9 @@
 # 2^GRAPH_SCALE vertices, default 14, for GRAPH_ITERS iterations, default
 # 10: a few seconds here); every node must end with the same ranks, and on
 # every node they must equal the single-node reference's (graph-ref) within
-# 1e-6 (graph-cmp; they are in fact equal bit for bit). Then mpi-graph,
+# 1e-6 (graph-cmp; they are in fact equal bit for bit). The same again in
+# push mode (each node writes its ranks into the others' LMRs) with 64 KiB
+# pieces, which must give the same ranks. Then mpi-graph,
 # the MPI baseline, with 3 ranks on node1 only (mpirun across the guests
 # would need ssh between them as the user), against the same reference;
 # skipped with a note where mpirun or mpi-graph is missing.
@@ -28,10 +30,15 @@ assert_eq "app-graph: every node has the same final ranks (sum, top vertex)" 1 \
 	"$(grep -o ' rank_sum=.*' <<<"$results" | sort -u | wc -l)"
 echo "app-graph: lite-graph on 3 nodes in ${graph_secs}s: $(head -n 1 <<<"$results")"
 
-# The reference on every node, each compared with that node's dump.
-c="$(GR "graph-ref $graph_args --dump /tmp/app-graph.ref") && $(GR "graph-cmp /tmp/app-graph.lite /tmp/app-graph.ref")"
+lg=$(GR "lite-graph -n 3 $graph_args --mode push --window 65536 --dump /tmp/app-graph.push")
+on_nodes app-graph-push "$lg" "$lg" "$lg"
+assert_eq "app-graph: push mode, a result line from each node" 3 \
+	"$(grep -h -c '^result prog=lite-graph parts=3 ' "$TEST_TMP"/app-graph-push.node* | awk '{ s += $1 } END { print s }')"
+
+# The reference on every node, each compared with that node's dumps.
+c="$(GR "graph-ref $graph_args --dump /tmp/app-graph.ref") && $(GR "graph-cmp /tmp/app-graph.lite /tmp/app-graph.ref") && $(GR "graph-cmp /tmp/app-graph.push /tmp/app-graph.ref")"
 on_nodes app-graph-ref "$c" "$c" "$c"
-assert_eq "app-graph: ranks compared on each node" 3 "$(cat "$TEST_TMP"/app-graph-ref.node* | grep -c '^max_abs_diff=')"
+assert_eq "app-graph: ranks of both modes compared on each node" 6 "$(cat "$TEST_TMP"/app-graph-ref.node* | grep -c '^max_abs_diff=')"
 
 if [ -x "$AE_ROOT/lite/apps/lite-graph/mpi-graph" ] && ae exec node1 -- "command -v mpirun" >/dev/null 2>&1; then
 	ae exec node1 -- "install -m 755 $graph_src/mpi-graph $GUEST_BIN/"
