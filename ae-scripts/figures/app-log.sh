@@ -8,12 +8,18 @@
 # starts from an empty log (a LITE-Log created for it; the stream deleted)
 # and ends with a scan that finds every record once, intact. Interleaved:
 # for each repetition and point the two systems run back to back in a
-# shuffled order (order.csv).
+# shuffled order (order.csv). Both programs open their log (connect, for
+# Redis) before the clock starts, and every node starts appending when all
+# have opened (a LITE barrier; logload.h), so the nodes' times share one
+# start.
 # raw.csv: per run, the appends of all nodes over the slowest node's time
-# (throughput); lat.csv: per run and node, the median and p99 append
-# latency. data.csv and data-lat.csv summarise them per point.
+# (op append), and of the nodes other than the home over the slowest of
+# them (op append-remote: the home appends locally, and finishes first);
+# lat.csv: per run and node, the median and p99 append latency. data.csv
+# and data-lat.csv summarise them per point.
 # Knobs: QUICK=1 (1 repetition, 64 B and 1 KiB, 1 and 2 threads, 50
-# records); default 3 repetitions, RECORDS=N (default 200), SEED=N.
+# records); default 3 repetitions, RECORDS=N (default 1000: a remote
+# node's run takes seconds), SEED=N.
 
 APPLOG_PORT=${APPLOG_PORT:-18600}	# redis-server's, on the fabric
 APPLOG_ID=0x4c4c			# the LITE-Log's identifier
@@ -44,8 +50,8 @@ applog_case() {
 	for h in "${INV_NODES[@]}"; do
 		i=$((i + 1))
 		case $sys in
-		lite) cmd="$(applog_bin "$h" lite-log) append $APPLOG_NODE $APPLOG_ID $threads $APPLOG_RECORDS $size" ;;
-		redis) cmd="$(applog_bin "$h" redis-log) append $APPLOG_IP $APPLOG_PORT $i $threads $APPLOG_RECORDS $size" ;;
+		lite) cmd="$(applog_bin "$h" lite-log) append $APPLOG_NODE $APPLOG_ID $threads $APPLOG_RECORDS $size ${#INV_NODES[@]}" ;;
+		redis) cmd="$(applog_bin "$h" redis-log) append $APPLOG_IP $APPLOG_PORT $i $threads $APPLOG_RECORDS $size ${#INV_NODES[@]}" ;;
 		esac
 		ae_bg_start "applog-$h" "$h" "$AE_TIMEOUT" "$out/raw/$tag.$h.log" "$cmd"
 	done
@@ -80,24 +86,29 @@ applog_rows() {
 	for h in "${INV_NODES[@]}"; do
 		grep -h '^appends=' "$out/raw/$tag.$h.log" | sed "s/^/node=$h /" ||
 			ae_die "app-log: no summary from $h in $out/raw/$tag.$h.log"
-	done | awk -v sys="${sys}_log" -v rep="$rep" -v raw="$out/raw.csv" -v lat="$out/lat.csv" '
+	done | awk -v sys="${sys}_log" -v rep="$rep" -v home="$APPLOG_HOME" -v raw="$out/raw.csv" -v lat="$out/lat.csv" '
+		function row(op, ops, secs) {
+			printf "%s,%s,%s,%s,%s,%.3f,%d,%.3f,%.1f\n", sys, op, size, threads, rep, secs, ops,
+				ops / secs, ops * size / secs >>raw
+		}
 		{
 			for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 			ops += v["appends"]; if (v["seconds"] > secs) secs = v["seconds"]
+			if (v["node"] != home) { rops += v["appends"]; if (v["seconds"] > rsecs) rsecs = v["seconds"] }
 			size = v["size"]; threads = v["threads"]
 			printf "%s,append,%s,%s,%s,%s,%s,%s\n", sys, size, threads, rep, v["node"],
 				v["lat_median_us"], v["lat_p99_us"] >>lat
 		}
 		END {
-			printf "%s,append,%s,%s,%s,%.3f,%d,%.1f,%.1f\n", sys, size, threads, rep, secs, ops,
-				ops / secs, ops * size / secs >>raw
+			row("append", ops, secs)
+			row("append-remote", rops, rsecs)
 		}'
 }
 
 figure_run() {
 	local out=$1 reps=3 points
 	points="64x1 256x1 1024x1 4096x1 64x2 64x4"
-	APPLOG_RECORDS=${RECORDS:-200}
+	APPLOG_RECORDS=${RECORDS:-1000}
 	[ "${QUICK:-0}" = 1 ] && reps=1 points="64x1 1024x1 64x2" APPLOG_RECORDS=${RECORDS:-50}
 	[ "${#INV_NODES[@]}" -ge 2 ] || ae_die "app-log needs two nodes; $INV_FILE has ${#INV_NODES[@]}"
 	mb_ensure_lite
@@ -115,7 +126,7 @@ figure_run() {
 		"redis-server --port $APPLOG_PORT --bind $APPLOG_IP --save '' --appendonly no --protected-mode no --user default on nopass '~$APPLOG_STREAM' resetchannels -@all +xadd +xrange +del"
 	ae_bg_ready redis 'Ready to accept connections' 60 ||
 		ae_die "app-log: redis-server did not start on $APPLOG_HOME: $(ae_tail "$out/redis-server.log")"
-	mb_note "$out" "method: interleaved, $reps repetitions x points (size x threads per node) $points, systems shuffled per (repetition, point) with seed $MB_SEED (order.csv); ${#INV_NODES[@]} nodes append at once, $APPLOG_RECORDS records per thread; log home and redis-server on $APPLOG_HOME"
+	mb_note "$out" "method: interleaved, $reps repetitions x points (size x threads per node) $points, systems shuffled per (repetition, point) with seed $MB_SEED (order.csv); ${#INV_NODES[@]} nodes append at once (opened first, then a start barrier), $APPLOG_RECORDS records per thread; log home and redis-server on $APPLOG_HOME; append-remote rows: the other nodes only"
 	[ "$AE_DRY_RUN" = 1 ] ||
 		mb_note "$out" "redis: $(ae_ssh "$APPLOG_HOME" "redis-server --version" 2>&1 | head -n 1)"
 	mb_interleave "$out" "$reps" "$points" applog_case lite redis

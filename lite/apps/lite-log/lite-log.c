@@ -6,10 +6,12 @@
  *   lite-log host ID DATA_MB RECORDS [SECS]
  *	create the log on this node and keep it until SIGTERM/SIGINT (or for
  *	SECS seconds); prints "ready pid=PID" once others may open it
- *   lite-log append HOME ID THREADS RECORDS SIZE
+ *   lite-log append HOME ID THREADS RECORDS SIZE [NODES]
  *	THREADS threads each append RECORDS records of SIZE bytes; every
  *	record names (node, thread, i) and is filled from them; prints the
- *	append latency (median, p99) and the throughput
+ *	append latency (median, p99) and the throughput. With NODES, the
+ *	appends start once the NODES nodes' lite-log appends all reached
+ *	lite_barrier(NODES) (logload.h)
  *   lite-log verify HOME ID NODES THREADS RECORDS SIZE
  *	scan the whole log: every record intact, each (node, thread, i) of
  *	nodes 1..NODES exactly once, nothing else but skipped numbers
@@ -107,6 +109,7 @@ static int cmd_append(char **argv)
 		.threads = arg_ul(argv[4], "THREADS", 256),
 		.records = arg_ul(argv[5], "RECORDS", LLOG_MAX_RECORDS),
 		.size = arg_ul(argv[6], "SIZE", LLOG_MAX_RECORD),
+		.sync_nodes = argv[7] ? arg_ul(argv[7], "NODES", 1024) : 0,
 		.arg = log, .open = log_open, .append = log_append,
 		.close = log_close,
 	};
@@ -196,7 +199,7 @@ int main(int argc, char **argv)
 
 	if (!strcmp(cmd, "host") && (argc == 5 || argc == 6))
 		return cmd_host(argc, argv);
-	if (!strcmp(cmd, "append") && argc == 7)
+	if (!strcmp(cmd, "append") && (argc == 7 || argc == 8))
 		return cmd_append(argv);
 	if (!strcmp(cmd, "verify") && argc == 8)
 		return cmd_verify(argv);
@@ -205,7 +208,7 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "abandon") && argc == 4)
 		return cmd_abandon(argv);
 	fprintf(stderr, "usage: lite-log host ID DATA_MB RECORDS [SECS]\n"
-		"       lite-log append HOME ID THREADS RECORDS SIZE\n"
+		"       lite-log append HOME ID THREADS RECORDS SIZE [NODES]\n"
 		"       lite-log verify HOME ID NODES THREADS RECORDS SIZE\n"
 		"       lite-log scan HOME ID\n"
 		"       lite-log abandon HOME ID\n");

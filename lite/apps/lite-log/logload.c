@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <lite.h>
+
 #include "logload.h"
 
 extern const char *prog;	/* the program's name, for messages */
@@ -58,11 +60,15 @@ static void rec_fill(uint8_t *buf, uint32_t size, const struct rec_id *id)
 		buf[k] = rec_byte(id, k);
 }
 
+/* Every thread has opened its handle; the start (after the nodes' barrier). */
+static pthread_barrier_t opened, go;
+
 struct appender {
 	pthread_t		tid;
 	const struct load	*load;
 	uint32_t		thread;
 	uint64_t		*lat_ns;	/* one per record */
+	uint64_t		end_ns;		/* after its last append */
 	int			err;
 };
 
@@ -75,6 +81,9 @@ static void *append_thread(void *arg)
 	void *h = l->open(l->arg);
 	uint64_t t0;
 
+	/* Both waits even after a failure: the others wait for this one. */
+	pthread_barrier_wait(&opened);
+	pthread_barrier_wait(&go);
 	if (!buf || !h) {
 		a->err = buf ? -EIO : -ENOMEM;
 		goto out;
@@ -85,6 +94,7 @@ static void *append_thread(void *arg)
 		a->err = l->append(h, buf, l->size);
 		a->lat_ns[id.i] = now_ns() - t0;
 	}
+	a->end_ns = now_ns();
 out:
 	if (h)
 		l->close(h);
@@ -102,15 +112,18 @@ static int cmp_u64(const void *x, const void *y)
 void load_run(const struct load *l)
 {
 	struct appender *a = calloc(l->threads, sizeof(*a));
-	uint64_t n = l->threads * l->records, start, ns, median;
+	uint64_t n = l->threads * l->records, start, end = 0, ns, median;
 	uint64_t *lat = calloc(n + 1, sizeof(*lat));
 	unsigned long t;
+	int ret = 0;
 
 	if (!a || !lat)
 		die("load", ENOMEM);
 	if (l->size < REC_MIN_SIZE || !n)
 		die("load: SIZE below 16, or no records", EINVAL);
-	start = now_ns();
+	if (pthread_barrier_init(&opened, NULL, l->threads + 1) ||
+	    pthread_barrier_init(&go, NULL, l->threads + 1))
+		die("pthread_barrier_init", errno);
 	for (t = 0; t < l->threads; t++) {
 		a[t] = (struct appender) {
 			.load = l, .thread = t, .lat_ns = lat + t * l->records,
@@ -118,12 +131,23 @@ void load_run(const struct load *l)
 		if (pthread_create(&a[t].tid, NULL, append_thread, &a[t]))
 			die("pthread_create", errno);
 	}
+	pthread_barrier_wait(&opened);
+	if (l->sync_nodes) {
+		ret = lite_barrier(l->sync_nodes);
+		if (ret < 0)
+			die("lite_barrier (start)", ret);
+	}
+	start = now_ns();
+	pthread_barrier_wait(&go);
 	for (t = 0; t < l->threads; t++)
 		pthread_join(a[t].tid, NULL);
-	for (t = 0; t < l->threads; t++)
+	for (t = 0; t < l->threads; t++) {
 		if (a[t].err)
 			die("append", a[t].err);
-	ns = now_ns() - start;
+		if (a[t].end_ns > end)
+			end = a[t].end_ns;
+	}
+	ns = end - start;
 	qsort(lat, n, sizeof(*lat), cmp_u64);
 	median = n % 2 ? lat[n / 2] : (lat[n / 2 - 1] + lat[n / 2]) / 2;
 	printf("appends=%" PRIu64 " size=%u threads=%lu seconds=%.3f per_sec=%.1f lat_median_us=%.1f lat_p99_us=%.1f\n",

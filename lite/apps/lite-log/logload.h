@@ -26,16 +26,22 @@ unsigned long arg_ul(const char *s, const char *name, unsigned long max);
 uint64_t now_ns(void);
 
 /*
- * @threads threads each append @records records of @size bytes through
- * @append(their handle from @open(@arg), ...), then print one line:
- * appends=N size=B threads=T seconds=S per_sec=R lat_median_us=M
- * lat_p99_us=P. Exits 1 when an append fails.
+ * @threads threads each open their handle (@open(@arg)), then, once all
+ * have, append @records records of @size bytes through @append, then the
+ * node prints one line: appends=N size=B threads=T seconds=S per_sec=R
+ * lat_median_us=M lat_p99_us=P. Opening is not timed: seconds run from
+ * the moment every thread may append to the last one's last append. With
+ * @sync_nodes, the nodes start together: after opening, each node meets
+ * the others at lite_barrier(@sync_nodes) (LITE's, whichever log is
+ * loaded; it is outside the timed region). Exits 1 when an open, the
+ * barrier or an append fails.
  */
 struct load {
 	uint32_t	node;		/* this node, written into each record */
 	unsigned long	threads;
 	uint64_t	records;	/* per thread */
 	uint32_t	size;
+	unsigned int	sync_nodes;	/* 0: no start barrier */
 	void		*arg;
 	void		*(*open)(void *arg);	/* NULL: exit */
 	int		(*append)(void *h, const void *buf, uint32_t len);

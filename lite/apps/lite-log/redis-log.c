@@ -4,12 +4,14 @@
  * Redis stream (XADD to append, XRANGE to scan), over TCP with hiredis.
  * Each thread has its own connection.
  *
- *   redis-log append HOST PORT NODE THREADS RECORDS SIZE
+ *   redis-log append HOST PORT NODE THREADS RECORDS SIZE [NODES]
  *   redis-log verify HOST PORT NODES THREADS RECORDS SIZE
  *   redis-log reset HOST PORT
  *
  * The stream is the key "lite-log-bench"; reset deletes it. Output and exit
- * status as lite-log's.
+ * status as lite-log's. With NODES, the nodes' appends start together, as
+ * lite-log's do: at LITE's barrier (so this node must have joined a LITE
+ * cluster), after every connection is made and outside the timed region.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -18,6 +20,7 @@
 #include <string.h>
 
 #include <hiredis/hiredis.h>
+#include <lite.h>
 
 #include "logload.h"
 
@@ -85,6 +88,7 @@ static int cmd_append(char **argv)
 		.threads = arg_ul(argv[5], "THREADS", 256),
 		.records = arg_ul(argv[6], "RECORDS", 1UL << 24),
 		.size = arg_ul(argv[7], "SIZE", 64UL << 10),
+		.sync_nodes = argv[8] ? arg_ul(argv[8], "NODES", 1024) : 0,
 		.arg = &s, .open = stream_open, .append = stream_append,
 		.close = stream_close,
 	};
@@ -182,13 +186,13 @@ int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
 
-	if (!strcmp(cmd, "append") && argc == 8)
+	if (!strcmp(cmd, "append") && (argc == 8 || argc == 9))
 		return cmd_append(argv);
 	if (!strcmp(cmd, "verify") && argc == 8)
 		return cmd_verify(argv);
 	if (!strcmp(cmd, "reset") && argc == 4)
 		return cmd_reset(argv);
-	fprintf(stderr, "usage: redis-log append HOST PORT NODE THREADS RECORDS SIZE\n"
+	fprintf(stderr, "usage: redis-log append HOST PORT NODE THREADS RECORDS SIZE [NODES]\n"
 		"       redis-log verify HOST PORT NODES THREADS RECORDS SIZE\n"
 		"       redis-log reset HOST PORT\n");
 	return 2;

@@ -3,7 +3,8 @@
 # (lite/apps/lite-log), as the unprivileged user. node1 hosts a log; a
 # client on node2 reserves a number and dies before committing (a hole);
 # then 4 threads on each of the 3 nodes append LOG_RECORDS (default 500)
-# 64-byte records each, concurrently, while an impatient reader on node1
+# 64-byte records each, concurrently (the nodes start together, at the
+# load's LITE barrier after opening), while an impatient reader on node1
 # (HOLE_MS=0) scans the log over and over, giving up numbers whose records
 # are still being written: their appenders must append again. At the end a
 # reader on node3 scans the whole log: every record intact, each (node,
@@ -28,7 +29,7 @@ assert_eq "app-log: the crashed client held number 0" "abandoned=0" "$out"
 timeout 1800 ssh -F "$ssh_cfg" node1 "touch /tmp/app-log.scan; while [ -e /tmp/app-log.scan ]; do
 	export HOLE_MS=0; $(LL "scan 1 0x4c4c") || exit 1; done" >"$TEST_TMP/log-scan.out" 2>&1 &
 log_scan=$!
-a=$(LL "append 1 0x4c4c 4 $log_records 64")
+a=$(LL "append 1 0x4c4c 4 $log_records 64 3")
 on_nodes app-log-append "$a" "$a" "$a"
 ae exec node1 -- "rm /tmp/app-log.scan"
 wait "$log_scan" || { cat "$TEST_TMP/log-scan.out"; fail "app-log: a concurrent scan failed"; }
