@@ -13,7 +13,7 @@
 # repetition, the background's throughput while the stream ran and while it
 # did not (the rest of the background's run, without its first second).
 # Knobs: QUICK=1 (100 calls per repetition, 1 repetition), FULL=1 (3000);
-# default 300 calls, 3 repetitions; SEED=N the shuffle.
+# default 300 calls, 5 repetitions; SEED=N the shuffle.
 
 # qos_case OUTDIR REP SERIES: one measurement of the stream (SERIES: idle,
 # load-prio or load-noprio).
@@ -70,7 +70,7 @@ qos_background() {
 }
 
 figure_run() {
-	local out=$1 iters=300 reps=3 bgdur=10 rep order series prio_wait
+	local out=$1 iters=300 reps=5 bgdur=10 rep order series prio_wait
 	# QUICK's background once ended before the stream's 100 calls did on a
 	# host busy with a second cluster (8 s): 15.
 	[ "${QUICK:-0}" = 1 ] && iters=100 reps=1 bgdur=15

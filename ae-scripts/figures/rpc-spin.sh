@@ -9,7 +9,8 @@
 # waits in the kernel count as its system time. One call in flight.
 # Interleaved (lib/bench.sh): for each repetition the six run back to back
 # in a shuffled order (order.csv); every call's latency is in
-# samples.csv.gz. Medians of 3 repetitions.
+# samples.csv.gz. Medians of 5 repetitions (a cheap figure: more pairs
+# for the decision rule).
 # Knobs: QUICK=1 (200 calls, 1 repetition), FULL=1 (10000); default 1000;
 # SEED=N the shuffle.
 
@@ -63,7 +64,7 @@ rpcspin_summarize() {
 }
 
 figure_run() {
-	local out=$1 iters=1000 reps=3 common
+	local out=$1 iters=1000 reps=5 common
 	local systems="lite-spin0 lite-spin50 lite-spin200 lite-spin1000 lite-busy verbs"
 	[ "${QUICK:-0}" = 1 ] && iters=200 reps=1
 	[ "${FULL:-0}" = 1 ] && iters=10000
