@@ -15,8 +15,11 @@
 # raw.csv: per run, the appends of all nodes over the slowest node's time
 # (op append), and of the nodes other than the home over the slowest of
 # them (op append-remote: the home appends locally, and finishes first);
-# lat.csv: per run and node, the median and p99 append latency. data.csv
-# and data-lat.csv summarise them per point.
+# lat.csv: per run and node, the median and p99 append latency;
+# phases.csv: per LITE-Log run and node, the mean time of an append's
+# three steps (reserve the number: fetch-and-add; write the record;
+# commit: compare-and-swap). data.csv and data-lat.csv summarise them per
+# point.
 # Knobs: QUICK=1 (1 repetition, 64 B and 1 KiB, 1 and 2 threads, 50
 # records); default 3 repetitions, RECORDS=N (default 1000: a remote
 # node's run takes seconds), SEED=N.
@@ -80,7 +83,7 @@ applog_case() {
 # ("appends=N size=B threads=T seconds=S ... lat_median_us=M lat_p99_us=P")
 # as a row of OUTDIR/raw.csv and a row per node of OUTDIR/lat.csv.
 applog_rows() {
-	local out=$1 sys=$2 rep=$3 tag=$4 h
+	local out=$1 sys=$2 rep=$3 tag=$4 h size threads
 	[ -s "$out/raw.csv" ] || echo "bench,op,size,param,rep,seconds,ops,ops_per_sec,bytes_per_sec" >"$out/raw.csv"
 	[ -s "$out/lat.csv" ] || echo "bench,op,size,param,rep,node,median_us,p99_us" >"$out/lat.csv"
 	for h in "${INV_NODES[@]}"; do
@@ -103,6 +106,12 @@ applog_rows() {
 			row("append", ops, secs)
 			row("append-remote", rops, rsecs)
 		}'
+	[ "$sys" = lite ] || return 0
+	IFS=- read -r _ size threads _ <<<"$tag"
+	[ -s "$out/phases.csv" ] || echo "size,threads,rep,node,reserve_ms,write_ms,commit_ms,attempts" >"$out/phases.csv"
+	for h in "${INV_NODES[@]}"; do
+		sed -n "s/^phases reserve_ms=\([0-9.]*\) write_ms=\([0-9.]*\) commit_ms=\([0-9.]*\) attempts=\([0-9]*\)\$/$size,$threads,$rep,$h,\1,\2,\3,\4/p" "$out/raw/$tag.$h.log"
+	done >>"$out/phases.csv"
 }
 
 figure_run() {

@@ -11,7 +11,9 @@
  *	record names (node, thread, i) and is filled from them; prints the
  *	append latency (median, p99) and the throughput. With NODES, the
  *	appends start once the NODES nodes' lite-log appends all reached
- *	lite_barrier(NODES) (logload.h)
+ *	lite_barrier(NODES) (logload.h); then "phases reserve_ms=R
+ *	write_ms=W commit_ms=C attempts=N", the mean time of each step of an
+ *	append
  *   lite-log verify HOME ID NODES THREADS RECORDS SIZE
  *	scan the whole log: every record intact, each (node, thread, i) of
  *	nodes 1..NODES exactly once, nothing else but skipped numbers
@@ -104,6 +106,8 @@ static void log_close(void *h)
 static int cmd_append(char **argv)
 {
 	struct llog *log = open_log(argv[2], argv[3]);
+	double ms[LLOG_PHASES];
+	uint64_t n;
 	struct load l = {
 		.node = lite_node_id(),
 		.threads = arg_ul(argv[4], "THREADS", 256),
@@ -115,6 +119,10 @@ static int cmd_append(char **argv)
 	};
 
 	load_run(&l);
+	llog_phases(log, ms, &n);
+	printf("phases reserve_ms=%.3f write_ms=%.3f commit_ms=%.3f attempts=%" PRIu64 "\n",
+	       ms[LLOG_PHASE_RESERVE], ms[LLOG_PHASE_WRITE],
+	       ms[LLOG_PHASE_COMMIT], n);
 	llog_close(log);
 	return 0;
 }

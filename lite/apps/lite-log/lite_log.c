@@ -39,10 +39,29 @@ struct llog {
 	uint64_t	data_bytes;
 	unsigned int	hole_ms;
 	uint64_t	seen;		/* highest number taken here, a hint */
+	uint64_t	phase_ns[LLOG_PHASES];	/* summed over appends */
+	uint64_t	phase_n;	/* attempts timed */
 };
 
 /* Near the end, an append reads the tail first (see llog_reserve). */
 #define LLOG_FULL_MARGIN	4096
+
+static uint64_t llog_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Add the time since *@t to phase @p (threads share the log) and restart. */
+static void llog_phase(struct llog *log, int p, uint64_t *t)
+{
+	uint64_t now = llog_now_ns();
+
+	__atomic_fetch_add(&log->phase_ns[p], now - *t, __ATOMIC_RELAXED);
+	*t = now;
+}
 
 static uint32_t llog_crc(const void *buf, uint32_t len)
 {
@@ -166,6 +185,16 @@ struct llog *llog_open(unsigned int home, uint64_t id, int password,
 	return log;
 }
 
+void llog_phases(const struct llog *log, double ms[LLOG_PHASES], uint64_t *n)
+{
+	int p;
+
+	*n = __atomic_load_n(&log->phase_n, __ATOMIC_RELAXED);
+	for (p = 0; p < LLOG_PHASES; p++)
+		ms[p] = *n ? __atomic_load_n(&log->phase_ns[p], __ATOMIC_RELAXED) /
+			     1e6 / *n : 0;
+}
+
 void llog_close(struct llog *log)
 {
 	if (!log)
@@ -246,7 +275,7 @@ int llog_reserve_only(struct llog *log, uint32_t len, uint64_t *seq)
 int llog_append(struct llog *log, const void *buf, uint32_t len,
 		uint64_t *seq)
 {
-	uint64_t size = llog_rec_size(len), off, old;
+	uint64_t size = llog_rec_size(len), off, old, t;
 	struct llog_hdr *rec;
 	int ret;
 
@@ -260,9 +289,11 @@ int llog_append(struct llog *log, const void *buf, uint32_t len,
 		.magic = LLOG_MAGIC, .len = len, .crc = llog_crc(buf, len),
 	};
 	for (;;) {
+		t = llog_now_ns();
 		ret = llog_reserve(log, size, seq, &off);
 		if (ret < 0)
 			break;
+		llog_phase(log, LLOG_PHASE_RESERVE, &t);
 		rec->seq = *seq;
 		ret = lite_write(log->data, off, rec, size, log->password,
 				 LITE_PRIO_NORMAL);
@@ -270,10 +301,15 @@ int llog_append(struct llog *log, const void *buf, uint32_t len,
 			llog_skip(log, *seq);
 			break;
 		}
+		llog_phase(log, LLOG_PHASE_WRITE, &t);
 		ret = lite_compare_swap(log->meta, llog_index_off(*seq), 0,
 					llog_entry(off, len), &old,
 					log->password);
-		if (ret < 0 || !old)
+		if (ret < 0)
+			break;
+		llog_phase(log, LLOG_PHASE_COMMIT, &t);
+		__atomic_fetch_add(&log->phase_n, 1, __ATOMIC_RELAXED);
+		if (!old)
 			break;
 		/* A reader gave our number up while we wrote: append again. */
 	}
@@ -283,10 +319,7 @@ int llog_append(struct llog *log, const void *buf, uint32_t len,
 
 static uint64_t llog_now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
+	return llog_now_ns() / 1000000;
 }
 
 /*

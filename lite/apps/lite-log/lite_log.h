@@ -57,6 +57,15 @@ int llog_append(struct llog *log, const void *buf, uint32_t len,
 		uint64_t *seq);
 
 /*
+ * Where appends spent their time: the mean per attempt of each phase
+ * (LLOG_PHASE_*: reserving the number, writing the record, committing it),
+ * in ms, over the attempts that reached the commit (@n; an attempt whose
+ * number a reader gave up counts, then its append's retry).
+ */
+enum { LLOG_PHASE_RESERVE, LLOG_PHASE_WRITE, LLOG_PHASE_COMMIT, LLOG_PHASES };
+void llog_phases(const struct llog *log, double ms[LLOG_PHASES], uint64_t *n);
+
+/*
  * Take a sequence number for a @len-byte record and stop there, as a client
  * that dies mid-append would: for tests of the hole rule.
  */

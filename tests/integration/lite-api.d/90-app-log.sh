@@ -34,6 +34,12 @@ on_nodes app-log-append "$a" "$a" "$a"
 ae exec node1 -- "rm /tmp/app-log.scan"
 wait "$log_scan" || { cat "$TEST_TMP/log-scan.out"; fail "app-log: a concurrent scan failed"; }
 grep -h '^appends=' "$TEST_TMP"/app-log-append.node* | sed 's/^/app-log: /'
+# Each node timed every append's steps: at least one attempt per record.
+for f in "$TEST_TMP"/app-log-append.node*; do
+	n=$(sed -n 's/^phases reserve_ms=[0-9.]* write_ms=[0-9.]* commit_ms=[0-9.]* attempts=\([0-9]*\)$/\1/p' "$f")
+	[ -n "$n" ] && [ "$n" -ge $((4 * log_records)) ] ||
+		fail "app-log: ${f##*/}: no phases line with >= $((4 * log_records)) attempts: $(cat "$f")"
+done
 echo "app-log: $(grep -c '^records=' "$TEST_TMP/log-scan.out") scans during the appends, the last: $(tail -n 1 "$TEST_TMP/log-scan.out")"
 
 out=$(ae -t 1200 exec node3 -- "export HOLE_MS=1000; $(LL "verify 1 0x4c4c 3 4 $log_records 64")")
