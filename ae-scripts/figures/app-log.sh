@@ -38,10 +38,12 @@ applog_case() {
 	mkdir -p "$out/raw"
 	case $sys in
 	lite)
-		# Room for every record (24-byte header, 8-byte alignment) and
-		# for the numbers appenders retry after a hole.
+		# Room for every record (24-byte header, 8-byte alignment), for
+		# the numbers appenders retry after a hole, and index entries
+		# for LLOG_FULL_MARGIN (4096) more: a log that close to full
+		# reads its tail before every append (lite_log.h).
 		ae_bg_start applog-home "$APPLOG_HOME" "$AE_TIMEOUT" "$out/raw/$tag.home.log" \
-			"$(applog_bin "$APPLOG_HOME" lite-log) host $APPLOG_ID $(((total * (size + 32) >> 20) + 2)) $((total + 1000))"
+			"$(applog_bin "$APPLOG_HOME" lite-log) host $APPLOG_ID $(((total * (size + 32) >> 20) + 2)) $((total + 1000 + 4096))"
 		ae_bg_ready applog-home '^ready pid=' 60 ||
 			ae_die "app-log: the LITE-Log home did not start: $(ae_tail "$out/raw/$tag.home.log")"
 		;;

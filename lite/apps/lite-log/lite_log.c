@@ -43,8 +43,6 @@ struct llog {
 	uint64_t	phase_n;	/* attempts timed */
 };
 
-/* Near the end, an append reads the tail first (see llog_reserve). */
-#define LLOG_FULL_MARGIN	4096
 
 static uint64_t llog_now_ns(void)
 {

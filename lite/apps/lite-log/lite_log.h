@@ -31,6 +31,12 @@
 
 #define LLOG_MAX_RECORD		(64U << 10)	/* payload bytes */
 #define LLOG_MAX_RECORDS	(1U << 24)	/* sequence numbers */
+/*
+ * Within this many numbers of its capacity, an append reads the tail
+ * before taking a number (one more remote operation per append): give a
+ * log's index that much room beyond the records it is meant to hold.
+ */
+#define LLOG_FULL_MARGIN	4096
 
 struct llog;
 
