@@ -19,9 +19,10 @@ PACKAGES=(
 	# sparse, and checkpatch.pl from the kernel's own source.
 	sparse linux-source-6.1
 	# The applications' baselines: LITE-Log against Redis streams,
-	# LITE-Graph against OpenMPI (mpirun over TCP).
+	# LITE-Graph against OpenMPI (mpirun over TCP), LITE-MapReduce against
+	# MapReduce-MPI (over the same OpenMPI).
 	redis-server libhiredis-dev
-	openmpi-bin libopenmpi-dev
+	openmpi-bin libopenmpi-dev libmrmpi-dev
 )
 
 log() { printf 'deps: %s\n' "$*" >&2; }

@@ -19,11 +19,7 @@
 # keeps every iteration's time (bench,nodes,rep,node,iter,ms; LITE-Graph's
 # phases too: gather_ms,apply_ms,scatter_ms,barrier_ms; mpi-graph's and
 # graph-ref's from rank 0 / the one process).
-# mpirun starts its ranks over ssh between the hosts: on the local cluster
-# with the guests' own key, which each guest copied at boot
-# (vc_guest_ssh_cmd); elsewhere set MPI_RSH_AGENT (e.g. 'ssh -i KEY'), else OpenMPI's
-# plain ssh must reach every host as root. MPI_NET (default the first
-# node's fabric /24) confines OpenMPI's data and control traffic.
+# mpirun runs across the guests as lib/mpi.sh says (MPI_RSH_AGENT, MPI_NET).
 # Knobs: QUICK=1 (1 repetition, scale 12, 5 iterations); default 5
 # repetitions, SCALE=N (default 16), ITERS=N (default 10), SEED=N.
 
@@ -59,10 +55,7 @@ appgraph_case() {
 		done
 		;;
 	mpi)
-		cmd="mpirun --allow-run-as-root -np $n --host $(appgraph_mpi_hosts "$n") --mca btl tcp,self"
-		cmd+=" --mca btl_tcp_if_include $APPGRAPH_NET --mca oob_tcp_if_include $APPGRAPH_NET"
-		[ -z "$APPGRAPH_RSH" ] || cmd+=" --mca plm_rsh_agent '$APPGRAPH_RSH'"
-		cmd+=" $(appgraph_bin "${hosts[0]}" mpi-graph) $APPGRAPH_ARGS --dump $APPGRAPH_DUMP.mpi"
+		cmd="$(mpi_cmd "$n") $(appgraph_bin "${hosts[0]}" mpi-graph) $APPGRAPH_ARGS --dump $APPGRAPH_DUMP.mpi"
 		appgraph_on "${hosts[0]}" "$out/raw/$tag.${hosts[0]}.log" "$cmd" ||
 			ae_die "app-graph: mpirun of mpi-graph on $n nodes failed: $(ae_tail "$out/raw/$tag.${hosts[0]}.log")"
 		;;
@@ -118,16 +111,6 @@ appgraph_iters() {
 	done
 }
 
-# appgraph_mpi_hosts N: mpirun's --host list, one slot on each of the first
-# N nodes' fabric addresses.
-appgraph_mpi_hosts() {
-	local h list=""
-	for h in "${INV_NODES[@]:0:$1}"; do
-		list+="${list:+,}$(inv_var "$h" fabric_ip):1"
-	done
-	echo "$list"
-}
-
 # appgraph_row OUTDIR SYSTEM REP NODES LINES: stdin's result lines ("result
 # prog=... edges=E iters=I ... ms_per_iter=M rank_sum=R top=V ...", LINES
 # of them) as a row of OUTDIR/raw.csv; all must report the same ranks
@@ -153,27 +136,14 @@ appgraph_row() {
 }
 
 figure_run() {
-	local out=$1 reps=5 scale=${SCALE:-16} iters=${ITERS:-10} rep n sys order points="" h
+	local out=$1 reps=5 scale=${SCALE:-16} iters=${ITERS:-10} rep n sys order points=""
 	[ "${QUICK:-0}" = 1 ] && reps=1 scale=${SCALE:-12} iters=${ITERS:-5}
 	APPGRAPH_ARGS="-s $scale -i $iters"
 	for n in $(seq "${#INV_NODES[@]}"); do points+="${points:+ }$n"; done
-	APPGRAPH_NET=${MPI_NET:-$(inv_var "${INV_NODES[0]}" fabric_ip | sed 's/\.[0-9]*$/.0/')/24}
-	if [ -n "${MPI_RSH_AGENT+set}" ]; then
-		APPGRAPH_RSH=$MPI_RSH_AGENT
-	elif [ "$INV_VCLUSTER" = 1 ]; then
-		APPGRAPH_RSH=$(vc_guest_ssh_cmd)
-	else
-		APPGRAPH_RSH=""
-	fi
-	# mpirun starts every rank from one path: the first node's.
-	for h in "${INV_NODES[@]}"; do
-		[ "$(lite_rdir "$h")" = "$(lite_rdir "${INV_NODES[0]}")" ] ||
-			ae_die "app-graph: mpirun needs one remote_dir on every node; $h has $(lite_rdir "$h"), ${INV_NODES[0]} $(lite_rdir "${INV_NODES[0]}")"
-	done
+	mpi_setup app-graph
 	mb_ensure_lite
 	mb_note "$out" "method: interleaved, $reps repetitions x nodes $points, lite-graph (pull, and push from 2 nodes) and mpi-graph (and graph-ref at 1 node) shuffled per (repetition, nodes) with seed $MB_SEED (order.csv); R-MAT scale $scale, 16 edges per vertex, seed 1, $iters iterations; ranks compared with graph-ref's (verified.txt); every iteration's time in iters.csv"
-	[ "$AE_DRY_RUN" = 1 ] ||
-		mb_note "$out" "mpi: $(ae_ssh "${INV_NODES[0]}" "mpirun --version" 2>&1 | head -n 1), btl tcp on $APPGRAPH_NET"
+	mpi_version_note "$out"
 	# The reference the runs are compared with, before any of them.
 	appgraph_on "${INV_NODES[0]}" "$out/graph-ref.log" \
 		"$(appgraph_bin "${INV_NODES[0]}" graph-ref) $APPGRAPH_ARGS --dump $APPGRAPH_DUMP.ref" ||

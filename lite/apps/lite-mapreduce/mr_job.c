@@ -1,0 +1,473 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The corpus, the jobs and the command line of mr_job.h.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mr_job.h"
+
+#define WORD_MIN	3U
+#define WORD_SPAN	8U	/* lengths WORD_MIN .. WORD_MIN + WORD_SPAN - 1 */
+
+void die(const char *what, int err)
+{
+	if (err)
+		fprintf(stderr, "%s: %s: %s\n", prog, what,
+			strerror(err < 0 ? -err : err));
+	else
+		fprintf(stderr, "%s: %s\n", prog, what);
+	exit(1);
+}
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		die("out of memory", ENOMEM);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		die("out of memory", ENOMEM);
+	return p;
+}
+
+static void text_reserve(struct mr_text *t, size_t n)
+{
+	if (t->len + n <= t->cap)
+		return;
+	t->cap = t->cap ? t->cap : 256;
+	while (t->cap < t->len + n)
+		t->cap *= 2;
+	t->buf = xrealloc(t->buf, t->cap);
+}
+
+void mr_text_add(struct mr_text *t, const void *p, size_t n)
+{
+	text_reserve(t, n);
+	memcpy(t->buf + t->len, p, n);
+	t->len += n;
+}
+
+void mr_text_printf(struct mr_text *t, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	text_reserve(t, n + 1);
+	va_start(ap, fmt);
+	vsnprintf(t->buf + t->len, n + 1, fmt, ap);
+	va_end(ap);
+	t->len += n;
+}
+
+void mr_text_free(struct mr_text *t)
+{
+	free(t->buf);
+	*t = (struct mr_text){ 0 };
+}
+
+static uint64_t splitmix64(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+uint64_t mr_hash(const char *key, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		h ^= (unsigned char)key[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+int mr_key_cmp(const char *a, unsigned int alen, const char *b,
+	       unsigned int blen)
+{
+	int c = memcmp(a, b, alen < blen ? alen : blen);
+
+	if (c)
+		return c;
+	return (alen > blen) - (alen < blen);
+}
+
+/* The vocabulary: spellings, and the Zipf(1) cumulative weights. */
+static struct {
+	char	(*word)[WORD_MIN + WORD_SPAN];
+	uint8_t	*len;
+	double	*cdf;
+	unsigned int n;
+} vocab;
+
+void mr_vocab_init(const struct mr_opts *o)
+{
+	unsigned int i, j;
+	double sum = 0;
+	uint64_t s, r;
+
+	vocab.n = o->vocab;
+	vocab.word = xmalloc((size_t)vocab.n * sizeof(*vocab.word));
+	vocab.len = xmalloc(vocab.n);
+	vocab.cdf = xmalloc((size_t)vocab.n * sizeof(double));
+	for (i = 0; i < vocab.n; i++) {
+		s = o->seed ^ ((uint64_t)i << 32 | i);
+		r = splitmix64(&s);
+		vocab.len[i] = WORD_MIN + r % WORD_SPAN;
+		for (j = 0; j < vocab.len[i]; j++) {
+			if (j % 12 == 0)
+				r = splitmix64(&s);
+			vocab.word[i][j] = 'a' + (r & 0x1f) % 26;
+			r >>= 5;
+		}
+		sum += 1.0 / (i + 1);
+		vocab.cdf[i] = sum;
+	}
+}
+
+/* A word index drawn with Zipf(1) probabilities. */
+static unsigned int zipf_draw(uint64_t *s)
+{
+	double u = (splitmix64(s) >> 11) * 0x1p-53 * vocab.cdf[vocab.n - 1];
+	unsigned int lo = 0, hi = vocab.n - 1, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (vocab.cdf[mid] > u)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+unsigned int mr_splits(const struct mr_opts *o)
+{
+	uint64_t chunk = (uint64_t)o->chunk_kib << 10;
+
+	return (o->size + chunk - 1) / chunk;
+}
+
+void mr_splits_of(const struct mr_opts *o, unsigned int n, unsigned int nodes,
+		  unsigned int *lo, unsigned int *hi)
+{
+	uint64_t s = mr_splits(o);
+
+	*lo = s * n / nodes;
+	*hi = s * (n + 1) / nodes;
+}
+
+char *mr_split_make(const struct mr_opts *o, unsigned int idx, size_t *len)
+{
+	size_t chunk = (size_t)o->chunk_kib << 10, cap = chunk + 64, n = 0;
+	uint64_t s = o->seed * 0xd1b54a32d192ed03ULL + idx;
+	char *buf = xmalloc(cap);
+	unsigned int w, words = 0;
+
+	while (n < chunk) {
+		w = zipf_draw(&s);
+		memcpy(buf + n, vocab.word[w], vocab.len[w]);
+		n += vocab.len[w];
+		buf[n++] = ++words % MR_DOC_WORDS ? ' ' : '\n';
+	}
+	*len = n;
+	return buf;
+}
+
+/* The next word of @p .. @end (NULL at the end); its length in @len. */
+static const char *next_word(const char **p, const char *end, unsigned int *len,
+			     int *ends_doc)
+{
+	const char *w = *p, *q;
+
+	while (w < end && (*w == ' ' || *w == '\n'))
+		w++;
+	if (w == end)
+		return NULL;
+	for (q = w; q < end && *q != ' ' && *q != '\n'; q++)
+		;
+	*len = q - w;
+	*ends_doc = q == end || *q == '\n';
+	*p = q;
+	return w;
+}
+
+static void wc_map(const char *split, size_t len, unsigned int idx,
+		   mr_emit_fn emit, void *ctx)
+{
+	const char *p = split, *end = split + len, *w;
+	const uint64_t one = 1;
+	unsigned int wl;
+	int eod;
+
+	(void)idx;
+	while ((w = next_word(&p, end, &wl, &eod)))
+		emit(ctx, w, wl, &one, sizeof(one));
+}
+
+static void wc_combine(void *acc, const void *val)
+{
+	uint64_t a, v;
+
+	memcpy(&a, acc, sizeof(a));
+	memcpy(&v, val, sizeof(v));
+	a += v;
+	memcpy(acc, &a, sizeof(a));
+}
+
+static void wc_reduce(const char *key, unsigned int klen, const void **vals,
+		      size_t n, struct mr_text *out)
+{
+	uint64_t c;
+
+	(void)key;
+	(void)klen;
+	(void)n;
+	memcpy(&c, vals[0], sizeof(c));
+	mr_text_printf(out, "%llu", (unsigned long long)c);
+}
+
+/* The words of one document seen so far: 2 * MR_DOC_WORDS slots. */
+struct doc_set {
+	const char	*w[2 * MR_DOC_WORDS];
+	unsigned int	len[2 * MR_DOC_WORDS];
+	unsigned int	gen[2 * MR_DOC_WORDS], cur;
+};
+
+/* 1 if @w was not in the set yet (it is now). */
+static int doc_set_add(struct doc_set *d, const char *w, unsigned int wl)
+{
+	unsigned int i = mr_hash(w, wl) & (2 * MR_DOC_WORDS - 1);
+
+	while (d->gen[i] == d->cur) {
+		if (d->len[i] == wl && !memcmp(d->w[i], w, wl))
+			return 0;
+		i = (i + 1) & (2 * MR_DOC_WORDS - 1);
+	}
+	d->gen[i] = d->cur;
+	d->w[i] = w;
+	d->len[i] = wl;
+	return 1;
+}
+
+static void ii_map(const char *split, size_t len, unsigned int idx,
+		   mr_emit_fn emit, void *ctx)
+{
+	const char *p = split, *end = split + len, *w;
+	uint32_t doc = idx * MR_DOCS_MAX;
+	struct doc_set *d = calloc(1, sizeof(*d));
+	unsigned int wl;
+	int eod;
+
+	if (!d)
+		die("out of memory", ENOMEM);
+	d->cur = 1;
+	while ((w = next_word(&p, end, &wl, &eod))) {
+		if (doc_set_add(d, w, wl))
+			emit(ctx, w, wl, &doc, sizeof(doc));
+		if (eod) {
+			doc++;
+			d->cur++;	/* empties the set */
+		}
+	}
+	free(d);
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void ii_reduce(const char *key, unsigned int klen, const void **vals,
+		      size_t n, struct mr_text *out)
+{
+	uint32_t *docs = xmalloc(n * sizeof(*docs));
+	size_t i;
+
+	(void)key;
+	(void)klen;
+	for (i = 0; i < n; i++)
+		memcpy(&docs[i], vals[i], sizeof(*docs));
+	qsort(docs, n, sizeof(*docs), u32_cmp);
+	mr_text_printf(out, "%zu\t", n);
+	for (i = 0; i < n; i++)
+		mr_text_printf(out, i ? ",%u" : "%u", docs[i]);
+	free(docs);
+}
+
+static const struct mr_job jobs[] = {
+	{ "wordcount", sizeof(uint64_t), wc_map, wc_combine, wc_reduce },
+	{ "invindex", sizeof(uint32_t), ii_map, NULL, ii_reduce },
+};
+
+const struct mr_job *mr_job_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++)
+		if (!strcmp(jobs[i].name, name))
+			return &jobs[i];
+	return NULL;
+}
+
+static void bad_arg(const char *usage, const char *fmt, const char *arg)
+{
+	fprintf(stderr, "%s: ", prog);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n%s", usage);
+	exit(2);
+}
+
+/* An unsigned number in @lo .. @hi. */
+static uint64_t num_arg(const char *arg, uint64_t lo, uint64_t hi,
+			const char *usage)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(arg, &end, 0);
+	if (errno || end == arg || *end || arg[0] == '-' || v < lo || v > hi)
+		bad_arg(usage, "bad number '%s'", arg);
+	return v;
+}
+
+void mr_parse_args(int argc, char **argv, struct mr_opts *o, int lite,
+		   const char *usage)
+{
+	static const struct option lopts[] = {
+		{ "job", required_argument, NULL, 'j' },
+		{ "chunk", required_argument, NULL, 'c' },
+		{ "vocab", required_argument, NULL, 'v' },
+		{ "shuffle", required_argument, NULL, 'x' },
+		{ "inbox", required_argument, NULL, 'b' },
+		{ "id", required_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int c;
+
+	*o = (struct mr_opts){
+		.job = mr_job_find("wordcount"),
+		.size = 64ULL << 20,
+		.chunk_kib = 1024,
+		.vocab = 1U << 18,
+		.seed = 1,
+		.threads = cpus > 0 ? cpus : 1,
+		.inbox_mib = 128,
+		.id = 0x4d52000000ULL,	/* "MR" */
+	};
+	while ((c = getopt_long(argc, argv, "m:S:o:n:t:h", lopts, NULL)) != -1) {
+		if (!lite && strchr("ntxbi", c))
+			bad_arg(usage, "%s: an option of lite-mapreduce only",
+				argv[optind - 1]);
+		switch (c) {
+		case 'j':
+			o->job = mr_job_find(optarg);
+			if (!o->job)
+				bad_arg(usage, "no job '%s' (wordcount, invindex)",
+					optarg);
+			break;
+		case 'm':
+			o->size = num_arg(optarg, 1, 1U << 16, usage) << 20;
+			break;
+		case 'c':
+			o->chunk_kib = num_arg(optarg, 4, 1U << 16, usage);
+			break;
+		case 'v':
+			o->vocab = num_arg(optarg, 1, 1U << 26, usage);
+			break;
+		case 'S':
+			o->seed = num_arg(optarg, 0, UINT64_MAX, usage);
+			break;
+		case 'o':
+			o->out = optarg;
+			break;
+		case 'n':
+			o->nodes = num_arg(optarg, 1, 1024, usage);
+			break;
+		case 't':
+			o->threads = num_arg(optarg, 1, 256, usage);
+			break;
+		case 'x':
+			if (strcmp(optarg, "write") && strcmp(optarg, "rpc"))
+				bad_arg(usage, "--shuffle %s: write or rpc",
+					optarg);
+			o->rpc = !strcmp(optarg, "rpc");
+			break;
+		case 'b':
+			o->inbox_mib = num_arg(optarg, 1, 1024, usage);
+			break;
+		case 'i':
+			o->id = num_arg(optarg, 1, UINT64_MAX >> 1, usage);
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			exit(0);
+		default:
+			fputs(usage, stderr);
+			exit(2);
+		}
+	}
+	if (optind != argc)
+		bad_arg(usage, "unexpected argument '%s'", argv[optind]);
+	if (mr_splits(o) > UINT32_MAX / MR_DOCS_MAX)
+		bad_arg(usage, "%s", "too many splits for 32-bit document numbers: raise --chunk");
+}
+
+void mr_result(const struct mr_opts *o, unsigned int nodes, uint64_t keys,
+	       const struct mr_text *output, double seconds,
+	       const char *extra)
+{
+	printf("result prog=%s job=%s bytes=%llu splits=%u nodes=%u keys=%llu out_bytes=%zu out_fnv=%016llx seconds=%.6f%s%s\n",
+	       prog, o->job->name, (unsigned long long)o->size, mr_splits(o),
+	       nodes, (unsigned long long)keys, output->len,
+	       (unsigned long long)mr_hash(output->buf, output->len), seconds,
+	       *extra ? " " : "", extra);
+	fflush(stdout);
+}
+
+int mr_write_output(const char *path, const struct mr_text *output)
+{
+	FILE *f = fopen(path, "w");
+	int err;
+
+	if (!f)
+		return -errno;
+	if (fwrite(output->buf, 1, output->len, f) != output->len) {
+		err = errno ? errno : EIO;
+		fclose(f);
+		return -err;
+	}
+	return fclose(f) ? -errno : 0;
+}

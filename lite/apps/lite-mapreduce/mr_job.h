@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * What lite-mapreduce, mrmpi-mapreduce and mr-ref share, so that the three
+ * run the identical jobs on the identical input and print the identical
+ * output: the corpus generator, the two jobs' map, combine and reduce
+ * functions, the output format and the command line.
+ *
+ * Corpus. SIZE bytes of words in CHUNK-byte splits. The vocabulary is
+ * VOCAB words; word i is 3..10 letters drawn from splitmix64(seed ^ i) (two
+ * indices may spell the same word: they are then one word everywhere). A
+ * split is a sequence of words drawn with Zipf(1) probabilities (word i
+ * with weight 1 / (i + 1)) from its own generator, seeded with the seed and
+ * the split's number, so any program makes any split alone; words are
+ * separated by a space, and every DOC_WORDS-th by a newline, which ends a
+ * document. A split ends at the first word boundary at or past CHUNK
+ * bytes, and the corpus is the first ceil(SIZE / CHUNK) splits. Split s of
+ * S goes to node n of N when n * S / N <= s < (n + 1) * S / N (the
+ * contiguous blocks MapReduce-MPI's default map style gives its ranks).
+ *
+ * Jobs. A map function gets a split and emits (key, value) pairs through
+ * an emit callback. A job with a combine function has values of
+ * value_size bytes that combine folds together (associative and
+ * commutative), so a runtime may fold a key's values anywhere, in any
+ * order; reduce then gets one value per key. Without one, reduce gets
+ * every value emitted for the key, in any order, and must not depend on
+ * the order. reduce writes the key's output text to an mr_text.
+ *
+ *   wordcount  key: a word; value: its count (u64, combined by adding);
+ *              output: the count.
+ *   invindex   key: a word; value: the number of a document it occurs in
+ *              (u32, once per document; no combine); output: "DF\tD1,D2,..."
+ *              with the documents in increasing order. A document's number
+ *              is split * DOCS_MAX + its index in the split.
+ *
+ * Output. One line per key, "KEY\tTEXT\n", keys in memcmp order (a shorter
+ * key first when it is a prefix). Keys are 1..MR_KEY_MAX bytes.
+ */
+#ifndef MR_JOB_H
+#define MR_JOB_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MR_KEY_MAX	64U
+#define MR_DOC_WORDS	512U		/* words per document */
+#define MR_DOCS_MAX	(1U << 16)	/* documents per split, at most */
+
+/* A growable byte buffer (an emitted output text, a record stream). */
+struct mr_text {
+	char	*buf;
+	size_t	len, cap;
+};
+
+/* Append @n bytes (exits on ENOMEM), or formatted text. */
+void mr_text_add(struct mr_text *t, const void *p, size_t n);
+void mr_text_printf(struct mr_text *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void mr_text_free(struct mr_text *t);
+
+typedef void (*mr_emit_fn)(void *ctx, const char *key, unsigned int klen,
+			   const void *val, unsigned int vlen);
+
+struct mr_job {
+	const char	*name;
+	unsigned int	value_size;	/* bytes per emitted value */
+	/* Emit the pairs of @split (number @idx, @len bytes). */
+	void		(*map)(const char *split, size_t len, unsigned int idx,
+			       mr_emit_fn emit, void *ctx);
+	/* Fold @val into @acc; NULL: the job has no combine. */
+	void		(*combine)(void *acc, const void *val);
+	/*
+	 * The output text of @key from its @n values (each value_size
+	 * bytes; with combine, n is 1). @vals may be reordered.
+	 */
+	void		(*reduce)(const char *key, unsigned int klen,
+				  const void **vals, size_t n,
+				  struct mr_text *out);
+};
+
+/* What every program is given (mr_parse_args). */
+struct mr_opts {
+	const struct mr_job *job;	/* --job wordcount|invindex */
+	uint64_t	size;		/* -m MIB: corpus bytes */
+	unsigned int	chunk_kib;	/* --chunk KIB: split size */
+	unsigned int	vocab;		/* --vocab N */
+	uint64_t	seed;		/* -S */
+	const char	*out;		/* -o FILE: the output (node 1) */
+	/* lite-mapreduce only */
+	unsigned int	nodes;		/* -n */
+	unsigned int	threads;	/* -t: map and reduce threads */
+	int		rpc;		/* --shuffle rpc (default write) */
+	unsigned int	inbox_mib;	/* --inbox MIB: shuffle room per node */
+	uint64_t	id;		/* --id: LMR identifier base */
+};
+
+extern const char *prog;
+
+/* Print "PROG: WHAT: strerror(|err|)" (err 0: no reason) and exit 1. */
+void die(const char *what, int err);
+uint64_t now_ns(void);
+void *xmalloc(size_t n);
+void *xrealloc(void *p, size_t n);
+
+/*
+ * Parse the common options (--job -m --chunk --vocab -S -o, and -n -t
+ * --shuffle --inbox --id when @lite); @usage is printed on an error.
+ * Exits 2 on a bad command line.
+ */
+void mr_parse_args(int argc, char **argv, struct mr_opts *o, int lite,
+		   const char *usage);
+
+/* The corpus's splits, and the first and last + 1 of node @n of @nodes. */
+unsigned int mr_splits(const struct mr_opts *o);
+void mr_splits_of(const struct mr_opts *o, unsigned int n, unsigned int nodes,
+		  unsigned int *lo, unsigned int *hi);
+
+/*
+ * Make split @idx into a malloc'ed buffer, its length into @len. The
+ * vocabulary (mr_vocab_init, once per process) must be ready.
+ */
+void mr_vocab_init(const struct mr_opts *o);
+char *mr_split_make(const struct mr_opts *o, unsigned int idx, size_t *len);
+
+/* The job named @name, or NULL. */
+const struct mr_job *mr_job_find(const char *name);
+
+/* 64-bit FNV-1a of a key: the partitioning hash of every runtime. */
+uint64_t mr_hash(const char *key, size_t len);
+
+/* memcmp order of keys, a prefix first. */
+int mr_key_cmp(const char *a, unsigned int alen, const char *b,
+	       unsigned int blen);
+
+/*
+ * The result line every program prints:
+ * "result prog=P job=J bytes=B splits=S nodes=N keys=K out_bytes=O
+ *  out_fnv=H seconds=T" and then @extra (may be empty).
+ */
+void mr_result(const struct mr_opts *o, unsigned int nodes, uint64_t keys,
+	       const struct mr_text *output, double seconds,
+	       const char *extra);
+
+/* Write @output to @path (0, or a negative errno). */
+int mr_write_output(const char *path, const struct mr_text *output);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MR_JOB_H */

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * mrmpi-mapreduce: the jobs of mr_job.h on Sandia's MapReduce-MPI
+ * (Debian's libmrmpi-dev; its C++ API, the only one the Debian library
+ * exports), the established MapReduce that LITE-MapReduce is compared
+ * with. Run under mpirun, one rank per node:
+ *
+ *   mpirun ... mrmpi-mapreduce [--job wordcount|invindex] [-m MIB]
+ *              [--chunk KIB] [--vocab N] [-S SEED] [-o FILE]
+ *
+ * As its users write a job: map (one task per split, MapReduce-MPI's
+ * default "chunk" map style: rank r of R gets tasks r * S / R ..
+ * (r + 1) * S / R - 1, the splits lite-mapreduce's node r + 1 maps),
+ * compress with the job's combine (MapReduce-MPI's combiner; wordcount
+ * only), collate (its all-to-all shuffle), reduce, gather to rank 0 and
+ * sort_keys there. Each rank makes its splits before the clock starts at
+ * an MPI_Barrier; seconds= ends when rank 0 holds the sorted output in
+ * memory. Rank 0 prints the "result ..." line of mr_job.h (late_splits=:
+ * map tasks whose split was not made before the clock, 0 unless the map
+ * style differs from the one assumed) and writes -o FILE.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+#include <mrmpi/keyvalue.h>
+#include <mrmpi/mapreduce.h>
+
+#include "mr_job.h"
+
+using MAPREDUCE_NS::KeyValue;
+using MAPREDUCE_NS::MapReduce;
+
+const char *prog = "mrmpi-mapreduce";
+
+static const char usage[] =
+	"usage: mpirun ... mrmpi-mapreduce [--job wordcount|invindex] [-m MIB]\n"
+	"                  [--chunk KIB] [--vocab N] [-S SEED] [-o FILE]\n";
+
+struct app {
+	const struct mr_opts *o;
+	MapReduce	*mr;
+	char		**split;	/* [splits], this rank's made */
+	size_t		*len;
+	unsigned int	late;
+	struct mr_text	out;		/* rank 0: the sorted output */
+	struct mr_text	text, big;	/* a reduce's text; a paged multivalue */
+	uint64_t	keys;
+	const void	**vals;
+	size_t		nvals;
+};
+
+static void kv_emit(void *kv, const char *key, unsigned int klen,
+		    const void *val, unsigned int vlen)
+{
+	static_cast<KeyValue *>(kv)->add(const_cast<char *>(key), klen,
+					 (char *)val, vlen);
+}
+
+static void map_task(int itask, KeyValue *kv, void *ptr)
+{
+	struct app *a = static_cast<struct app *>(ptr);
+
+	if (!a->split[itask]) {
+		a->split[itask] = mr_split_make(a->o, itask, &a->len[itask]);
+		a->late++;
+	}
+	a->o->job->map(a->split[itask], a->len[itask], itask, kv_emit, kv);
+}
+
+/*
+ * The values of a key as pointers: into its multivalue @mv (@n values of
+ * @sizes bytes), or for n 0 (a multivalue larger than a page) into a copy
+ * of its blocks, which MapReduce-MPI pages in one at a time.
+ */
+static size_t values_of(struct app *a, char *mv, int n, int *sizes)
+{
+	size_t vs = a->o->job->value_size, k;
+	int b, nb, bn, i, *bs;
+	char *bmv;
+
+	if (!n) {
+		a->big.len = 0;
+		a->mr->multivalue_blocks(nb);
+		for (b = 0; b < nb; b++) {
+			bn = a->mr->multivalue_block(b, &bmv, &bs);
+			for (i = 0; i < bn; i++)
+				if (bs[i] != (int)vs)
+					die("a value of the wrong size", EIO);
+			mr_text_add(&a->big, bmv, (size_t)bn * vs);
+		}
+		n = a->big.len / vs;
+		mv = a->big.buf;
+		sizes = NULL;
+	}
+	if ((size_t)n > a->nvals) {
+		a->nvals = n;
+		a->vals = static_cast<const void **>(
+			xrealloc(a->vals, a->nvals * sizeof(*a->vals)));
+	}
+	for (k = 0; k < (size_t)n; k++) {
+		if (sizes && sizes[k] != (int)vs)
+			die("a value of the wrong size", EIO);
+		a->vals[k] = mv + k * vs;
+	}
+	return k;
+}
+
+/* The job's combine over a key's values, into @acc. */
+static void fold_values(struct app *a, size_t k, unsigned char *acc)
+{
+	size_t i;
+
+	memcpy(acc, a->vals[0], a->o->job->value_size);
+	for (i = 1; i < k; i++)
+		a->o->job->combine(acc, a->vals[i]);
+}
+
+/* compress: a key's values folded into one. */
+static void combine(char *key, int kb, char *mv, int n, int *sizes,
+		    KeyValue *kv, void *ptr)
+{
+	struct app *a = static_cast<struct app *>(ptr);
+	unsigned char acc[16];
+
+	fold_values(a, values_of(a, mv, n, sizes), acc);
+	kv->add(key, kb, (char *)acc, a->o->job->value_size);
+}
+
+/* reduce: the key's output text as its new value. */
+static void reduce(char *key, int kb, char *mv, int n, int *sizes,
+		   KeyValue *kv, void *ptr)
+{
+	struct app *a = static_cast<struct app *>(ptr);
+	size_t k = values_of(a, mv, n, sizes);
+	unsigned char acc[16];
+
+	a->text.len = 0;
+	if (a->o->job->combine) {
+		fold_values(a, k, acc);
+		a->vals[0] = acc;
+		k = 1;
+	}
+	a->o->job->reduce(key, kb, a->vals, k, &a->text);
+	kv->add(key, kb, a->text.buf, a->text.len);
+}
+
+static int key_cmp(char *a, int alen, char *b, int blen)
+{
+	return mr_key_cmp(a, alen, b, blen);
+}
+
+/* Rank 0, after the gather and sort: each pair as an output line. */
+static void print_kv(char *key, int kb, char *val, int vb, void *ptr)
+{
+	struct app *a = static_cast<struct app *>(ptr);
+
+	mr_text_add(&a->out, key, kb);
+	mr_text_add(&a->out, "\t", 1);
+	mr_text_add(&a->out, val, vb);
+	mr_text_add(&a->out, "\n", 1);
+	a->keys++;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int s, lo, hi, nsplits, late = 0;
+	struct app a = {};
+	struct mr_opts o;
+	int rank, size, ret;
+	double t0, secs;
+	char extra[64];
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	mr_parse_args(argc, argv, &o, 0, usage);
+	a.o = &o;
+	mr_vocab_init(&o);
+	nsplits = mr_splits(&o);
+	a.split = static_cast<char **>(calloc(nsplits, sizeof(*a.split)));
+	a.len = static_cast<size_t *>(calloc(nsplits, sizeof(*a.len)));
+	if (!a.split || !a.len)
+		die("out of memory", ENOMEM);
+	mr_splits_of(&o, rank, size, &lo, &hi);
+	for (s = lo; s < hi; s++)
+		a.split[s] = mr_split_make(&o, s, &a.len[s]);
+
+	a.mr = new MapReduce(MPI_COMM_WORLD);
+	a.mr->verbosity = 0;
+	a.mr->mapstyle = 0;	/* chunks: the assignment above */
+	MPI_Barrier(MPI_COMM_WORLD);
+	t0 = MPI_Wtime();
+	a.mr->map(nsplits, map_task, &a);
+	if (o.job->combine)
+		a.mr->compress(combine, &a);
+	a.mr->collate(NULL);
+	a.mr->reduce(reduce, &a);
+	a.mr->gather(1);
+	a.mr->sort_keys(key_cmp);
+	a.mr->scan(print_kv, &a);	/* collective; only rank 0 has pairs */
+	secs = MPI_Wtime() - t0;
+
+	MPI_Reduce(&a.late, &late, 1, MPI_UNSIGNED, MPI_SUM, 0, MPI_COMM_WORLD);
+	if (!rank) {
+		snprintf(extra, sizeof(extra), "late_splits=%u", late);
+		mr_result(&o, size, a.keys, &a.out, secs, extra);
+		if (o.out) {
+			ret = mr_write_output(o.out, &a.out);
+			if (ret < 0)
+				die(o.out, ret);
+		}
+	}
+	delete a.mr;
+	for (s = 0; s < nsplits; s++)
+		free(a.split[s]);
+	free(a.split);
+	free(a.len);
+	free(a.vals);
+	mr_text_free(&a.out);
+	mr_text_free(&a.text);
+	mr_text_free(&a.big);
+	MPI_Finalize();
+	return 0;
+}
