@@ -17,6 +17,7 @@
  * "lite-mapreduce: ..." line.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include <lite.h>
 
@@ -64,6 +65,11 @@ int main(int argc, char **argv)
 	c.rpc = o.rpc;
 	c.inbox_bytes = (uint64_t)o.inbox_mib << 20;
 	c.id = o.id;
+	snprintf(extra, sizeof(extra), "%s %llu %u %u %llu %d %llu", o.job->name,
+		 (unsigned long long)o.size, o.chunk_kib, o.vocab,
+		 (unsigned long long)o.seed, o.rpc,
+		 (unsigned long long)c.inbox_bytes);
+	c.tag = mr_hash(extra, strlen(extra));
 
 	t0 = now_ns();
 	mr_vocab_init(&o);

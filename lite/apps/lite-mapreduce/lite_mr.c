@@ -50,14 +50,21 @@ struct map_thread {
 	size_t		mask, used;
 };
 
+/*
+ * A control LMR: the publishing node's run tag (CTRL_TAG bytes), the size
+ * matrix, then the output lengths (node 1's only are used).
+ */
+#define CTRL_TAG	sizeof(uint64_t)
+
 static size_t ctrl_off_matrix(const struct lite_mr *mr, unsigned int src)
 {
-	return (size_t)src * mr->c.nodes * G * sizeof(uint64_t);
+	return CTRL_TAG + (size_t)src * mr->c.nodes * G * sizeof(uint64_t);
 }
 
 static size_t ctrl_off_outlen(const struct lite_mr *mr, unsigned int src)
 {
-	return ((size_t)mr->c.nodes * mr->c.nodes * G + src) * sizeof(uint64_t);
+	return CTRL_TAG +
+	       ((size_t)mr->c.nodes * mr->c.nodes * G + src) * sizeof(uint64_t);
 }
 
 static uint64_t *cell(const struct lite_mr *mr, unsigned int src,
@@ -212,8 +219,8 @@ struct lite_mr *lite_mr_init(const struct mr_job *job,
 {
 	struct lite_mr *mr = calloc(1, sizeof(*mr));
 	unsigned int p, perm = LITE_PERM_READ | LITE_PERM_WRITE;
-	uint64_t size;
-	int ret;
+	uint64_t size, tag;
+	int ret, bad = 0;
 
 	if (!mr)
 		die("out of memory", ENOMEM);
@@ -223,8 +230,7 @@ struct lite_mr *lite_mr_init(const struct mr_job *job,
 	mr->c = *conf;
 	mr->ctrl = xmalloc(conf->nodes * sizeof(int));
 	mr->inbox = xmalloc(conf->nodes * sizeof(int));
-	mr->ctrl_bytes = ((uint64_t)conf->nodes * conf->nodes * G + conf->nodes) *
-			 sizeof(uint64_t);
+	mr->ctrl_bytes = ctrl_off_outlen(mr, conf->nodes);
 	mr->matrix = xmalloc(mr->ctrl_bytes);
 
 	ret = lite_alloc(conf->me + 1, mr->ctrl_bytes, 0, PASSWORD);
@@ -235,6 +241,10 @@ struct lite_mr *lite_mr_init(const struct mr_job *job,
 	if (ret < 0)
 		die("lite_alloc (inbox LMR; a smaller --inbox?)", ret);
 	mr->inbox[conf->me] = ret;
+	ret = lite_write(mr->ctrl[conf->me], 0, &conf->tag, CTRL_TAG, PASSWORD,
+			 LITE_PRIO_NORMAL);
+	if (ret < 0)
+		die("lite_write (run tag)", ret);
 	ret = lite_publish(mr->ctrl[conf->me], conf->id + 2 * conf->me, perm,
 			   PASSWORD);
 	if (ret >= 0)
@@ -272,9 +282,23 @@ struct lite_mr *lite_mr_init(const struct mr_job *job,
 			fprintf(stderr, "%s: node %u's control LMR has %llu bytes, not %llu: another node count?\n",
 				prog, p + 1, (unsigned long long)size,
 				(unsigned long long)mr->ctrl_bytes);
-			exit(1);
+			bad = 1;
+			continue;
+		}
+		ret = lite_read(mr->ctrl[p], 0, &tag, CTRL_TAG, PASSWORD,
+				LITE_PRIO_NORMAL);
+		if (ret < 0)
+			die("lite_read (run tag)", ret);
+		if (tag != conf->tag) {
+			fprintf(stderr, "%s: node %u runs another job, input, shuffle or --inbox than this node (run tag %016llx, ours %016llx)\n",
+				prog, p + 1, (unsigned long long)tag,
+				(unsigned long long)conf->tag);
+			bad = 1;
 		}
 	}
+	/* Every node sees every tag: all of them stop here, or none. */
+	if (bad)
+		exit(1);
 	return mr;
 }
 
@@ -317,12 +341,17 @@ static void exchange_sizes(struct lite_mr *mr, struct map_thread *m)
 			die("lite_write (sizes)", ret);
 	}
 	barrier(mr, "sizes");
-	ret = lite_read(mr->ctrl[me], 0, mr->matrix, ctrl_off_outlen(mr, 0),
-			PASSWORD, LITE_PRIO_NORMAL);
+	ret = lite_read(mr->ctrl[me], CTRL_TAG, mr->matrix,
+			ctrl_off_outlen(mr, 0) - CTRL_TAG, PASSWORD,
+			LITE_PRIO_NORMAL);
 	if (ret < 0)
 		die("lite_read (sizes)", ret);
 	for (d = 0; d < nodes; d++) {
-		need = inbox_off(mr, d, nodes, G);
+		/* Summed without wrapping: the cells came from other nodes. */
+		for (need = 0, p = 0; p < nodes; p++)
+			for (g = 0; g < G; g++)
+				need += *cell(mr, p, d, g) < mr->c.inbox_bytes ?
+					*cell(mr, p, d, g) : mr->c.inbox_bytes + 1;
 		if (need > mr->c.inbox_bytes) {
 			fprintf(stderr, "%s: node %u's partitions need %llu bytes of shuffle room, --inbox gives %llu: raise --inbox or use more nodes\n",
 				prog, d + 1, (unsigned long long)need,
@@ -403,25 +432,44 @@ static void *rpc_send_main(void *arg)
 	return NULL;
 }
 
+/* Where the next shuffle message of a source must go: group g, byte done. */
+struct rpc_cursor {
+	unsigned int	g;
+	uint64_t	done;
+};
+
+/* Skip @src's empty and finished pieces; 1 when it sent all it had. */
+static int cursor_settle(const struct lite_mr *mr, unsigned int src,
+			 struct rpc_cursor *c)
+{
+	while (c->g < G && c->done == *cell(mr, src, mr->c.me, c->g)) {
+		c->g++;
+		c->done = 0;
+	}
+	return c->g == G;
+}
+
 /*
  * rpc shuffle: send this node's pieces from one thread per receiver while
- * this thread receives the others' into @in, until the matrix's bytes came.
+ * this thread receives the others' into @in. A source's messages arrive in
+ * the order it sent them, group by group, so each must continue that
+ * source's current piece exactly; done when every source sent its row of
+ * the matrix.
  */
 static void shuffle_rpc(struct lite_mr *mr, struct map_thread *m, char *in)
 {
-	unsigned int nodes = mr->c.nodes, me = mr->c.me, d, g, t, src;
+	unsigned int nodes = mr->c.nodes, me = mr->c.me, d, g, t, src, left = 0;
 	struct rpc_sender *s = calloc(nodes, sizeof(*s));
+	struct rpc_cursor *cur = calloc(nodes, sizeof(*cur));
 	char *msg = xmalloc(LITE_RPC_MAX_MSG);
-	uint64_t expect = 0, got = 0, off, total;
 	const char ack = 0;
-	uint64_t desc;
+	uint64_t desc, off, len;
 	struct mr_text *pt;
 	uint32_t hdr[2];
 	int ret;
 
-	if (!s)
+	if (!s || !cur)
 		die("out of memory", ENOMEM);
-	total = inbox_off(mr, me, nodes, G);
 	for (d = 0; d < nodes; d++) {
 		if (d == me)
 			continue;
@@ -429,8 +477,7 @@ static void shuffle_rpc(struct lite_mr *mr, struct map_thread *m, char *in)
 		ret = pthread_create(&s[d].tid, NULL, rpc_send_main, &s[d]);
 		if (ret)
 			die("pthread_create", ret);
-		for (g = 0; g < G; g++)
-			expect += *cell(mr, d, me, g);
+		left += !cursor_settle(mr, d, &cur[d]);
 	}
 	for (g = 0; g < G; g++) {
 		off = inbox_off(mr, me, me, g);
@@ -440,22 +487,26 @@ static void shuffle_rpc(struct lite_mr *mr, struct map_thread *m, char *in)
 			off += pt->len;
 		}
 	}
-	while (got < expect) {
+	while (left) {
 		ret = lite_rpc_recv(LITE_MR_RPC_PORT, msg, LITE_RPC_MAX_MSG,
 				    &desc, &src, 0, LITE_PRIO_NORMAL);
 		if (ret < 0)
 			die("lite_rpc_recv (shuffle)", ret);
+		len = (unsigned int)ret - RPC_HDR;
 		memcpy(hdr, msg, sizeof(hdr));
 		memcpy(&off, msg + 8, sizeof(off));
-		if ((unsigned int)ret < RPC_HDR || hdr[0] != src - 1 ||
-		    hdr[0] >= nodes || off > total ||
-		    ret - RPC_HDR > total - off) {
-			fprintf(stderr, "%s: a shuffle message from node %u does not fit the size matrix (%d bytes at %llu)\n",
-				prog, src, ret, (unsigned long long)off);
+		src--;
+		if ((unsigned int)ret < RPC_HDR || src >= nodes || src == me ||
+		    hdr[0] != src || cur[src].g == G ||
+		    off != inbox_off(mr, me, src, cur[src].g) + cur[src].done ||
+		    len > *cell(mr, src, me, cur[src].g) - cur[src].done) {
+			fprintf(stderr, "%s: a shuffle message from node %u does not continue what it sent (%d bytes at %llu)\n",
+				prog, src + 1, ret, (unsigned long long)off);
 			exit(1);
 		}
-		memcpy(in + off, msg + RPC_HDR, ret - RPC_HDR);
-		got += ret - RPC_HDR;
+		memcpy(in + off, msg + RPC_HDR, len);
+		cur[src].done += len;
+		left -= cursor_settle(mr, src, &cur[src]);
 		ret = lite_rpc_reply(desc, &ack, sizeof(ack), LITE_PRIO_NORMAL);
 		if (ret < 0)
 			die("lite_rpc_reply (shuffle)", ret);
@@ -468,6 +519,7 @@ static void shuffle_rpc(struct lite_mr *mr, struct map_thread *m, char *in)
 			die("lite_rpc_call (shuffle)", s[d].err);
 	}
 	free(msg);
+	free(cur);
 	free(s);
 }
 
@@ -667,7 +719,10 @@ static uint64_t reduce(struct lite_mr *mr, const char *in, struct mr_text *own)
 	return n;
 }
 
-/* The smallest head among the nodes' output streams, or -1 when all ended. */
+/*
+ * The smallest head among the nodes' output streams: -1 when all ended, -2
+ * when one is corrupt.
+ */
 static int merge_next(const char **pos, const char **end, unsigned int n)
 {
 	const char *key, *val, *bkey = NULL;
@@ -683,7 +738,7 @@ static int merge_next(const char **pos, const char **end, unsigned int n)
 		    !klen || klen > MR_KEY_MAX) {
 			fprintf(stderr, "%s: node %u's output is corrupt\n",
 				prog, s + 1);
-			exit(1);
+			return -2;
 		}
 		if (best < 0 || mr_key_cmp(key, klen, bkey, blen) < 0) {
 			best = s;
@@ -696,8 +751,9 @@ static int merge_next(const char **pos, const char **end, unsigned int n)
 
 /*
  * Node 1: read every node's output (lengths in its control LMR) and merge
- * them into @output. Returns the number of keys, or -1 when a node's
- * output did not fit its inbox.
+ * them into @output. Returns the number of keys, or -1 (with a message)
+ * when a node's output did not fit its inbox, could not be read or is
+ * corrupt: the caller still meets the others at the last barrier.
  */
 static int64_t merge(struct lite_mr *mr, const struct mr_text *own,
 		     struct mr_text *output)
@@ -716,8 +772,12 @@ static int64_t merge(struct lite_mr *mr, const struct mr_text *own,
 		die("out of memory", ENOMEM);
 	ret = lite_read(mr->ctrl[0], ctrl_off_outlen(mr, 0), len,
 			nodes * sizeof(*len), PASSWORD, LITE_PRIO_NORMAL);
-	if (ret < 0)
-		die("lite_read (output lengths)", ret);
+	if (ret < 0) {
+		fprintf(stderr, "%s: lite_read (output lengths): %s\n", prog,
+			strerror(-ret));
+		keys = -1;
+		memset(len, 0, nodes * sizeof(*len));
+	}
 	for (s = 0; s < nodes; s++) {
 		if (s == 0) {
 			pos[0] = own->buf;
@@ -725,22 +785,33 @@ static int64_t merge(struct lite_mr *mr, const struct mr_text *own,
 			continue;
 		}
 		if (len[s] > mr->c.inbox_bytes) {
-			fprintf(stderr, "%s: node %u's output did not fit its inbox\n",
+			fprintf(stderr, "%s: node %u's output could not be stored (too large for its inbox, or a failed write: see its log)\n",
 				prog, s + 1);
 			keys = -1;
 			len[s] = 0;
 		}
 		buf[s] = xmalloc(len[s]);
-		ret = post_range(mr->inbox[s], 0, buf[s], len[s], 0);
-		if (ret < 0)
-			die("lite_post_read (outputs)", ret);
 		pos[s] = buf[s];
 		end[s] = buf[s] + len[s];
+		ret = keys < 0 ? 0 : post_range(mr->inbox[s], 0, buf[s], len[s], 0);
+		if (ret < 0) {
+			fprintf(stderr, "%s: reading node %u's output: %s\n",
+				prog, s + 1, strerror(-ret));
+			keys = -1;
+		}
 	}
+	/* Also drains what was posted before a failure. */
 	ret = lite_fence(FENCE_MS);
-	if (ret < 0)
-		die("lite_fence (outputs)", ret);
-	while (keys >= 0 && (best = merge_next(pos, end, nodes)) >= 0) {
+	if (ret < 0) {
+		fprintf(stderr, "%s: lite_fence (outputs): %s\n", prog,
+			strerror(-ret));
+		keys = -1;
+	}
+	while (keys >= 0 && (best = merge_next(pos, end, nodes)) != -1) {
+		if (best == -2) {
+			keys = -1;
+			break;
+		}
 		pos[best] = rec_get(pos[best], &key, &klen, &val, &vlen);
 		mr_text_add(output, key, klen);
 		mr_text_add(output, "\t", 1);
@@ -770,7 +841,7 @@ void lite_mr_run(struct lite_mr *mr, char **splits, const size_t *lens,
 	struct map_thread *m = calloc(threads, sizeof(*m));
 	struct mr_text own = { 0 };
 	atomic_uint next = 0;
-	uint64_t t0, t1, t2, t3, total, outlen;
+	uint64_t t0, t1, t2, t3, total, outlen = 0;
 	int64_t merged = 0;
 	char *in;
 	int ret;
@@ -837,12 +908,15 @@ void lite_mr_run(struct lite_mr *mr, char **splits, const size_t *lens,
 		else if (own.len)
 			ret = lite_write(mr->inbox[me], 0, own.buf, own.len,
 					 PASSWORD, LITE_PRIO_NORMAL);
-		if (ret >= 0)
-			ret = lite_write(mr->ctrl[0], ctrl_off_outlen(mr, me),
-					 &outlen, sizeof(outlen), PASSWORD,
-					 LITE_PRIO_NORMAL);
+		if (ret < 0) {
+			fprintf(stderr, "%s: lite_write (output): %s\n", prog,
+				strerror(-ret));
+			outlen = UINT64_MAX;	/* node 1 then fails the run */
+		}
+		ret = lite_write(mr->ctrl[0], ctrl_off_outlen(mr, me), &outlen,
+				 sizeof(outlen), PASSWORD, LITE_PRIO_NORMAL);
 		if (ret < 0)
-			die("lite_write (output)", ret);
+			die("lite_write (output length)", ret);
 	}
 	barrier(mr, "outputs");
 	if (!me)
@@ -857,7 +931,7 @@ void lite_mr_run(struct lite_mr *mr, char **splits, const size_t *lens,
 		free(in);
 	else
 		lite_free_buffer(in, total ? total : 1);
-	if (merged < 0 || (me && own.len > mr->c.inbox_bytes))
+	if (merged < 0 || outlen == UINT64_MAX)
 		exit(1);
 	mr_text_free(&own);
 }

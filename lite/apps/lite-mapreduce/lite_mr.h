@@ -38,6 +38,13 @@
  * length, a u32 value or text length, the key, the value or text.
  * Memory is bounded by the inbox: a node whose partitions (or output) do
  * not fit stops with an error naming the node and the bytes it needed.
+ *
+ * Failures. The errors a node can see coming (a mismatched peer, a full
+ * inbox, an output that does not fit, a corrupt stream at the merge) stop
+ * every node at the same step, each with a message. A node that dies, or
+ * a LITE call that fails mid-step, leaves the others waiting at their next
+ * barrier or receive: as with any lite_barrier user, whoever started the
+ * run stops it (the figure's runs have a timeout).
  */
 #ifndef LITE_MR_H
 #define LITE_MR_H
@@ -55,6 +62,12 @@ struct lite_mr_conf {
 	int		rpc;		/* shuffle over RPC, not writes */
 	uint64_t	inbox_bytes;	/* shuffle room per node */
 	uint64_t	id;		/* LMR identifiers id .. id + 2N - 1 */
+	/*
+	 * What every node must agree on (the job, its input, the shuffle,
+	 * the inbox size), hashed: a node that finds another tag on a peer
+	 * stops before the first step, and so does every other node.
+	 */
+	uint64_t	tag;
 };
 
 /* Seconds per phase on this node, and what it moved. */

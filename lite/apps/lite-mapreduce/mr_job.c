@@ -319,8 +319,17 @@ static void ii_reduce(const char *key, unsigned int klen, const void **vals,
 		memcpy(&docs[i], vals[i], sizeof(*docs));
 	qsort(docs, n, sizeof(*docs), u32_cmp);
 	mr_text_printf(out, "%zu\t", n);
-	for (i = 0; i < n; i++)
-		mr_text_printf(out, i ? ",%u" : "%u", docs[i]);
+	for (i = 0; i < n; i++) {
+		char d[11], *p = d + sizeof(d);
+		uint32_t v = docs[i];
+
+		do
+			*--p = '0' + v % 10;
+		while (v /= 10);
+		if (i)
+			mr_text_add(out, ",", 1);
+		mr_text_add(out, p, d + sizeof(d) - p);
+	}
 	free(docs);
 }
 

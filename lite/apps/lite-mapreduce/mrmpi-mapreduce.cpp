@@ -12,8 +12,10 @@
  * default "chunk" map style: rank r of R gets tasks r * S / R ..
  * (r + 1) * S / R - 1, the splits lite-mapreduce's node r + 1 maps),
  * compress with the job's combine (MapReduce-MPI's combiner; wordcount
- * only), collate (its all-to-all shuffle), reduce, gather to rank 0 and
- * sort_keys there. Each rank makes its splits before the clock starts at
+ * only), collate (its all-to-all shuffle), reduce, gather to rank 0, and
+ * there the pairs scanned out and sorted by key (not sort_keys: once the
+ * gathered pairs exceed one of its pages, its out-of-core sort makes
+ * collective calls on rank 0 alone and the job aborts). Each rank makes its splits before the clock starts at
  * an MPI_Barrier; seconds= ends when rank 0 holds the sorted output in
  * memory. Rank 0 prints the "result ..." line of mr_job.h (late_splits=:
  * map tasks whose split was not made before the clock, 0 unless the map
@@ -38,9 +40,18 @@ static const char usage[] =
 	"usage: mpirun ... mrmpi-mapreduce [--job wordcount|invindex] [-m MIB]\n"
 	"                  [--chunk KIB] [--vocab N] [-S SEED] [-o FILE]\n";
 
+/* A gathered pair, by offsets into app.pairs. */
+struct kvref {
+	size_t		k, v;
+	int		kb, vb;
+};
+
 struct app {
 	const struct mr_opts *o;
 	MapReduce	*mr;
+	struct mr_text	pairs;		/* rank 0: the gathered keys and texts */
+	struct kvref	*ref;
+	size_t		nref, cref;
 	char		**split;	/* [splits], this rank's made */
 	size_t		*len;
 	unsigned int	late;
@@ -146,21 +157,46 @@ static void reduce(char *key, int kb, char *mv, int n, int *sizes,
 	kv->add(key, kb, a->text.buf, a->text.len);
 }
 
-static int key_cmp(char *a, int alen, char *b, int blen)
-{
-	return mr_key_cmp(a, alen, b, blen);
-}
-
-/* Rank 0, after the gather and sort: each pair as an output line. */
-static void print_kv(char *key, int kb, char *val, int vb, void *ptr)
+/* Rank 0, after the gather: keep each pair. */
+static void keep_kv(char *key, int kb, char *val, int vb, void *ptr)
 {
 	struct app *a = static_cast<struct app *>(ptr);
 
-	mr_text_add(&a->out, key, kb);
-	mr_text_add(&a->out, "\t", 1);
-	mr_text_add(&a->out, val, vb);
-	mr_text_add(&a->out, "\n", 1);
-	a->keys++;
+	if (a->nref == a->cref) {
+		a->cref = a->cref ? 2 * a->cref : 4096;
+		a->ref = static_cast<struct kvref *>(
+			xrealloc(a->ref, a->cref * sizeof(*a->ref)));
+	}
+	a->ref[a->nref++] = (struct kvref){ a->pairs.len, a->pairs.len + kb,
+					    kb, vb };
+	mr_text_add(&a->pairs, key, kb);
+	mr_text_add(&a->pairs, val, vb);
+}
+
+static const char *sort_base;
+
+static int kvref_cmp(const void *x, const void *y)
+{
+	const struct kvref *a = static_cast<const struct kvref *>(x);
+	const struct kvref *b = static_cast<const struct kvref *>(y);
+
+	return mr_key_cmp(sort_base + a->k, a->kb, sort_base + b->k, b->kb);
+}
+
+/* Rank 0: the kept pairs sorted by key, as output lines. */
+static void print_sorted(struct app *a)
+{
+	size_t i;
+
+	sort_base = a->pairs.buf;
+	qsort(a->ref, a->nref, sizeof(*a->ref), kvref_cmp);
+	for (i = 0; i < a->nref; i++) {
+		mr_text_add(&a->out, a->pairs.buf + a->ref[i].k, a->ref[i].kb);
+		mr_text_add(&a->out, "\t", 1);
+		mr_text_add(&a->out, a->pairs.buf + a->ref[i].v, a->ref[i].vb);
+		mr_text_add(&a->out, "\n", 1);
+	}
+	a->keys = a->nref;
 }
 
 int main(int argc, char **argv)
@@ -176,6 +212,8 @@ int main(int argc, char **argv)
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	mr_parse_args(argc, argv, &o, 0, usage);
+	if (o.job->combine && o.job->value_size > 16)
+		die("a combining job's values are at most 16 bytes", EINVAL);
 	a.o = &o;
 	mr_vocab_init(&o);
 	nsplits = mr_splits(&o);
@@ -198,8 +236,9 @@ int main(int argc, char **argv)
 	a.mr->collate(NULL);
 	a.mr->reduce(reduce, &a);
 	a.mr->gather(1);
-	a.mr->sort_keys(key_cmp);
-	a.mr->scan(print_kv, &a);	/* collective; only rank 0 has pairs */
+	a.mr->scan(keep_kv, &a);	/* collective; only rank 0 has pairs */
+	if (!rank)
+		print_sorted(&a);
 	secs = MPI_Wtime() - t0;
 
 	MPI_Reduce(&a.late, &late, 1, MPI_UNSIGNED, MPI_SUM, 0, MPI_COMM_WORLD);
@@ -218,6 +257,8 @@ int main(int argc, char **argv)
 	free(a.split);
 	free(a.len);
 	free(a.vals);
+	free(a.ref);
+	mr_text_free(&a.pairs);
 	mr_text_free(&a.out);
 	mr_text_free(&a.text);
 	mr_text_free(&a.big);
