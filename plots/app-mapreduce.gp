@@ -17,11 +17,11 @@ stats rows('1') using 4 nooutput prefix "N"
 stats rows('1') using (s(7)) nooutput prefix "Y"
 set xrange [0.7:N_max + 0.3]
 set xtics 1
-set yrange [0:Y_max * 1.1]
+set yrange [0:Y_max * 1.35]
 set xlabel "nodes"
 set ylabel "time to result (s), median; whiskers: fastest..slowest"
 set title title(sprintf("MapReduce: wordcount (%s MiB) and inverted index (%s MiB, dashed), LITE-MapReduce vs MapReduce-MPI over TCP", mib("wordcount"), mib("invindex")))
-set key top right box opaque
+set key top left box opaque
 wcrpc = sel2("lite_mapreduce_rpc", "wordcount")
 iirpc = sel2("lite_mapreduce_rpc", "invindex")
 rpcwc = opt("wcrpc", 'using 4:(s(6)):(s(8)):(s(7)) with yerrorlines lw 1 pt 6 lc rgb "#1f77b4" title "LITE-MapReduce, RPC shuffle"')

@@ -82,6 +82,17 @@ void mr_text_printf(struct mr_text *t, const char *fmt, ...)
 	t->len += n;
 }
 
+/* Append @v in decimal (printf is most of a small reduce's time). */
+static void text_u64(struct mr_text *t, uint64_t v)
+{
+	char d[20], *p = d + sizeof(d);
+
+	do
+		*--p = '0' + v % 10;
+	while (v /= 10);
+	mr_text_add(t, p, d + sizeof(d) - p);
+}
+
 void mr_text_free(struct mr_text *t)
 {
 	free(t->buf);
@@ -251,7 +262,7 @@ static void wc_reduce(const char *key, unsigned int klen, const void **vals,
 	(void)klen;
 	(void)n;
 	memcpy(&c, vals[0], sizeof(c));
-	mr_text_printf(out, "%llu", (unsigned long long)c);
+	text_u64(out, c);
 }
 
 /* The words of one document seen so far: 2 * MR_DOC_WORDS slots. */
@@ -318,17 +329,10 @@ static void ii_reduce(const char *key, unsigned int klen, const void **vals,
 	for (i = 0; i < n; i++)
 		memcpy(&docs[i], vals[i], sizeof(*docs));
 	qsort(docs, n, sizeof(*docs), u32_cmp);
-	mr_text_printf(out, "%zu\t", n);
+	text_u64(out, n);
 	for (i = 0; i < n; i++) {
-		char d[11], *p = d + sizeof(d);
-		uint32_t v = docs[i];
-
-		do
-			*--p = '0' + v % 10;
-		while (v /= 10);
-		if (i)
-			mr_text_add(out, ",", 1);
-		mr_text_add(out, p, d + sizeof(d) - p);
+		mr_text_add(out, i ? "," : "\t", 1);
+		text_u64(out, docs[i]);
 	}
 	free(docs);
 }
