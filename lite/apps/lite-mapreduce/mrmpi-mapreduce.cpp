@@ -202,6 +202,7 @@ static void print_sorted(struct app *a)
 int main(int argc, char **argv)
 {
 	unsigned int s, lo, hi, nsplits, late = 0;
+	uint64_t in_mib;
 	struct app a = {};
 	struct mr_opts o;
 	int rank, size, ret;
@@ -228,6 +229,17 @@ int main(int argc, char **argv)
 	a.mr = new MapReduce(MPI_COMM_WORLD);
 	a.mr->verbosity = 0;
 	a.mr->mapstyle = 0;	/* chunks: the assignment above */
+	/*
+	 * In memory, as LITE-MapReduce runs: pages of 8x this rank's input
+	 * (its pairs take about 4.5x), at least MapReduce-MPI's default 64
+	 * MiB; by default it writes what exceeds one page to files in the
+	 * working directory. outofcore -1: it stops rather than spill.
+	 */
+	for (s = lo, in_mib = 0; s < hi; s++)
+		in_mib += a.len[s];
+	in_mib = (in_mib >> 20) * 8;
+	a.mr->memsize = in_mib > 64 ? (in_mib + 63) / 64 * 64 : 64;
+	a.mr->outofcore = -1;
 	MPI_Barrier(MPI_COMM_WORLD);
 	t0 = MPI_Wtime();
 	a.mr->map(nsplits, map_task, &a);
