@@ -49,7 +49,7 @@ for n in 1 2 3; do
 	assert_match "app-mapreduce: node$n exits 1" '^rc=1$' "$(cat "$TEST_TMP/app-mr-full.node$n")"
 done
 
-if [ -x "$mr_src/mrmpi-mapreduce" ] && ae exec node1 -- "command -v mpirun" >/dev/null 2>&1; then
+if [ -x "$AE_ROOT/lite/apps/lite-mapreduce/mrmpi-mapreduce" ] && ae exec node1 -- "command -v mpirun" >/dev/null 2>&1; then
 	ae exec node1 -- "install -m 755 $mr_src/mrmpi-mapreduce $GUEST_BIN/"
 	out=$(ae -t 300 exec node1 -- "$(as_user "$GUEST_USER" "mpirun --oversubscribe -np 3 --mca btl tcp,self $GUEST_BIN/mrmpi-mapreduce $mr_ii -o /tmp/app-mr.ii.mpi") &&
 		cmp /tmp/app-mr.ii.mpi /tmp/app-mr.ii.ref && echo same")
