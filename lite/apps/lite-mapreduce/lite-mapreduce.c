@@ -6,7 +6,8 @@
  *
  *   lite-mapreduce [--job wordcount|invindex] [-m MIB] [--chunk KIB]
  *                  [--vocab N] [-S SEED] [-n NODES] [-t THREADS]
- *                  [--shuffle write|rpc] [--inbox MIB] [--id ID] [-o FILE]
+ *                  [--shuffle write|rpc] [--inbox MIB]
+ *                  [--inbox-copy heap|zerocopy] [--id ID] [-o FILE]
  *
  * The node's splits are made, and the LMRs allocated and mapped, before
  * the clock starts at a barrier of every node. Every node prints
@@ -28,7 +29,8 @@ const char *prog = "lite-mapreduce";
 static const char usage[] =
 	"usage: lite-mapreduce [--job wordcount|invindex] [-m MIB] [--chunk KIB]\n"
 	"                      [--vocab N] [-S SEED] [-n NODES] [-t THREADS]\n"
-	"                      [--shuffle write|rpc] [--inbox MIB] [--id ID] [-o FILE]\n"
+	"                      [--shuffle write|rpc] [--inbox MIB] [--inbox-copy heap|zerocopy]\n"
+	"                      [--id ID] [-o FILE]\n"
 	"       on each of nodes 1..NODES (default: every node of the cluster)\n";
 
 int main(int argc, char **argv)
@@ -63,6 +65,7 @@ int main(int argc, char **argv)
 	c.me = id - 1;
 	c.threads = o.threads;
 	c.rpc = o.rpc;
+	c.heap_copy = o.heap_copy;
 	c.inbox_bytes = (uint64_t)o.inbox_mib << 20;
 	c.id = o.id;
 	snprintf(extra, sizeof(extra), "%s %llu %u %u %llu %d %llu", o.job->name,
@@ -88,8 +91,9 @@ int main(int argc, char **argv)
 	       st.map_s, st.shuffle_s, st.reduce_s, st.merge_s,
 	       (unsigned long long)st.sent_bytes, (unsigned long long)st.keys);
 	if (!c.me) {
-		snprintf(extra, sizeof(extra), "shuffle=%s threads=%u",
-			 c.rpc ? "rpc" : "write", c.threads);
+		snprintf(extra, sizeof(extra), "shuffle=%s threads=%u inbox_copy=%s",
+			 c.rpc ? "rpc" : "write", c.threads,
+			 c.heap_copy ? "heap" : "zerocopy");
 		mr_result(&o, c.nodes, keys, &output,
 			  st.map_s + st.shuffle_s + st.reduce_s + st.merge_s,
 			  extra);

@@ -406,7 +406,8 @@ void lite_mr_run(struct lite_mr *mr, char **splits, const size_t *lens,
 	} else {
 		mr_shuffle_write(mr, m);
 		mr_barrier(mr, "shuffle");
-		in = lite_alloc_buffer(total ? total : 1);
+		in = mr->c.heap_copy ? xmalloc(total) :
+				       lite_alloc_buffer(total ? total : 1);
 		if (!in)
 			die("lite_alloc_buffer (inbox copy)", errno);
 		if (total) {
@@ -456,7 +457,7 @@ void lite_mr_run(struct lite_mr *mr, char **splits, const size_t *lens,
 	st->shuffle_s = secs(t1, t2);
 	st->reduce_s = secs(t2, t3);
 	st->merge_s = secs(t3, now_ns());
-	if (mr->c.rpc)
+	if (mr->c.rpc || mr->c.heap_copy)
 		free(in);
 	else
 		lite_free_buffer(in, total ? total : 1);

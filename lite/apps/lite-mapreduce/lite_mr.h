@@ -60,6 +60,7 @@ struct lite_mr_conf {
 	unsigned int	nodes, me;	/* me: this node's id - 1 */
 	unsigned int	threads;
 	int		rpc;		/* shuffle over RPC, not writes */
+	int		heap_copy;	/* write: copy the inbox to malloc'ed memory */
 	uint64_t	inbox_bytes;	/* shuffle room per node */
 	uint64_t	id;		/* LMR identifiers id .. id + 2N - 1 */
 	/*

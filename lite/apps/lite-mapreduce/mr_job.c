@@ -383,6 +383,7 @@ void mr_parse_args(int argc, char **argv, struct mr_opts *o, int lite,
 		{ "vocab", required_argument, NULL, 'v' },
 		{ "shuffle", required_argument, NULL, 'x' },
 		{ "inbox", required_argument, NULL, 'b' },
+		{ "inbox-copy", required_argument, NULL, 'y' },
 		{ "id", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -401,7 +402,7 @@ void mr_parse_args(int argc, char **argv, struct mr_opts *o, int lite,
 		.id = 0x4d52000000ULL,	/* "MR" */
 	};
 	while ((c = getopt_long(argc, argv, "m:S:o:n:t:h", lopts, NULL)) != -1) {
-		if (!lite && strchr("ntxbi", c))
+		if (!lite && strchr("ntxbiy", c))
 			bad_arg(usage, "%s: an option of lite-mapreduce only",
 				argv[optind - 1]);
 		switch (c) {
@@ -440,6 +441,12 @@ void mr_parse_args(int argc, char **argv, struct mr_opts *o, int lite,
 			break;
 		case 'b':
 			o->inbox_mib = num_arg(optarg, 1, 1024, usage);
+			break;
+		case 'y':
+			if (strcmp(optarg, "heap") && strcmp(optarg, "zerocopy"))
+				bad_arg(usage, "--inbox-copy %s: heap or zerocopy",
+					optarg);
+			o->heap_copy = !strcmp(optarg, "heap");
 			break;
 		case 'i':
 			o->id = num_arg(optarg, 1, UINT64_MAX >> 1, usage);

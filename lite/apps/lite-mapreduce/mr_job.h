@@ -95,6 +95,7 @@ struct mr_opts {
 	unsigned int	threads;	/* -t: map and reduce threads */
 	int		rpc;		/* --shuffle rpc (default write) */
 	unsigned int	inbox_mib;	/* --inbox MIB: shuffle room per node */
+	int		heap_copy;	/* --inbox-copy heap (default zerocopy) */
 	uint64_t	id;		/* --id: LMR identifier base */
 };
 
