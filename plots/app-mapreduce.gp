@@ -1,8 +1,8 @@
 # LITE-MapReduce against the same jobs on MapReduce-MPI (OpenMPI, TCP) on
 # 1..N nodes, and the single-node reference (mr-ref): time to the result
 # (input generation excluded) against the number of nodes, wordcount solid
-# and invindex dashed; LITE-MapReduce's RPC shuffle (open circles) where
-# the run has it. Points are medians of the repetitions, whiskers the
+# and invindex dashed; LITE-MapReduce's RPC shuffle, its default, in open
+# circles, its write shuffle in filled ones. Points are medians of the repetitions, whiskers the
 # fastest and slowest. Every run's output equalled mr-ref's byte for byte
 # (verified.txt beside data.csv).
 # Variables: see common.gp; datafile is the data.csv of an app-mapreduce run.
@@ -24,7 +24,7 @@ set title title(sprintf("MapReduce: wordcount (%s MiB) and inverted index (%s Mi
 set key top left box opaque
 wcrpc = sel2("lite_mapreduce_rpc", "wordcount")
 iirpc = sel2("lite_mapreduce_rpc", "invindex")
-rpcwc = opt("wcrpc", 'using 4:(s(6)):(s(8)):(s(7)) with yerrorlines lw 1 pt 6 lc rgb "#1f77b4" title "LITE-MapReduce, RPC shuffle"')
+rpcwc = opt("wcrpc", 'using 4:(s(6)):(s(8)):(s(7)) with yerrorlines lw 1 pt 6 lc rgb "#1f77b4" title "LITE-MapReduce, RPC shuffle (default)"')
 rpcii = opt("iirpc", 'using 4:(s(6)):(s(8)):(s(7)) with yerrorlines lw 1 dt 2 pt 6 lc rgb "#1f77b4" notitle')
 
 do for [fmt in formats] {

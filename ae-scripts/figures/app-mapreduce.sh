@@ -6,9 +6,10 @@
 # first node, in the same run. Two jobs on the same Zipf corpus (seed 1):
 # wordcount (WC_MIB MiB, map-heavy, combined) and invindex (II_MIB MiB, an
 # inverted index: no combine, a shuffle of every (word, document) pair).
-# LITE-MapReduce shuffles with one-sided writes into the reducers' LMRs
-# (its default) and, from 2 nodes on, over RPC too (lite_mapreduce_rpc),
-# so every run keeps the A/B of the two. After each run the first node's
+# LITE-MapReduce shuffles over RPC (lite_mapreduce_rpc, its default) and
+# with one-sided writes into the reducers' LMRs (lite_mapreduce), so every
+# run keeps the A/B of the two (runs before 2026-11-27 18:00 measured RPC
+# from 2 nodes only). After each run the first node's
 # output is compared byte for byte with mr-ref's (cmp: verified.txt), and
 # a mismatch stops the figure. Interleaved: for each repetition, job and
 # node count the systems run back to back in a shuffled order
@@ -132,7 +133,7 @@ figure_run() {
 	for n in $(seq "${#INV_NODES[@]}"); do points+="${points:+ }$n"; done
 	mpi_setup app-mapreduce
 	mb_ensure_lite
-	mb_note "$out" "method: interleaved, $reps repetitions x jobs wordcount (${APPMR_MIB[wordcount]} MiB), invindex (${APPMR_MIB[invindex]} MiB) x nodes $points, lite-mapreduce (write shuffle, and rpc from 2 nodes) and mrmpi-mapreduce (and mr-ref at 1 node) shuffled per (repetition, job, nodes) with seed $MB_SEED (order.csv); Zipf corpus, seed 1, 1 MiB splits; every output compared with mr-ref's (verified.txt); LITE-MapReduce's phases per node in phases.csv"
+	mb_note "$out" "method: interleaved, $reps repetitions x jobs wordcount (${APPMR_MIB[wordcount]} MiB), invindex (${APPMR_MIB[invindex]} MiB) x nodes $points, lite-mapreduce (rpc and write shuffles) and mrmpi-mapreduce (and mr-ref at 1 node) shuffled per (repetition, job, nodes) with seed $MB_SEED (order.csv); Zipf corpus, seed 1, 1 MiB splits; every output compared with mr-ref's (verified.txt); LITE-MapReduce's phases per node in phases.csv"
 	mpi_version_note "$out"
 	# The references the runs are compared with, before any of them.
 	for job in wordcount invindex; do
@@ -144,7 +145,7 @@ figure_run() {
 		for job in wordcount invindex; do
 			for n in $points; do
 				if [ "$n" = 1 ]; then
-					order=$(mb_order "$out" "$rep" "$job-$n" lite mpi ref)
+					order=$(mb_order "$out" "$rep" "$job-$n" lite lite-rpc mpi ref)
 				else
 					order=$(mb_order "$out" "$rep" "$job-$n" lite lite-rpc mpi)
 				fi || ae_die "cannot shuffle the systems"

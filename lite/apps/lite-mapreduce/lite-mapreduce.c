@@ -6,7 +6,7 @@
  *
  *   lite-mapreduce [--job wordcount|invindex] [-m MIB] [--chunk KIB]
  *                  [--vocab N] [-S SEED] [-n NODES] [-t THREADS]
- *                  [--shuffle write|rpc] [--inbox MIB]
+ *                  [--shuffle rpc|write] [--inbox MIB]
  *                  [--inbox-copy heap|zerocopy] [--id ID] [-o FILE]
  *
  * The node's splits are made, and the LMRs allocated and mapped, before
@@ -29,7 +29,7 @@ const char *prog = "lite-mapreduce";
 static const char usage[] =
 	"usage: lite-mapreduce [--job wordcount|invindex] [-m MIB] [--chunk KIB]\n"
 	"                      [--vocab N] [-S SEED] [-n NODES] [-t THREADS]\n"
-	"                      [--shuffle write|rpc] [--inbox MIB] [--inbox-copy heap|zerocopy]\n"
+	"                      [--shuffle rpc|write] [--inbox MIB] [--inbox-copy heap|zerocopy]\n"
 	"                      [--id ID] [-o FILE]\n"
 	"       on each of nodes 1..NODES (default: every node of the cluster)\n";
 

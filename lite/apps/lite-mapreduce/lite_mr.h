@@ -17,15 +17,16 @@
  *            whole matrix: where each piece goes in each receiver's inbox
  *            (group by group, sources in node order), and whether every
  *            inbox has room (else every node stops with the same error).
- *   shuffle  write: each node posts its pieces straight into the
- *            receivers' inbox LMRs (lite_post_write, 1 MiB at a time), then
- *            lite_fence; after the barrier a node copies its inbox out
- *            (one local lite_read).
- *            rpc: each node sends its pieces to the receivers' RPC port
- *            (one sender thread per receiver, lite_rpc_call per 1 MiB
- *            message), and a receiver thread copies them into place; a
- *            node goes on once it received the bytes the matrix promised
- *            (no barrier).
+ *   shuffle  rpc (the default): each node sends its pieces to the
+ *            receivers' RPC port (one sender thread per receiver,
+ *            lite_rpc_call per 1 MiB message), and a receiver thread
+ *            copies them into place; a node goes on once it received the
+ *            bytes the matrix promised (no barrier).
+ *            write: each node posts its pieces straight into the
+ *            receivers' inbox LMRs (lite_post_write, 1 MiB at a time),
+ *            then lite_fence; after the barrier a node copies its inbox
+ *            out (one local lite_read). Why RPC is the default: the
+ *            README's A/B.
  *   reduce   the node's threads take its groups (group g: thread g % T):
  *            each group's records into a table by key, then reduce per
  *            key; the node's output records sorted by key.

@@ -398,6 +398,7 @@ void mr_parse_args(int argc, char **argv, struct mr_opts *o, int lite,
 		.vocab = 1U << 18,
 		.seed = 1,
 		.threads = cpus > 0 ? cpus : 1,
+		.rpc = 1,
 		.inbox_mib = 128,
 		.id = 0x4d52000000ULL,	/* "MR" */
 	};

@@ -93,7 +93,7 @@ struct mr_opts {
 	/* lite-mapreduce only */
 	unsigned int	nodes;		/* -n */
 	unsigned int	threads;	/* -t: map and reduce threads */
-	int		rpc;		/* --shuffle rpc (default write) */
+	int		rpc;		/* --shuffle rpc|write (default rpc) */
 	unsigned int	inbox_mib;	/* --inbox MIB: shuffle room per node */
 	int		heap_copy;	/* --inbox-copy heap (default zerocopy) */
 	uint64_t	id;		/* --id: LMR identifier base */
