@@ -27,16 +27,6 @@ APPGRAPH_DUMP=/tmp/app-graph	# .ref .lite .mpi on the first node
 
 appgraph_bin() { echo "$(lite_rdir "$1")/lite/apps/lite-graph/$2"; }
 
-# appgraph_on HOST LOG CMD: CMD on HOST, its output in LOG (under --dry-run,
-# only printed).
-appgraph_on() {
-	if [ "$AE_DRY_RUN" = 1 ]; then
-		ae_ssh "$1" "$3"
-	else
-		ae_ssh "$1" "$3" >"$2" 2>&1
-	fi
-}
-
 # appgraph_case OUTDIR REP NODES SYSTEM
 appgraph_case() {
 	local out=$1 rep=$2 n=$3 sys=$4 tag h hosts=() cmd verdict lines
@@ -56,11 +46,11 @@ appgraph_case() {
 		;;
 	mpi)
 		cmd="$(mpi_cmd "$n") $(appgraph_bin "${hosts[0]}" mpi-graph) $APPGRAPH_ARGS --dump $APPGRAPH_DUMP.mpi"
-		appgraph_on "${hosts[0]}" "$out/raw/$tag.${hosts[0]}.log" "$cmd" ||
+		mb_on_log "${hosts[0]}" "$out/raw/$tag.${hosts[0]}.log" "$cmd" ||
 			ae_die "app-graph: mpirun of mpi-graph on $n nodes failed: $(ae_tail "$out/raw/$tag.${hosts[0]}.log")"
 		;;
 	ref)
-		appgraph_on "${hosts[0]}" "$out/raw/$tag.${hosts[0]}.log" \
+		mb_on_log "${hosts[0]}" "$out/raw/$tag.${hosts[0]}.log" \
 			"$(appgraph_bin "${hosts[0]}" graph-ref) $APPGRAPH_ARGS --dump $APPGRAPH_DUMP.ref" ||
 			ae_die "app-graph: graph-ref failed: $(ae_tail "$out/raw/$tag.${hosts[0]}.log")"
 		;;
@@ -145,7 +135,7 @@ figure_run() {
 	mb_note "$out" "method: interleaved, $reps repetitions x nodes $points, lite-graph (pull, and push from 2 nodes) and mpi-graph (and graph-ref at 1 node) shuffled per (repetition, nodes) with seed $MB_SEED (order.csv); R-MAT scale $scale, 16 edges per vertex, seed 1, $iters iterations; ranks compared with graph-ref's (verified.txt); every iteration's time in iters.csv"
 	mpi_version_note "$out"
 	# The reference the runs are compared with, before any of them.
-	appgraph_on "${INV_NODES[0]}" "$out/graph-ref.log" \
+	mb_on_log "${INV_NODES[0]}" "$out/graph-ref.log" \
 		"$(appgraph_bin "${INV_NODES[0]}" graph-ref) $APPGRAPH_ARGS --dump $APPGRAPH_DUMP.ref" ||
 		ae_die "app-graph: graph-ref failed on ${INV_NODES[0]}"
 	for rep in $(seq "$reps"); do

@@ -28,16 +28,6 @@ APPMR_OUT=/tmp/app-mapreduce	# .<system>.<job> on the first node
 
 appmr_bin() { echo "$(lite_rdir "$1")/lite/apps/lite-mapreduce/$2"; }
 
-# appmr_on HOST LOG CMD: CMD on HOST, its output in LOG (under --dry-run,
-# only printed).
-appmr_on() {
-	if [ "$AE_DRY_RUN" = 1 ]; then
-		ae_ssh "$1" "$3"
-	else
-		ae_ssh "$1" "$3" >"$2" 2>&1
-	fi
-}
-
 appmr_bench() {
 	case $1 in
 	lite) echo lite_mapreduce ;;
@@ -66,12 +56,12 @@ appmr_case() {
 		done
 		;;
 	mpi)
-		appmr_on "${hosts[0]}" "$out/raw/$tag.${hosts[0]}.log" \
+		mb_on_log "${hosts[0]}" "$out/raw/$tag.${hosts[0]}.log" \
 			"$(mpi_cmd "$n") $(appmr_bin "${hosts[0]}" mrmpi-mapreduce) $args" ||
 			ae_die "app-mapreduce: mpirun of mrmpi-mapreduce $job on $n nodes failed: $(ae_tail "$out/raw/$tag.${hosts[0]}.log")"
 		;;
 	ref)
-		appmr_on "${hosts[0]}" "$out/raw/$tag.${hosts[0]}.log" \
+		mb_on_log "${hosts[0]}" "$out/raw/$tag.${hosts[0]}.log" \
 			"$(appmr_bin "${hosts[0]}" mr-ref) $args" ||
 			ae_die "app-mapreduce: mr-ref $job failed: $(ae_tail "$out/raw/$tag.${hosts[0]}.log")"
 		;;
@@ -137,7 +127,7 @@ figure_run() {
 	mpi_version_note "$out"
 	# The references the runs are compared with, before any of them.
 	for job in wordcount invindex; do
-		appmr_on "${INV_NODES[0]}" "$out/mr-ref-$job.log" \
+		mb_on_log "${INV_NODES[0]}" "$out/mr-ref-$job.log" \
 			"$(appmr_bin "${INV_NODES[0]}" mr-ref) --job $job -m ${APPMR_MIB[$job]} -o $APPMR_OUT.ref0.$job" ||
 			ae_die "app-mapreduce: mr-ref $job failed on ${INV_NODES[0]}"
 	done

@@ -49,6 +49,16 @@ mb_order() {
 }
 
 # mb_note OUTDIR TEXT: a line of the figure's provenance.txt (how it ran).
+# mb_on_log HOST LOG CMD: CMD on HOST, its output in LOG (under --dry-run,
+# only printed).
+mb_on_log() {
+	if [ "$AE_DRY_RUN" = 1 ]; then
+		ae_ssh "$1" "$3"
+	else
+		ae_ssh "$1" "$3" >"$2" 2>&1
+	fi
+}
+
 mb_note() {
 	[ "$AE_DRY_RUN" = 1 ] && return 0
 	echo "$2" >>"$1/provenance.txt"
