@@ -19,33 +19,6 @@
 /* Mixed into the seed for the permutation's stream ("PERM"). */
 #define PERM_SALT	0x5045524dULL
 
-void die(const char *what, int err)
-{
-	if (err)
-		fprintf(stderr, "%s: %s: %s\n", prog, what,
-			strerror(err < 0 ? -err : err));
-	else
-		fprintf(stderr, "%s: %s\n", prog, what);
-	exit(1);
-}
-
-uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static uint64_t splitmix64(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 /* The edge stream: 16 random bits per level, four levels per draw. */
 struct rmat {
 	uint64_t	state, bits;

@@ -71,11 +71,8 @@ struct graph {
 	uint32_t	*in_src;	/* sources of the owned vertices' in-edges */
 };
 
-extern const char *prog;
-
-/* Print "PROG: WHAT: strerror(|err|)" (err 0: no reason) and exit 1. */
-void die(const char *what, int err);
-uint64_t now_ns(void);
+/* prog, die(), now_ns(), splitmix64() */
+#include "app_util.h"
 
 /*
  * Parse the common options (-s -e -S -i --dump -q, and -n --id --mode

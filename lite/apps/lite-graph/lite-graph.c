@@ -57,6 +57,7 @@
 
 #include <lite.h>
 
+#include "app_lite.h"
 #include "graph.h"
 
 #define PASSWORD		0x475248	/* "GRH" */
@@ -104,34 +105,12 @@ static uint64_t slot_iter(const double *slot)
 	return it;
 }
 
-/*
- * Post reads (or writes, @write) of @size bytes at @off from (or into)
- * @buf, in pieces of @window bytes.
- */
+/* Post reads (or writes, @write) of @size bytes at @off, @window at a time. */
 static int post_range(int lh, uint64_t off, void *buf, uint64_t size,
 		      uint64_t window, int write)
 {
-	uint64_t piece;
-	int ret;
-
-	while (size) {
-		piece = size < window ? size : window;
-		ret = write ? lite_post_write(lh, off, buf, piece, PASSWORD, 0)
-			    : lite_post_read(lh, off, buf, piece, PASSWORD, 0);
-		if (ret == -EAGAIN) {
-			/* Too much in flight: let it land, then go on. */
-			ret = lite_fence(GATHER_TIMEOUT_MS);
-			if (ret < 0)
-				return ret;
-			continue;
-		}
-		if (ret < 0)
-			return ret;
-		off += piece;
-		buf = (char *)buf + piece;
-		size -= piece;
-	}
-	return 0;
+	return app_post_range(lh, off, buf, size, window, PASSWORD, write,
+			      GATHER_TIMEOUT_MS);
 }
 
 /* Bytes per slot of @q's LMR: its own state (pull), or every part's. */

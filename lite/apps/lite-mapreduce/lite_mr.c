@@ -9,6 +9,7 @@
 
 #include <lite.h>
 
+#include "app_lite.h"
 #include "lite_mr_priv.h"
 
 /* A key and its folded value, in a map thread's combining table. */
@@ -31,30 +32,10 @@ void mr_barrier(const struct lite_mr *mr, const char *what)
 }
 
 /* Post writes (or reads, !@write) of @size bytes in WINDOW pieces. */
-int mr_post_range(int lh, uint64_t off, void *buf, uint64_t size,
-		      int write)
+int mr_post_range(int lh, uint64_t off, void *buf, uint64_t size, int write)
 {
-	uint64_t piece;
-	int ret;
-
-	while (size) {
-		piece = size < WINDOW ? size : WINDOW;
-		ret = write ? lite_post_write(lh, off, buf, piece, PASSWORD, 0)
-			    : lite_post_read(lh, off, buf, piece, PASSWORD, 0);
-		if (ret == -EAGAIN) {
-			/* Too much in flight: let it land, then go on. */
-			ret = lite_fence(FENCE_MS);
-			if (ret < 0)
-				return ret;
-			continue;
-		}
-		if (ret < 0)
-			return ret;
-		off += piece;
-		buf = (char *)buf + piece;
-		size -= piece;
-	}
-	return 0;
+	return app_post_range(lh, off, buf, size, WINDOW, PASSWORD, write,
+			      FENCE_MS);
 }
 
 void mr_rec_add(struct mr_text *t, const char *key, uint32_t klen,

@@ -15,24 +15,6 @@
 #define WORD_MIN	3U
 #define WORD_SPAN	8U	/* lengths WORD_MIN .. WORD_MIN + WORD_SPAN - 1 */
 
-void die(const char *what, int err)
-{
-	if (err)
-		fprintf(stderr, "%s: %s: %s\n", prog, what,
-			strerror(err < 0 ? -err : err));
-	else
-		fprintf(stderr, "%s: %s\n", prog, what);
-	exit(1);
-}
-
-uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 void *xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);
@@ -97,15 +79,6 @@ void mr_text_free(struct mr_text *t)
 {
 	free(t->buf);
 	*t = (struct mr_text){ 0 };
-}
-
-static uint64_t splitmix64(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
 }
 
 uint64_t mr_hash(const char *key, size_t len)

@@ -42,6 +42,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* prog, die(), now_ns(), splitmix64() */
+#include "app_util.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -99,11 +102,6 @@ struct mr_opts {
 	uint64_t	id;		/* --id: LMR identifier base */
 };
 
-extern const char *prog;
-
-/* Print "PROG: WHAT: strerror(|err|)" (err 0: no reason) and exit 1. */
-void die(const char *what, int err);
-uint64_t now_ns(void);
 void *xmalloc(size_t n);
 void *xrealloc(void *p, size_t n);
 
