@@ -8,8 +8,38 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include <lite.h>
+
+#include "app_util.h"
+
+/*
+ * This node's place in a run on nodes 1..*@nodes (0: every node of the
+ * cluster, which *@nodes is then set to): its id - 1. Exits with a
+ * message when LITE is not loaded or joined, or this node is not among
+ * them.
+ */
+static inline unsigned int app_node_index(unsigned int *nodes)
+{
+	int id = lite_node_id(), ret;
+
+	if (id < 0)
+		die("lite_node_id (is lite.ko loaded and this node joined?)", id);
+	if (!*nodes) {
+		ret = lite_nr_nodes();
+		if (ret < 0)
+			die("lite_nr_nodes", ret);
+		*nodes = ret;
+	}
+	if ((unsigned int)id > *nodes) {
+		fprintf(stderr, "%s: this is node %d, the run is on nodes 1..%u\n",
+			prog, id, *nodes);
+		exit(1);
+	}
+	return id - 1;
+}
 
 /*
  * Post writes (@write) or reads of @size bytes at @off from or into @buf,

@@ -318,25 +318,11 @@ int main(int argc, char **argv)
 	struct lgraph lg = { 0 };
 	double build_s;
 	unsigned int k, p;
-	int ret, id;
+	int ret;
 
 	graph_parse_args(argc, argv, &lg.o, 1, usage);
-	id = lite_node_id();
-	if (id < 0)
-		die("lite_node_id (is lite.ko loaded and this node joined?)", id);
 	lg.nodes = lg.o.nodes;
-	if (!lg.nodes) {
-		ret = lite_nr_nodes();
-		if (ret < 0)
-			die("lite_nr_nodes", ret);
-		lg.nodes = ret;
-	}
-	if ((unsigned int)id > lg.nodes) {
-		fprintf(stderr, "%s: this is node %d, the parts are on nodes 1..%u\n",
-			prog, id, lg.nodes);
-		return 1;
-	}
-	lg.me = id - 1;
+	lg.me = app_node_index(&lg.nodes);
 
 	t0 = now_ns();
 	ret = graph_build(&lg.g, &lg.o,
@@ -370,8 +356,8 @@ int main(int argc, char **argv)
 			die("memory for the ranks", ENOMEM);
 	}
 	if (!lg.o.quiet)
-		printf("node=%d part=%u/%u vertices=%u..%u in_edges=%llu build_s=%.3f\n",
-		       id, lg.me, lg.nodes, lg.g.own.lo, lg.g.own.hi,
+		printf("node=%u part=%u/%u vertices=%u..%u in_edges=%llu build_s=%.3f\n",
+		       lg.me + 1, lg.me, lg.nodes, lg.g.own.lo, lg.g.own.hi,
 		       (unsigned long long)lg.g.in_off[lg.nv_own], build_s);
 	setup(&lg);
 

@@ -22,6 +22,7 @@
 
 #include <lite.h>
 
+#include "app_lite.h"
 #include "lite_mr.h"
 
 const char *prog = "lite-mapreduce";
@@ -44,25 +45,11 @@ int main(int argc, char **argv)
 	struct mr_opts o;
 	uint64_t keys, t0;
 	size_t *lens;
-	int ret, id;
+	int ret;
 
 	mr_parse_args(argc, argv, &o, 1, usage);
-	id = lite_node_id();
-	if (id < 0)
-		die("lite_node_id (is lite.ko loaded and this node joined?)", id);
 	c.nodes = o.nodes;
-	if (!c.nodes) {
-		ret = lite_nr_nodes();
-		if (ret < 0)
-			die("lite_nr_nodes", ret);
-		c.nodes = ret;
-	}
-	if ((unsigned int)id > c.nodes) {
-		fprintf(stderr, "%s: this is node %d, the job runs on nodes 1..%u\n",
-			prog, id, c.nodes);
-		return 1;
-	}
-	c.me = id - 1;
+	c.me = app_node_index(&c.nodes);
 	c.threads = o.threads;
 	c.rpc = o.rpc;
 	c.heap_copy = o.heap_copy;
@@ -81,8 +68,8 @@ int main(int argc, char **argv)
 	lens = xmalloc((hi - lo) * sizeof(*lens));
 	for (s = lo; s < hi; s++)
 		splits[s - lo] = mr_split_make(&o, s, &lens[s - lo]);
-	printf("node=%d splits=%u..%u threads=%u shuffle=%s input_s=%.3f\n",
-	       id, lo, hi, c.threads, c.rpc ? "rpc" : "write",
+	printf("node=%u splits=%u..%u threads=%u shuffle=%s input_s=%.3f\n",
+	       c.me + 1, lo, hi, c.threads, c.rpc ? "rpc" : "write",
 	       (now_ns() - t0) / 1e9);
 
 	mr = lite_mr_init(o.job, &c);
