@@ -3,7 +3,7 @@
 # (lite/apps/lite-mapreduce), as the unprivileged user, in miniature:
 # wordcount over a MR_WC_MIB MiB corpus (default 4) with the write
 # shuffle and the inverted index over MR_II_MIB MiB (default 2) with the
-# RPC shuffle and 2 threads per node, each on the 3 nodes; node1's output
+# RPC shuffle (the default) and 2 threads per node, each on the 3 nodes; node1's output
 # must equal the single-node reference's (mr-ref) byte for byte. Then a
 # partition that does not fit (--inbox 1 for an index of 8 MiB): every
 # node must stop with the error that names the node and the bytes it
@@ -20,10 +20,10 @@ ae exec all -- "install -m 755 $mr_src/lite-mapreduce $mr_src/mr-ref $GUEST_BIN/
 MR() { as_user "$GUEST_USER" "$GUEST_BIN/$1"; }
 
 mr_t0=$SECONDS
-c=$(MR "lite-mapreduce -n 3 $mr_wc -o /tmp/app-mr.wc")
+c=$(MR "lite-mapreduce -n 3 $mr_wc --shuffle write -o /tmp/app-mr.wc")
 on_nodes app-mr-wc "$c" "$c" "$c"
 mr_secs=$((SECONDS - mr_t0))
-assert_match "app-mapreduce: wordcount, node1's result line" '^result prog=lite-mapreduce job=wordcount .* nodes=3 ' \
+assert_match "app-mapreduce: wordcount, node1's result line" '^result prog=lite-mapreduce job=wordcount .* nodes=3 .* shuffle=write ' \
 	"$(grep '^result ' "$TEST_TMP/app-mr-wc.node1")"
 assert_eq "app-mapreduce: wordcount, a phases line from each node" 3 \
 	"$(cat "$TEST_TMP"/app-mr-wc.node* | grep -c '^phases map_s=')"
