@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Figure rpc-spin: what the wait policy trades (lite/wait.c): 64 B RPC
+# Figure rpc-spin: what the wait policy trades (lite/module/wait.c): 64 B RPC
 # latency, and the server's CPU time per call, against how long waiters
 # spin. LITE under the adaptive policy with spin_max_us 0, 50, 200 and
 # 1000, and under the busy policy (set on both nodes), next to the native

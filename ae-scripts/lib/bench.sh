@@ -158,7 +158,7 @@ mb_cpu_sample() {
 	ae_bg_start "$1" "$2" "$AE_TIMEOUT" "$5" "$(lite_rdir "$2")/ae-scripts/cpu-sample $3 $4"
 }
 
-# mb_lite_policy POLICY SPIN_US: LITE's wait policy (lite/wait.c) on both
+# mb_lite_policy POLICY SPIN_US: LITE's wait policy (lite/module/wait.c) on both
 # nodes of the pair; lite.ko's default is "adaptive 1000".
 mb_lite_policy() {
 	local h

@@ -61,7 +61,7 @@ q=/sys/kernel/debug/lite/qps
 if [ -r \$q ]; then
 	echo "liteqps=\$(grep -c '^peer=' \$q) \$(grep -c ' state=ready ' \$q) \$(grep -c ' dmac=00:00:00:00:00:00 ' \$q)"
 fi
-$(kv_vermagic_cmd "$(lite_rdir "$3")/lite/lite.ko" ko_)
+$(kv_vermagic_cmd "$(lite_rdir "$3")/lite/module/lite.ko" ko_)
 EOF
 }
 
@@ -204,7 +204,7 @@ chk_judge_build() {
 # must be built for the kernel HOST runs; not built yet is fine (INFO).
 chk_judge_module() {
 	local h=$1 kernel built why ko
-	ko=$(lite_rdir "$h")/lite/lite.ko
+	ko=$(lite_rdir "$h")/lite/module/lite.ko
 	kernel=$(chk_fact "$h" ko_kernel) built=$(chk_fact "$h" ko_built)
 	if [ "$(chk_fact "$h" ko_present)" != yes ]; then
 		chk_row "$h" module INFO "no $ko yet (lite-ae install builds it for Linux $kernel)"

@@ -243,7 +243,7 @@ inv_fabric_ipv4() {
 
 # inv_gid_cmd HOST: a shell command printing, on HOST, the GID index that
 # LITE and perftest use there: gid_index, or for 'auto' the one lite.ko
-# picks (lite/device.c): 0 on InfiniBand; on RoCE the RoCE v2 GID of
+# picks (lite/module/device.c): 0 on InfiniBand; on RoCE the RoCE v2 GID of
 # fabric_ip (an IPv4 address), else the first RoCE v2 GID of an IPv4
 # address. Nothing when there is none. It sets shell variables: run it in
 # a command substitution.

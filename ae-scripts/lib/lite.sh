@@ -181,7 +181,7 @@ lite_build_there() {
 # say "Invalid module format").
 lite_check_module() {
 	local h=$1 facts why ko running
-	ko=$(lite_rdir "$h")/lite/lite.ko
+	ko=$(lite_rdir "$h")/lite/module/lite.ko
 	[ "$AE_DRY_RUN" = 1 ] && { ae_ssh "$h" "$(kv_vermagic_cmd "$ko")"; return 0; }
 	facts=$(ae_ssh "$h" "$(kv_vermagic_cmd "$ko")") || ae_die "$h: cannot read the kernel version or $ko"
 	grep -qx 'present=yes' <<<"$facts" || ae_die "$h: $ko is missing (sync failed?)"
@@ -261,7 +261,7 @@ lite_install_node() {
 $(lite_dev_setup_cmd "$h")
 } || { echo 'creating group $(inv_var "$h" lite_group) or $AE_UDEV_RULE failed' >&2; exit 1; }
 if [ -e /sys/module/lite ]; then rmmod lite || { echo 'lite.ko is loaded and in use' >&2; exit 1; }; fi
-insmod $r/lite/lite.ko device=$(inv_var "$h" rdma_dev) port=$(inv_var "$h" ib_port) $(inv_lite_addr_params "$h") qp_timeout=$(inv_var "$h" qp_timeout) qp_retry=$(inv_var "$h" qp_retry) ${LITE_PARAMS-$(inv_var "$h" lite_params)} ||
+insmod $r/lite/module/lite.ko device=$(inv_var "$h" rdma_dev) port=$(inv_var "$h" ib_port) $(inv_lite_addr_params "$h") qp_timeout=$(inv_var "$h" qp_timeout) qp_retry=$(inv_var "$h" qp_retry) ${LITE_PARAMS-$(inv_var "$h" lite_params)} ||
 	{ echo 'loading lite.ko failed (see dmesg)' >&2; exit 1; }
 {
 $(lite_dev_perm_cmd "$h")

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer harness for lite/wire_check.c. The first input byte picks a
+ * libFuzzer harness for lite/module/wire_check.c. The first input byte picks a
  * check (low 7 bits) and a mode (top bit). The check's parameters (the
  * sender, our id, K, the ring's geometry) come next, a fixed number of
  * bytes each, then the message; a short input reads as zeros.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Just enough of the kernel's headers for ../wire_check.c to build in user
+ * Just enough of the kernel's headers for ../module/wire_check.c to build in user
  * space, for the unit test and the fuzzer beside this file. Include it
  * before any lite header. The kernel's own values are x86-64 Linux 6.1's;
  * LITE_RX_BUF_SIZE is lite_priv.h's, which the Makefile passes in.

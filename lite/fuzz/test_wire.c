@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit test of lite/wire_check.c in user space: hand-written messages at
+ * Unit test of lite/module/wire_check.c in user space: hand-written messages at
  * the edges of what each check accepts. One line per case; exit status 1
  * if any case failed.
  */

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Messages that ../wire_check.c accepts, for test_wire and fuzz_wire: the
+ * Messages that ../module/wire_check.c accepts, for test_wire and fuzz_wire: the
  * unit test alters one field at a time, the fuzzer XORs its input onto
  * them. Include it after kshim.h.
  */
 #ifndef LITE_FUZZ_WIRE_VALID_H
 #define LITE_FUZZ_WIRE_VALID_H
 
-#include "../wire_check.h"
+#include "../module/wire_check.h"
 
 #define PEER		3	/* the sender of control messages */
 #define PEER_GEN	9

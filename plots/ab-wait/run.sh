@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A/B of lite/wait.c and cq.c, interleaved: LITE write and read latency
+# A/B of lite/module/wait.c and cq.c, interleaved: LITE write and read latency
 # with a spinning waiter that polls the CQ itself (poll, the default), that
 # leaves it to softirq (nopoll: spin_polls_cq=N), and under the busy
 # policy; next to verbs (ae-scripts/ab-lat; R rounds, N operations).

@@ -2,7 +2,7 @@
 # The kernel API (lite/include/lite_kapi.h), by lite/tests/kapi/lite_kapi_test.ko
 # (built by `lite-ae install`): role=server on node2 and node3, role=client
 # on node1, whose load runs one check per exported call and fails if one
-# failed. Every liteapi_* symbol that lite/*.c exports (read now, so a new
+# failed. Every liteapi_* symbol that lite/module/*.c exports (read now, so a new
 # export without a check fails here) must have an "ok: <name>" line; no
 # node may log a FAIL. Both roles must unload; the module can fail (shown
 # with inject_fail=1). Left behind until lite.ko is unloaded (the kernel
@@ -16,8 +16,8 @@ kapi_log() {
 	ae exec "$1" -- "dmesg | awk '/lite_kapi_test: (client|server): start/ { out = \"\" } /lite_kapi_test: / { out = out \$0 \"\\n\" } END { printf \"%s\", out }'"
 }
 
-mapfile -t kapi_exports < <(sed -n 's/^EXPORT_SYMBOL\(_GPL\)\?(\(liteapi_[a-z0-9_]*\));$/\2/p' "$AE_ROOT"/lite/*.c | sort -u)
-[ "${#kapi_exports[@]}" -ge 33 ] || fail "kapi: only ${#kapi_exports[@]} exported liteapi_* calls found in lite/*.c"
+mapfile -t kapi_exports < <(sed -n 's/^EXPORT_SYMBOL\(_GPL\)\?(\(liteapi_[a-z0-9_]*\));$/\2/p' "$AE_ROOT"/lite/module/*.c | sort -u)
+[ "${#kapi_exports[@]}" -ge 33 ] || fail "kapi: only ${#kapi_exports[@]} exported liteapi_* calls found in lite/module/*.c"
 
 for n in node2 node3; do
 	ae exec "$n" -- "[ ! -e /sys/module/lite_kapi_test ] || rmmod lite_kapi_test; insmod $kapi_ko role=server"

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Counters (lite/stats.c; 'lite-ae stats'): after the parts above, every
+# Counters (lite/module/stats.c; 'lite-ae stats'): after the parts above, every
 # node has the debugfs counters and a per-peer table whose header names
 # each column; across the nodes, the peers' rows count the one-sided
 # operations, RPC messages and control requests those parts made.

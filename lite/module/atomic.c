@@ -29,7 +29,7 @@
 #include "lite_priv.h"
 #include "lite_ctx.h"
 #include "wire.h"
-#include "include/uapi/lite.h"
+#include "../include/uapi/lite.h"
 
 #define LITE_LOOP_DEPTH		2	/* one atomic, and ib_drain_sq()'s */
 #define LITE_LOOP_TIMEOUT	(10 * HZ)

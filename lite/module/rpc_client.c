@@ -15,7 +15,7 @@
 
 #include "rpc.h"
 #include "wire.h"
-#include "include/uapi/lite.h"
+#include "../include/uapi/lite.h"
 
 /* How long RPC_CLOSE waits for our requests in flight to the ring. */
 #define LITE_RPC_CLOSE_WAIT	(2 * HZ)

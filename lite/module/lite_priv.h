@@ -15,7 +15,7 @@
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
-#include "include/lite_proto.h"
+#include "../include/lite_proto.h"
 
 /*
  * Messages about a peer name it by id and generation (pr_fmt, in Kbuild,

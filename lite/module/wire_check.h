@@ -10,7 +10,7 @@
 #include <linux/types.h>
 
 #include "wire.h"
-#include "include/lite_proto.h"
+#include "../include/lite_proto.h"
 
 /* Control messages and LMR descriptions from other nodes (wire.h) */
 int lite_check_ctrl_hdr(const void *buf, u32 len, u16 peer_id, u32 peer_gen,

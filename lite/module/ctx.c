@@ -11,7 +11,7 @@
 #include <linux/xarray.h>
 
 #include "lite_ctx.h"
-#include "include/uapi/lite.h"
+#include "../include/uapi/lite.h"
 
 struct lite_ctx {
 	struct xarray		handles;	/* id -> struct lite_handle */

@@ -11,7 +11,7 @@
 
 #include "lite_priv.h"
 #include "lite_ctx.h"
-#include "include/uapi/lite.h"
+#include "../include/uapi/lite.h"
 
 static long lite_ioctl_join(void __user *uarg)
 {

@@ -15,11 +15,11 @@
 #include <linux/string.h>
 #include "lite_priv.h"
 #else
-#include "fuzz/kshim.h"
+#include "../fuzz/kshim.h"
 #endif
 
 #include "wire_check.h"
-#include "include/uapi/lite.h"
+#include "../include/uapi/lite.h"
 
 /* lmr.c's LITE_CHUNK_SHIFT_MAX: 4 MiB, the buddy allocator's largest. */
 #define LITE_DESC_SHIFT_MAX	22

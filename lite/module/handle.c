@@ -26,7 +26,7 @@
 #include "lite_priv.h"
 #include "lite_ctx.h"
 #include "wire.h"
-#include "include/uapi/lite.h"
+#include "../include/uapi/lite.h"
 #include "wire_check.h"
 
 /* Shorter than the owner's ctrl_timeout_ms: it hears "busy", not nothing. */

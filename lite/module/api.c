@@ -11,7 +11,7 @@
 #include "lite_priv.h"
 #include "lite_ctx.h"
 #include "wire.h"
-#include "include/uapi/lite.h"
+#include "../include/uapi/lite.h"
 
 #define LITE_RELAY_MAX	(1U << 20)	/* memcpy between nodes, per step */
 

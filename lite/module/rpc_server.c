@@ -18,7 +18,7 @@
 #include "lite_ctx.h"
 #include "wire.h"
 #include "wire_check.h"
-#include "include/uapi/lite.h"
+#include "../include/uapi/lite.h"
 
 /*
  * A ring on this node for (port, sender), charged to the port's owner.

@@ -21,7 +21,7 @@
 #include "lite_priv.h"
 #include "lite_ctx.h"
 #include "wire.h"
-#include "include/uapi/lite.h"
+#include "../include/uapi/lite.h"
 
 #define LITE_CHUNK_SHIFT_MAX	22	/* 4 MiB: the pool's largest piece */
 

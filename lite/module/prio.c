@@ -20,7 +20,7 @@
 #include <linux/wait.h>
 
 #include "lite_priv.h"
-#include "include/uapi/lite.h"
+#include "../include/uapi/lite.h"
 
 static unsigned int lite_prio_low_max_wait_us = 100000;
 module_param_named(prio_low_max_wait_us, lite_prio_low_max_wait_us, uint, 0644);

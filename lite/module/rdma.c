@@ -30,7 +30,7 @@
 
 #include "lite_priv.h"
 #include "lite_ctx.h"
-#include "include/uapi/lite.h"
+#include "../include/uapi/lite.h"
 
 #define LITE_BOUNCE_MAX		(1U << 20)
 #define LITE_ZC_MAX_WRS		16	/* work requests per zero-copy step */

@@ -18,7 +18,7 @@
 #include "lite_priv.h"
 #include "lite_ctx.h"
 #include "wire.h"
-#include "include/uapi/lite.h"
+#include "../include/uapi/lite.h"
 
 #define LITE_MAX_LOCKS		4096	/* per home node */
 #define LITE_BARRIER_MAX	1024

@@ -8,7 +8,7 @@
 
 #include "lite_priv.h"
 #include "lite_ctx.h"
-#include "include/lite_kapi.h"
+#include "../include/lite_kapi.h"
 
 /**
  * liteapi_establish_conn_key() - join the cluster whose manager is at
