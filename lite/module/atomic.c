@@ -443,7 +443,7 @@ static int lite_loop_selftest(void)
  *
  * Context: process context, membership lock held.
  */
-void lite_atomic_start(struct lite_dev *dev)
+static void lite_atomic_start(struct lite_dev *dev)
 {
 	int ret;
 
@@ -475,10 +475,15 @@ void lite_atomic_start(struct lite_dev *dev)
  *
  * Context: process context, before the pool stops. Safe when not started.
  */
-void lite_atomic_stop(void)
+static void lite_atomic_stop(void)
 {
 	mutex_lock(&lite_loop.lock);
 	lite_loop_close();
 	lite_loop.dev = NULL;
 	mutex_unlock(&lite_loop.lock);
 }
+
+const struct lite_member_ops lite_atomic_member_ops = {
+	.start	= lite_atomic_start,
+	.leave	= lite_atomic_stop,
+};

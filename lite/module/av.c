@@ -165,55 +165,44 @@ int lite_fill_av(struct lite_dev *dev, const struct lite_port_addr *addr,
 }
 
 /**
- * lite_av_show() - our QPs' address vectors, one line per QP
+ * lite_av_show() - @peer's QPs and their address vectors, one line per QP
  * @m: the seq_file
- * @unused: no private data
+ * @peer: a peer whose QPs are up, held by the caller
  *
  * The fields are what LITE passed to ib_modify_qp() (rxe's query_qp does
- * not return the MAC), for the peers whose QPs are up, with where each QP
- * is in its handshake (qp_conn.c) and how often it was reconnected.
- *
- * Return: 0.
+ * not return the MAC), with where each QP is in its handshake (qp_conn.c)
+ * and how often it was reconnected.
  */
-int lite_av_show(struct seq_file *m, void *unused)
+void lite_av_show(struct seq_file *m, struct lite_peer *peer)
 {
-	const struct lite_av *av;
-	struct lite_peer *peer;
+	const struct lite_av *av = &peer->av;
 	unsigned int i;
-	u16 id;
 
-	for (id = 1; id < LITE_MAX_NODES; id++) {
-		peer = lite_peer_get(id, 0);
-		if (!peer)
-			continue;
-		av = &peer->av;
-		for (i = 0; i < peer->nr_qps; i++) {
-			const struct lite_qp *lqp = &peer->qps[i];
+	for (i = 0; i < peer->nr_qps; i++) {
+		const struct lite_qp *lqp = &peer->qps[i];
 
-			seq_printf(m, "peer=%u qp=%u qpn=%u dqpn=%u state=%s epoch=%u recoveries=%u mtu=%d timeout=%u retry=%u rnr_retry=%u min_rnr_timer=%u rd_atomic=%u dest_rd_atomic=%u sgid_index=%u",
-				   id, i, lqp->qpn, lqp->dqpn,
-				   lite_qp_state_name(READ_ONCE(lqp->state)),
-				   READ_ONCE(lqp->epoch),
-				   READ_ONCE(lqp->recoveries),
-				   ib_mtu_enum_to_int(av->mtu),
-				   READ_ONCE(lite_param_qp_timeout),
-				   READ_ONCE(lite_param_qp_retry),
-				   LITE_RNR_INFINITE, LITE_MIN_RNR_TIMER,
-				   lite_qp_rd_atomic(peer->dev, &peer->addr),
-				   peer->dev->rd_atom,
-				   READ_ONCE(peer->dev->gid_index));
-			if (peer->addr.link_layer == LITE_LINK_ETHERNET)
-				seq_printf(m, " gid_type=%s dgid=%pI6 dmac=%pM hop_limit=%u tclass=%u",
-					   av->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP ?
-					   "roce_v2" : "roce_v1",
-					   peer->addr.gid, av->dmac, av->hop_limit,
-					   READ_ONCE(lite_param_tclass));
-			else
-				seq_printf(m, " dlid=%u",
-					   le16_to_cpu(peer->addr.lid));
-			seq_printf(m, " sl=%u\n", READ_ONCE(lite_param_sl));
-		}
-		lite_peer_put(peer);
+		seq_printf(m, "peer=%u qp=%u qpn=%u dqpn=%u state=%s epoch=%u recoveries=%u mtu=%d timeout=%u retry=%u rnr_retry=%u min_rnr_timer=%u rd_atomic=%u dest_rd_atomic=%u sgid_index=%u",
+			   peer->id, i, lqp->qpn, lqp->dqpn,
+			   lite_qp_state_name(READ_ONCE(lqp->state)),
+			   READ_ONCE(lqp->epoch),
+			   READ_ONCE(lqp->recoveries),
+			   ib_mtu_enum_to_int(av->mtu),
+			   READ_ONCE(lite_param_qp_timeout),
+			   READ_ONCE(lite_param_qp_retry),
+			   LITE_RNR_INFINITE, LITE_MIN_RNR_TIMER,
+			   lite_qp_rd_atomic(peer->dev, &peer->addr),
+			   peer->dev->rd_atom,
+			   READ_ONCE(peer->dev->gid_index));
+		if (peer->addr.link_layer == LITE_LINK_ETHERNET)
+			seq_printf(m, " gid_type=%s dgid=%pI6 dmac=%pM hop_limit=%u tclass=%u",
+				   av->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP ?
+				   "roce_v2" : "roce_v1",
+				   peer->addr.gid, av->dmac, av->hop_limit,
+				   READ_ONCE(lite_param_tclass));
+		else
+			seq_printf(m, " dlid=%u",
+				   le16_to_cpu(peer->addr.lid));
+		seq_printf(m, " sl=%u\n", READ_ONCE(lite_param_sl));
 	}
-	return 0;
 }
+

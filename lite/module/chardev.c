@@ -43,6 +43,8 @@ static long lite_ioctl_cluster(void __user *uarg)
 		return -EFAULT;
 	arg.nr_nodes = lite_nr_nodes(&arg.connected);
 	arg.flags = lite_atomic_on_nic() ? LITE_CLUSTER_NIC_ATOMICS : 0;
+	if (lite_membership_lost())
+		arg.flags |= LITE_CLUSTER_MANAGER_LOST;
 	arg.node_id = lite_node_id();
 	arg.qps_per_peer = lite_qps_per_peer();
 	return copy_to_user(uarg, &arg, sizeof(arg)) ? -EFAULT : 0;
@@ -394,7 +396,7 @@ static long lite_recv_lost(struct lite_ctx *ctx,
 			   const struct lite_ioc_rpc_recv *arg)
 {
 	if (arg->descriptor != LITE_DESC_NO_REPLY &&
-	    lite_ctx_forget_token(ctx, arg->descriptor))
+	    lite_rpc_forget_token(ctx, arg->descriptor))
 		lite_rpc_drop_token(arg->descriptor);
 	return -EFAULT;
 }

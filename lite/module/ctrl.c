@@ -52,11 +52,8 @@ struct lite_ctrl_tx {
 static DEFINE_XARRAY_ALLOC(lite_ctrl_waits);
 static u32 lite_ctrl_next_id;
 static struct workqueue_struct *lite_ctrl_wq;
-/*
- * The peers' QP reconnections (qp_conn.c). They take the membership lock,
- * under which lite_ctrl_flush() runs: not on lite_ctrl_wq.
- */
-static struct workqueue_struct *lite_recover_wq;
+/* Who serves each request type (lite_ctrl_register()); read-only once loaded. */
+static const struct lite_ctrl_service *lite_ctrl_services[LITE_CTRL_NR_TYPES] __ro_after_init;
 
 static void lite_ctrl_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -127,39 +124,43 @@ err_put:
 	return ret;
 }
 
+/**
+ * lite_ctrl_register() - serve @svc's request types with @svc->serve
+ * @svc: the service; lives as long as the module
+ *
+ * Context: module load, before the device is taken (no request can
+ * arrive yet). A type served twice is a bug, and keeps its first server.
+ */
+void lite_ctrl_register(const struct lite_ctrl_service *svc)
+{
+	unsigned int i;
+	u16 type;
+
+	for (i = 0; i < svc->nr_types; i++) {
+		type = svc->types[i];
+		if (WARN_ON(!type || type >= LITE_CTRL_NR_TYPES ||
+			    lite_ctrl_services[type]))
+			continue;
+		lite_ctrl_services[type] = svc;
+	}
+}
+
 /*
- * Serve one request from @src; the response goes to @resp (room for
- * LITE_CTRL_MAX_PAYLOAD bytes for ALLOC and ASK, for the type's fixed-size
- * answer otherwise: wire_check.c). Process context: handlers may sleep.
+ * Serve one request from @src by its type's service (struct
+ * lite_ctrl_service says what @resp holds). Process context: it may sleep.
  */
 static int lite_ctrl_dispatch(u16 src, u32 src_gen, u16 type, const void *req,
 			      u32 len, void *resp, u32 *resp_len)
 {
+	const struct lite_ctrl_service *svc = NULL;
 	int ret;
 
 	*resp_len = 0;
-	if (type == LITE_CTRL_REVOKE) {
-		const struct lite_ctrl_lmr *r = req;
-
-		ret = len == sizeof(*r) ?
-		      lite_handles_revoke(src, src_gen, le32_to_cpu(r->lmr_id)) :
-		      -EPROTO;
-	} else if (type == LITE_CTRL_RPC_OPEN) {
-		ret = len == sizeof(struct lite_ctrl_rpc_open) ?
-		      lite_rpc_serve_open(src, src_gen, req, resp) : -EPROTO;
-		*resp_len = sizeof(struct lite_ctrl_rpc_ring);
-	} else if (type == LITE_CTRL_RPC_CLOSE) {
-		ret = len == sizeof(struct lite_ctrl_rpc_open) ?
-		      lite_rpc_serve_close(src, src_gen, req) : -EPROTO;
-	} else if (type == LITE_CTRL_CTX_GONE) {
-		ret = lite_sync_serve_ctx_gone(src, req, len);
-	} else if (type >= LITE_CTRL_ATOMIC) {
-		ret = lite_sync_serve(src, src_gen, type, req, len, resp,
-				      resp_len);
-	} else {
-		ret = lite_lmr_serve(src, src_gen, type, req, len, resp,
-				     resp_len);
-	}
+	if (type < LITE_CTRL_NR_TYPES)
+		svc = lite_ctrl_services[type];
+	if (!svc)
+		return -EOPNOTSUPP;
+	ret = svc->serve(src, src_gen, type, req, len, resp, resp_len);
 	if (ret)
 		*resp_len = 0;
 	return ret;
@@ -385,19 +386,11 @@ bad:
 int lite_ctrl_init(void)
 {
 	lite_ctrl_wq = alloc_workqueue("lite_ctrl", WQ_UNBOUND, 0);
-	if (!lite_ctrl_wq)
-		return -ENOMEM;
-	lite_recover_wq = alloc_workqueue("lite_recover", WQ_UNBOUND, 0);
-	if (!lite_recover_wq) {
-		destroy_workqueue(lite_ctrl_wq);
-		return -ENOMEM;
-	}
-	return 0;
+	return lite_ctrl_wq ? 0 : -ENOMEM;
 }
 
 void lite_ctrl_exit(void)
 {
-	destroy_workqueue(lite_recover_wq);
 	destroy_workqueue(lite_ctrl_wq);
 }
 
@@ -411,21 +404,6 @@ void lite_ctrl_queue(struct work_struct *work)
 void lite_ctrl_queue_delayed(struct delayed_work *dwork, unsigned long delay)
 {
 	mod_delayed_work(lite_ctrl_wq, dwork, delay);
-}
-
-/*
- * A peer's reconnection, @delay jiffies from now; false if one is queued
- * already (the caller's reference is then not the work's).
- */
-bool lite_ctrl_queue_recover(struct delayed_work *dwork, unsigned long delay)
-{
-	return queue_delayed_work(lite_recover_wq, dwork, delay);
-}
-
-/* Work that takes the membership lock (a device event's): the same queue. */
-void lite_ctrl_queue_membership(struct work_struct *work)
-{
-	queue_work(lite_recover_wq, work);
 }
 
 /* Wait for every request being served and every queued work. */

@@ -13,15 +13,6 @@
 #include "lite_ctx.h"
 #include "../include/uapi/lite.h"
 
-struct lite_ctx {
-	struct xarray		handles;	/* id -> struct lite_handle */
-	struct xarray		replies;	/* RPC descriptors it owes */
-	u64			id;		/* names it to lock homes */
-	u32			uid;		/* of the opener; 0: the kernel */
-	struct lite_user	*user;		/* its limits, or NULL */
-	struct lite_async	*async;		/* posted reads and writes */
-};
-
 struct lite_ctx *lite_kernel_ctx;
 static atomic64_t lite_next_ctx_id;
 
@@ -122,38 +113,6 @@ bool lite_ctx_remove_handle(struct lite_ctx *ctx, u32 id,
 		taken = __xa_erase(&ctx->handles, id) == h;
 	xa_unlock(&ctx->handles);
 	return taken;
-}
-
-/* The RPC descriptors a context may reply to: only those it received. */
-void lite_ctx_note_token(struct lite_ctx *ctx, u32 desc)
-{
-	if (xa_err(xa_store(&ctx->replies, desc, xa_mk_value(1), GFP_KERNEL)))
-		lite_rpc_drop_token(desc);
-}
-
-bool lite_ctx_forget_token(struct lite_ctx *ctx, u32 desc)
-{
-	return xa_erase(&ctx->replies, desc) != NULL;
-}
-
-u64 lite_ctx_id(struct lite_ctx *ctx)
-{
-	return ctx->id;
-}
-
-u32 lite_ctx_uid(struct lite_ctx *ctx)
-{
-	return ctx->uid;
-}
-
-struct lite_user *lite_ctx_user(struct lite_ctx *ctx)
-{
-	return ctx->user;
-}
-
-struct lite_async *lite_ctx_async(struct lite_ctx *ctx)
-{
-	return ctx->async;
 }
 
 /* The kernel API's context (kapi.c): the module's lifetime. */

@@ -23,7 +23,6 @@
  *               fail part-way is torn down cleanly.
  */
 #include <linux/debugfs.h>
-#include <linux/fault-inject.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -212,35 +211,31 @@ static const struct file_operations lite_rpc_fops = {
 	.llseek	= default_llseek,
 };
 
-DEFINE_SHOW_ATTRIBUTE(lite_av);
+/* Every connected peer's QPs (lite_av_show()). */
+static int lite_qps_show(struct seq_file *m, void *unused)
+{
+	struct lite_peer *peer;
+	u16 id;
+
+	for (id = 1; id < LITE_MAX_NODES; id++) {
+		peer = lite_peer_get(id, 0);
+		if (!peer)
+			continue;
+		lite_av_show(m, peer);
+		lite_peer_put(peer);
+	}
+	return 0;
+}
+
+DEFINE_SHOW_ATTRIBUTE(lite_qps);
 DEFINE_SHOW_ATTRIBUTE(lite_stats);
 DEFINE_SHOW_ATTRIBUTE(lite_peer_stats);
-
-#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
-static DECLARE_FAULT_ATTR(lite_fail_qp_create);
-
-/* Should creating the next QP of a peer fail (as ib_create_qp() can)? */
-bool lite_should_fail_qp_create(void)
-{
-	return should_fail(&lite_fail_qp_create, 1);
-}
-
-static void lite_debugfs_faults(void)
-{
-	fault_create_debugfs_attr("fail_qp_create", lite_debugfs,
-				  &lite_fail_qp_create);
-}
-#else
-static void lite_debugfs_faults(void)
-{
-}
-#endif
 
 void lite_debugfs_init(void)
 {
 	lite_debugfs = debugfs_create_dir("lite", NULL);
 	debugfs_create_file("pool", 0400, lite_debugfs, NULL, &lite_pool_fops);
-	debugfs_create_file("qps", 0400, lite_debugfs, NULL, &lite_av_fops);
+	debugfs_create_file("qps", 0400, lite_debugfs, NULL, &lite_qps_fops);
 	debugfs_create_file("rpc", 0400, lite_debugfs, NULL, &lite_rpc_fops);
 	debugfs_create_file("counters", 0400, lite_debugfs, NULL,
 			    &lite_stats_fops);
@@ -248,7 +243,7 @@ void lite_debugfs_init(void)
 			    &lite_peer_stats_fops);
 	debugfs_create_file("rdma_probe", 0600, lite_debugfs, NULL,
 			    &lite_probe_fops);
-	lite_debugfs_faults();
+	lite_qp_faults_init(lite_debugfs);
 }
 
 void lite_debugfs_exit(void)

@@ -34,6 +34,9 @@ static DEFINE_MUTEX(lite_dev_lock);
 static struct lite_dev *lite_dev;	/* protected by lite_dev_lock */
 static bool lite_dev_dying;		/* protected by lite_dev_lock */
 
+/* Read-only once the module is loaded: its pointers cannot be changed. */
+struct lite_dev_ops lite_dev_ops __ro_after_init;
+
 static void lite_dev_free(struct lite_dev *dev)
 {
 	if (!dev)
@@ -48,7 +51,7 @@ static void lite_dev_event_work(struct work_struct *work)
 {
 	struct lite_dev *dev = container_of(work, struct lite_dev, event_work);
 
-	lite_membership_dev_event(dev, xchg(&dev->events, 0));
+	lite_dev_ops.event(dev, xchg(&dev->events, 0));
 }
 
 /*
@@ -84,7 +87,7 @@ static void lite_dev_event(struct ib_event_handler *handler,
 	pr_info("%s port %u: %s\n", dev_name(&dev->ibdev->dev), dev->port,
 		ib_event_msg(event->event));
 	set_bit(ev, &dev->events);
-	lite_ctrl_queue_membership(&dev->event_work);
+	lite_conn_queue(&dev->event_work);
 }
 
 /*
@@ -207,7 +210,7 @@ static void lite_remove_one(struct ib_device *ibdev, void *client_data)
 	cancel_work_sync(&dev->event_work);
 
 	/* Everything built on the device goes first: peers, QPs, socket. */
-	lite_membership_exit();
+	lite_dev_ops.removed();
 
 	mutex_lock(&lite_dev_lock);
 	dev = lite_dev;

@@ -324,3 +324,24 @@ int lite_handles_revoke(u16 node, u32 gen, u32 lmr_id)
 	}
 	return 0;
 }
+
+/* REVOKE from @src, the owner: its LMR is gone, or our right to it. */
+static int lite_handles_serve(u16 src, u32 src_gen, u16 type,
+			      const void *req, u32 len, void *resp,
+			      u32 *resp_len)
+{
+	const struct lite_ctrl_lmr *r = req;
+
+	if (len != sizeof(*r))
+		return -EPROTO;
+	return lite_handles_revoke(src, src_gen, le32_to_cpu(r->lmr_id));
+}
+
+static const u16 lite_handle_ctrl_types[] = { LITE_CTRL_REVOKE };
+
+const struct lite_ctrl_service lite_handle_ctrl_service = {
+	.name		= "handle",
+	.types		= lite_handle_ctrl_types,
+	.nr_types	= ARRAY_SIZE(lite_handle_ctrl_types),
+	.serve		= lite_handles_serve,
+};

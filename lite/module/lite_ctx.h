@@ -10,13 +10,47 @@
 #define LITE_CTX_H
 
 #include <linux/kref.h>
+#include <linux/xarray.h>
 #include <linux/uio.h>
 
 #include "lite_priv.h"
 
-/* ctx.c: one open /dev/lite, or the kernel API's */
+/*
+ * ctx.c: one open /dev/lite, or the kernel API's. Services are handed a
+ * context and read it; ctx.c, which makes and ends them (and so calls
+ * every service), is in the layer above them.
+ */
 struct lite_handle;
 struct lite_async;
+
+struct lite_ctx {
+	struct xarray		handles;	/* id -> struct lite_handle */
+	struct xarray		replies;	/* RPC descriptors it owes */
+	u64			id;		/* names it to lock homes */
+	u32			uid;		/* of the opener; 0: the kernel */
+	struct lite_user	*user;		/* its limits, or NULL */
+	struct lite_async	*async;		/* posted reads and writes */
+};
+
+static inline u64 lite_ctx_id(const struct lite_ctx *ctx)
+{
+	return ctx->id;
+}
+
+static inline u32 lite_ctx_uid(const struct lite_ctx *ctx)
+{
+	return ctx->uid;
+}
+
+static inline struct lite_user *lite_ctx_user(const struct lite_ctx *ctx)
+{
+	return ctx->user;
+}
+
+static inline struct lite_async *lite_ctx_async(const struct lite_ctx *ctx)
+{
+	return ctx->async;
+}
 
 extern struct lite_ctx *lite_kernel_ctx;
 struct lite_ctx *lite_ctx_create(bool limited);
@@ -27,12 +61,7 @@ struct lite_handle *lite_ctx_handle(struct lite_ctx *ctx, u32 id);
 int lite_ctx_add_handle(struct lite_ctx *ctx, struct lite_handle *h, u32 *id);
 bool lite_ctx_remove_handle(struct lite_ctx *ctx, u32 id,
 			    struct lite_handle *h);
-void lite_ctx_note_token(struct lite_ctx *ctx, u32 desc);
-bool lite_ctx_forget_token(struct lite_ctx *ctx, u32 desc);
-u64 lite_ctx_id(struct lite_ctx *ctx);
-u32 lite_ctx_uid(struct lite_ctx *ctx);
-struct lite_user *lite_ctx_user(struct lite_ctx *ctx);
-struct lite_async *lite_ctx_async(struct lite_ctx *ctx);
+bool lite_rpc_forget_token(struct lite_ctx *ctx, u32 desc);
 
 /* handle.c: one context's view of an LMR on some node */
 struct lite_map;
@@ -76,6 +105,7 @@ void lite_handle_end(struct lite_handle *h);
 void lite_handle_mark_revoked(struct lite_handle *h);
 int lite_handle_free_lmr(struct lite_handle *h);
 int lite_handles_revoke(u16 node, u32 gen, u32 lmr_id);
+extern const struct lite_ctrl_service lite_handle_ctrl_service;
 
 /* ubuf.c: zero-copy user buffers (mmap of /dev/lite) */
 struct lite_ubuf {

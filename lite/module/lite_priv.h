@@ -34,7 +34,7 @@
 #define lite_peer_info(peer, fmt, ...) \
 	lite_node_info((peer)->id, (peer)->gen, fmt, ##__VA_ARGS__)
 
-/* main.c: module parameters */
+/* params.c: module parameters */
 extern char *lite_param_device;
 extern unsigned int lite_param_port;
 extern int lite_param_gid_index;
@@ -72,7 +72,7 @@ struct lite_dev {
 	struct work_struct	event_work;
 };
 
-/* What a device event asks of the membership (lite_membership_dev_event). */
+/* What a device event asks of the layer above (struct lite_dev_ops). */
 enum {
 	LITE_DEV_EV_PORT,	/* the port went down or up: re-read it */
 	LITE_DEV_EV_ADDR,	/* GID or LID table changed: re-read, re-resolve */
@@ -88,6 +88,34 @@ void lite_dev_port_addr(struct lite_dev *dev, struct lite_port_addr *addr);
 bool lite_dev_atomics(const struct lite_dev *dev);
 void lite_dev_hold(struct lite_dev *dev);
 void lite_dev_put(struct lite_dev *dev);
+
+struct lite_peer;
+
+/**
+ * struct lite_dev_ops - what the device and QP layer hands to the layers
+ * above: main.c fills it in at module load
+ * @event: the device's port or address changed, or it failed
+ *	(LITE_DEV_EV_* bits); a work item, no lock held
+ * @removed: the device goes; everything built on it must go first
+ * @peer_ready: every QP of @peer was READY once (qp_conn.c); any context
+ * @peer_recover: reconnect @peer's BROKEN QPs through the manager; a work
+ *	item on lite_conn_wq, whose reference on @peer this consumes
+ * @msg: a control message from @peer (a SEND), in the CQ's context
+ * @imm: a write with immediate from @peer (RPC), in the CQ's context
+ *
+ * Pointers, not calls by name: this layer knows none above it.
+ */
+struct lite_dev_ops {
+	void (*event)(struct lite_dev *dev, unsigned long events);
+	void (*removed)(void);
+	void (*peer_ready)(struct lite_peer *peer);
+	void (*peer_recover)(struct lite_peer *peer);
+	void (*msg)(struct lite_peer *peer, const void *buf, u32 len);
+	void (*imm)(struct lite_peer *peer, const struct ib_wc *wc);
+};
+
+/* Filled in at module init, read-only (__ro_after_init) from then on. */
+extern struct lite_dev_ops lite_dev_ops;
 
 /* cq.c: the device's CQ, polled from softirq and by spinning waiters */
 int lite_cq_create(struct lite_dev *dev, int cqe);
@@ -148,7 +176,7 @@ int lite_av_resolve(struct lite_dev *dev, const struct lite_port_addr *addr,
 		    struct lite_av *av);
 int lite_fill_av(struct lite_dev *dev, const struct lite_port_addr *addr,
 		 const struct lite_av *av, struct rdma_ah_attr *ah);
-int lite_av_show(struct seq_file *m, void *unused);
+void lite_av_show(struct seq_file *m, struct lite_peer *peer);
 
 #define LITE_RX_BUF_SIZE 4096	/* a hello or one control message */
 
@@ -213,6 +241,8 @@ enum lite_peer_state {
 struct lite_peer {
 	u16			id;
 	u32			gen;
+	u16			my_id;		/* this node, as the peer knows it */
+	u32			my_gen;
 	char			name[LITE_NAME_LEN];
 	struct lite_port_addr	addr;
 	struct lite_av		av;	/* its next hop (av.c) */
@@ -232,7 +262,15 @@ struct lite_peer {
 
 struct lite_peer *lite_peer_create(struct lite_dev *dev, u16 id, u32 gen,
 				   const struct lite_msg_peer_up *up,
-				   unsigned int nr_qps);
+				   unsigned int nr_qps, u16 my_id, u32 my_gen);
+void lite_peer_put(struct lite_peer *peer);
+#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
+void lite_qp_faults_init(struct dentry *dir);
+#else
+static inline void lite_qp_faults_init(struct dentry *dir)
+{
+}
+#endif
 void lite_peer_destroy(struct lite_peer *peer);
 struct lite_qp *lite_peer_pick_qp(struct lite_peer *peer);
 int lite_qp_reset(struct lite_qp *lqp);
@@ -262,14 +300,43 @@ bool lite_peer_take_qp_info(struct lite_peer *peer,
 			    struct lite_msg_qp_info *out);
 bool lite_peer_recover(struct lite_peer *peer, struct lite_msg_qp_info *out);
 void lite_peer_recover_later(struct lite_peer *peer, unsigned long delay);
+int lite_conn_init(void);
+void lite_conn_exit(void);
+void lite_conn_queue(struct work_struct *work);
 void lite_qp_break(struct lite_qp *lqp, const char *why);
 void lite_qp_hello_arrived(struct lite_qp *lqp);
 const char *lite_qp_state_name(enum lite_qp_state state);
 
 /* membership.c: the manager connection and the peer table */
+
+/**
+ * struct lite_member_ops - what a service does as the membership changes
+ * @start: this node is joining on @dev; before the manager is asked, as
+ *	it drops a JOIN that is slow to finish
+ * @joined: this node joined on @dev and has its node id
+ * @peer_down: node @node, generation @gen, left; its QPs are destroyed,
+ *	so nothing it sent can land any more
+ * @leave: this node leaves, or its join failed: every peer is gone and no
+ *	request is being served. Free what peers could reach. Must be safe
+ *	when not joined, and twice
+ * @left: it has left: lite_node_id() is 0 from now on
+ *
+ * Each runs in process context under the membership lock, for every
+ * service in the order main.c subscribed them. Any may be NULL.
+ */
+struct lite_member_ops {
+	void (*start)(struct lite_dev *dev);
+	void (*joined)(struct lite_dev *dev);
+	void (*peer_down)(u16 node, u32 gen);
+	void (*leave)(void);
+	void (*left)(void);
+};
+
+void lite_member_subscribe(const struct lite_member_ops *ops);
 int lite_membership_join(const char *manager, u16 port, u32 ib_port,
 			 const u8 *key, u32 *node_id);
 void lite_membership_exit(void);
+bool lite_membership_lost(void);
 u16 lite_node_id(void);
 u32 lite_node_gen(void);
 u32 lite_node_gen_of(u16 node);
@@ -279,8 +346,7 @@ unsigned int lite_qps_per_peer(void);
 struct lite_peer *lite_peer_get(u16 id, u32 gen);
 void lite_peer_wait_up(u16 id, u32 gen, unsigned long timeout);
 void lite_peer_set_up(struct lite_peer *peer);
-void lite_peer_put(struct lite_peer *peer);
-void lite_peer_recover_work(struct work_struct *work);
+void lite_peer_recover_work(struct lite_peer *peer);
 bool lite_peer_alive(u16 id, u32 gen);
 struct lite_dev *lite_peer_dev(u16 id, u32 gen);
 struct lite_dev *lite_peer_dev_hold(u16 id);
@@ -308,29 +374,51 @@ int lite_auth_verify(struct lite_auth *a, const struct lite_msg_hdr *hdr,
 		     const void *body, u32 len);
 
 /* ctrl.c: request/response control messages between nodes' modules */
+
+/**
+ * struct lite_ctrl_service - a service's control requests
+ * @name: for messages
+ * @types: the LITE_CTRL_* request types it serves
+ * @nr_types: how many
+ * @serve: serves one, from a peer or from this node (lite_ctrl_call());
+ *	process context, may sleep. Writes the response to @resp (room for
+ *	LITE_CTRL_MAX_PAYLOAD bytes for ALLOC and ASK, for the type's
+ *	fixed-size answer otherwise: wire_check.c) and its length to
+ *	@resp_len, which is 0 on entry. Returns 0 or a negative errno,
+ *	which the caller receives.
+ *
+ * Services register at module load (main.c), before any peer can send:
+ * ctrl.c dispatches by type and knows no service.
+ */
+struct lite_ctrl_service {
+	const char	*name;
+	const u16	*types;
+	unsigned int	nr_types;
+	int		(*serve)(u16 src, u32 src_gen, u16 type,
+				 const void *req, u32 len, void *resp,
+				 u32 *resp_len);
+};
+
 int lite_ctrl_init(void);
 void lite_ctrl_exit(void);
+void lite_ctrl_register(const struct lite_ctrl_service *svc);
 int lite_ctrl_call(u16 node, u32 gen, u16 type, const void *req, u32 req_len,
 		   void *resp, u32 *resp_len);
 void lite_ctrl_recv(struct lite_peer *peer, const void *buf, u32 len);
 void lite_ctrl_peer_down(u16 node);
 void lite_ctrl_queue(struct work_struct *work);
 void lite_ctrl_queue_delayed(struct delayed_work *dwork, unsigned long delay);
-bool lite_ctrl_queue_recover(struct delayed_work *dwork, unsigned long delay);
-void lite_ctrl_queue_membership(struct work_struct *work);
 void lite_ctrl_flush(void);
 
 /* lmr.c: the LMRs this node owns, and what it has published */
 struct lite_lmr;
 struct lite_lmr_desc;
+extern const struct lite_ctrl_service lite_lmr_ctrl_service;
+extern const struct lite_member_ops lite_lmr_member_ops;
 void lite_lmr_exit(void);
 void lite_lmr_destroy_all(void);
-void lite_lmr_peer_down(u16 node, u32 gen);
-void lite_lmr_set_device(struct lite_dev *dev);
 struct lite_lmr *lite_lmr_get(u32 id);
 void lite_lmr_put(struct lite_lmr *lmr);
-int lite_lmr_serve(u16 src, u32 src_gen, u16 type, const void *req, u32 len,
-		   void *resp, u32 *resp_len);
 int lite_lmr_copy(struct lite_lmr *lmr, u64 off, struct iov_iter *iter,
 		  u64 len, bool to_lmr);
 int lite_lmr_memset(struct lite_lmr *lmr, u64 off, int value, u64 len);
@@ -369,6 +457,8 @@ struct lite_ctx;		/* a context: lite_ctx.h */
  */
 struct lite_ctrl_rpc_open;
 struct lite_ctrl_rpc_ring;
+extern const struct lite_ctrl_service lite_rpc_ctrl_service;
+extern const struct lite_member_ops lite_rpc_member_ops;
 void lite_rpc_init(void);
 void lite_rpc_exit(void);
 void lite_rpc_rx(struct lite_peer *peer, const struct ib_wc *wc);
@@ -403,7 +493,6 @@ int lite_rpc_reply(struct lite_ctx *ctx, u64 desc, struct iov_iter *src,
 		   u32 len, int prio);
 void lite_rpc_drop_token(u64 desc);
 void lite_rpc_ctx_release(struct lite_ctx *ctx);
-void lite_rpc_peer_down(u16 node);
 void lite_rpc_wake_all(void);
 
 /* atomic.c: atomics on atomic LMRs, on the NIC or the owner's CPU */
@@ -415,8 +504,7 @@ int lite_atomic(struct lite_handle *h, u32 op, u64 off, u64 value, u64 compare,
 int lite_atomic_serve(const struct lite_ctrl_atomic *req,
 		      struct lite_ctrl_u64 *resp, u32 *resp_len);
 bool lite_atomic_on_nic(void);
-void lite_atomic_start(struct lite_dev *dev);
-void lite_atomic_stop(void);
+extern const struct lite_member_ops lite_atomic_member_ops;
 
 /* sync.c: locks, barrier */
 int lite_lock_create(struct lite_ctx *ctx, u32 node, u32 *id);
@@ -425,12 +513,9 @@ int lite_lock(struct lite_ctx *ctx, u32 node, u32 id);
 int lite_unlock(struct lite_ctx *ctx, u32 node, u32 id);
 int lite_lock_destroy(struct lite_ctx *ctx, u32 node, u32 id);
 int lite_barrier(struct lite_ctx *ctx, u32 nr);
-int lite_sync_serve(u16 src, u32 src_gen, u16 type, const void *req, u32 len,
-		    void *resp, u32 *resp_len);
-int lite_sync_serve_ctx_gone(u16 src, const void *req, u32 len);
 void lite_sync_ctx_gone(u64 ctx_id);
-void lite_sync_peer_down(u16 node);
-void lite_sync_exit(void);
+extern const struct lite_ctrl_service lite_sync_ctrl_service;
+extern const struct lite_member_ops lite_sync_member_ops;
 
 /* prio.c: high priority first, low priority throttled (docs/rpc.md) */
 void lite_prio_init(void);
@@ -476,14 +561,6 @@ int lite_peer_stats_show(struct seq_file *m, void *unused);
 /* debugfs.c: /sys/kernel/debug/lite */
 void lite_debugfs_init(void);
 void lite_debugfs_exit(void);
-#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
-bool lite_should_fail_qp_create(void);
-#else
-static inline bool lite_should_fail_qp_create(void)
-{
-	return false;
-}
-#endif
 
 /* chardev.c: /dev/lite */
 int lite_chardev_init(void);

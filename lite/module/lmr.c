@@ -811,8 +811,8 @@ static int lite_lmr_serve_memmove(const struct lite_ctrl_memmove *m)
  * Context: process context (the control workqueue).
  * Return: 0 or the negative errno the requester gets.
  */
-int lite_lmr_serve(u16 src, u32 src_gen, u16 type, const void *req, u32 len,
-		   void *resp, u32 *resp_len)
+static int lite_lmr_serve(u16 src, u32 src_gen, u16 type, const void *req,
+			  u32 len, void *resp, u32 *resp_len)
 {
 	*resp_len = 0;
 	switch (type) {
@@ -931,7 +931,7 @@ static void lite_lmr_put_list(struct list_head *released)
  *
  * Context: process context; the freeing of its LMRs is queued.
  */
-void lite_lmr_peer_down(u16 node, u32 gen)
+static void lite_lmr_peer_down(u16 node, u32 gen)
 {
 	struct lite_lmr_orphans *o;
 	LIST_HEAD(released);
@@ -955,7 +955,7 @@ void lite_lmr_peer_down(u16 node, u32 gen)
  * until lite_lmr_destroy_all()
  * @dev: the device
  */
-void lite_lmr_set_device(struct lite_dev *dev)
+static void lite_lmr_set_device(struct lite_dev *dev)
 {
 	mutex_lock(&lite_lmrs.lock);
 	lite_lmr_dev = dev;
@@ -995,6 +995,24 @@ void lite_lmr_destroy_all(void)
 	mutex_unlock(&lite_lmrs.lock);
 	lite_lmr_put_list(&released);
 }
+
+static const u16 lite_lmr_ctrl_types[] = {
+	LITE_CTRL_ALLOC, LITE_CTRL_FREE, LITE_CTRL_PUBLISH, LITE_CTRL_ASK,
+	LITE_CTRL_MEMSET, LITE_CTRL_MEMMOVE,
+};
+
+const struct lite_ctrl_service lite_lmr_ctrl_service = {
+	.name		= "lmr",
+	.types		= lite_lmr_ctrl_types,
+	.nr_types	= ARRAY_SIZE(lite_lmr_ctrl_types),
+	.serve		= lite_lmr_serve,
+};
+
+const struct lite_member_ops lite_lmr_member_ops = {
+	.joined		= lite_lmr_set_device,
+	.peer_down	= lite_lmr_peer_down,
+	.leave		= lite_lmr_destroy_all,
+};
 
 void lite_lmr_exit(void)
 {

@@ -1,57 +1,41 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * LITE: Local Indirection TiEr for RDMA, as a loadable module for Linux 6.1.
- * Module parameters, init and exit.
+ * Init and exit: where the layers are put together (docs/architecture.md).
  */
 #include <linux/module.h>
 
 #include "lite_priv.h"
 #include "lite_ctx.h"
 
-char *lite_param_device = "";
-module_param_named(device, lite_param_device, charp, 0444);
-MODULE_PARM_DESC(device, "RDMA device to use (default: the first with an ACTIVE port)");
-
-unsigned int lite_param_port = 1;
-module_param_named(port, lite_param_port, uint, 0444);
-MODULE_PARM_DESC(port, "port of the RDMA device (default: 1)");
-
-int lite_param_gid_index = -1;
-module_param_named(gid_index, lite_param_gid_index, int, 0444);
-MODULE_PARM_DESC(gid_index, "GID table index of the port (default: -1, chosen: on RoCE the RoCE v2 GID of fabric_ip, else the first RoCE v2 IPv4 one)");
-
-char *lite_param_fabric_ip = "";
-module_param_named(fabric_ip, lite_param_fabric_ip, charp, 0444);
-MODULE_PARM_DESC(fabric_ip, "this node's IPv4 or IPv6 address on the RDMA fabric: picks the RoCE v2 GID when gid_index is -1 (default: none)");
-
-unsigned int lite_param_qps_per_peer = 4;
-module_param_named(qps_per_peer, lite_param_qps_per_peer, uint, 0444);
-MODULE_PARM_DESC(qps_per_peer, "RC QPs per node pair, shared by all applications (default: 4)");
-
-bool lite_param_unsafe_global_rkey;
-module_param_named(unsafe_global_rkey, lite_param_unsafe_global_rkey, bool, 0444);
-MODULE_PARM_DESC(unsafe_global_rkey, "reach LMRs through the PD's global rkey, which exposes all DMA-able memory of the node to every peer; only for devices without fast registration (default: N)");
-
 /*
- * Transport settings of every QP LITE connects from now on (lite/qps shows
- * them per QP). The defaults suit hardware, as perftest's: the local
- * virtual cluster's inventory asks for more patience (lite_params).
+ * The layers meet here (docs/architecture.md). A lower layer reaches a
+ * higher one only through what is set up below: the device and QP layer
+ * through lite_dev_ops, the control transport through each service's
+ * request types, the membership through each service's lite_member_ops.
+ * Services hear of membership changes in the order subscribed: RPC first
+ * (it stops using a departed peer's rings), then locks and barriers,
+ * atomics, and LMRs last, whose memory goes once nothing else uses it.
  */
-unsigned int lite_param_qp_timeout = 14;
-module_param_named(qp_timeout, lite_param_qp_timeout, uint, 0444);
-MODULE_PARM_DESC(qp_timeout, "local ACK timeout of LITE's RC QPs, 4.096 us * 2^N, 1..31 (default: 14, 67 ms)");
-
-unsigned int lite_param_qp_retry = 7;
-module_param_named(qp_retry, lite_param_qp_retry, uint, 0444);
-MODULE_PARM_DESC(qp_retry, "transport retries of LITE's RC QPs before an error, 0..7 (default: 7)");
-
-unsigned int lite_param_tclass;
-module_param_named(tclass, lite_param_tclass, uint, 0444);
-MODULE_PARM_DESC(tclass, "RoCE traffic class (DSCP << 2 | ECN) of LITE's QPs, e.g. a lossless class's (default: 0)");
-
-unsigned int lite_param_sl;
-module_param_named(sl, lite_param_sl, uint, 0444);
-MODULE_PARM_DESC(sl, "InfiniBand service level of LITE's QPs, 0..15 (default: 0)");
+static void lite_layers_connect(void)
+{
+	lite_dev_ops = (struct lite_dev_ops) {
+		.event		= lite_membership_dev_event,
+		.removed	= lite_membership_exit,
+		.peer_ready	= lite_peer_set_up,
+		.peer_recover	= lite_peer_recover_work,
+		.msg		= lite_ctrl_recv,
+		.imm		= lite_rpc_rx,
+	};
+	lite_ctrl_register(&lite_lmr_ctrl_service);
+	lite_ctrl_register(&lite_handle_ctrl_service);
+	lite_ctrl_register(&lite_rpc_ctrl_service);
+	lite_ctrl_register(&lite_sync_ctrl_service);
+	lite_member_subscribe(&lite_rpc_member_ops);
+	lite_member_subscribe(&lite_sync_member_ops);
+	lite_member_subscribe(&lite_atomic_member_ops);
+	lite_member_subscribe(&lite_lmr_member_ops);
+}
 
 static int __init lite_init(void)
 {
@@ -83,9 +67,13 @@ static int __init lite_init(void)
 		return ret;
 	lite_rpc_init();
 	lite_prio_init();
-	ret = lite_ctrl_init();
+	lite_layers_connect();
+	ret = lite_conn_init();
 	if (ret)
 		goto err_stats;
+	ret = lite_ctrl_init();
+	if (ret)
+		goto err_conn;
 	ret = lite_ctx_init();
 	if (ret)
 		goto err_ctrl;
@@ -105,6 +93,8 @@ err_api:
 	lite_ctx_exit();
 err_ctrl:
 	lite_ctrl_exit();
+err_conn:
+	lite_conn_exit();
 err_stats:
 	lite_stats_exit();
 	return ret;
@@ -120,6 +110,7 @@ static void __exit lite_exit(void)
 	lite_device_exit();
 	lite_rpc_exit();
 	lite_ctrl_exit();
+	lite_conn_exit();
 	lite_lmr_exit();
 	lite_pool_exit();
 	lite_user_exit();

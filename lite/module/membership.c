@@ -52,6 +52,12 @@ union lite_msg_body {
 	struct lite_msg_challenge	challenge;
 };
 
+/* Joined, and the manager connection broke (lite-join --status). */
+bool lite_membership_lost(void)
+{
+	return READ_ONCE(lite_cluster.lost);
+}
+
 u16 lite_node_id(void)
 {
 	return READ_ONCE(lite_cluster.node_id);
@@ -259,23 +265,6 @@ bool lite_peer_alive(u16 id, u32 gen)
 	return peer != NULL;
 }
 
-/**
- * lite_peer_put() - drop a reference from lite_peer_get()
- * @peer: the peer
- *
- * The last one (lite_peer_destroy() has run) frees it and lets its
- * device go.
- *
- * Context: any.
- */
-void lite_peer_put(struct lite_peer *peer)
-{
-	if (refcount_dec_and_test(&peer->refs)) {
-		lite_dev_put(peer->dev);
-		kfree(peer);
-	}
-}
-
 /* Send a message, with its MAC where its type has one (in @body's end). */
 static int lite_send_msg(struct socket *sock, u16 type, void *body,
 			 size_t len)
@@ -342,6 +331,32 @@ static int lite_recv_msg(struct socket *sock, union lite_msg_body *body)
 	return type;
 }
 
+/* The services' membership events, in the order they subscribed. */
+static const struct lite_member_ops *lite_member_subs[8] __ro_after_init;
+static unsigned int lite_nr_member_subs __ro_after_init;
+
+#define lite_member_notify(event, ...)					\
+	do {								\
+		unsigned int i_;					\
+									\
+		for (i_ = 0; i_ < lite_nr_member_subs; i_++)		\
+			if (lite_member_subs[i_]->event)		\
+				lite_member_subs[i_]->event(__VA_ARGS__); \
+	} while (0)
+
+/**
+ * lite_member_subscribe() - tell @ops of membership changes from now on
+ * @ops: the service's; lives as long as the module
+ *
+ * Context: module load, before the device is taken (main.c).
+ */
+void lite_member_subscribe(const struct lite_member_ops *ops)
+{
+	if (WARN_ON(lite_nr_member_subs == ARRAY_SIZE(lite_member_subs)))
+		return;
+	lite_member_subs[lite_nr_member_subs++] = ops;
+}
+
 static void lite_peer_remove(u16 id)
 {
 	struct lite_peer *peer = lite_cluster.peers[id];
@@ -355,9 +370,7 @@ static void lite_peer_remove(u16 id)
 	lite_ctrl_peer_down(id);
 	lite_peer_destroy(peer);
 	/* Its QPs are gone: nothing it sent can land any more. */
-	lite_rpc_peer_down(id);
-	lite_sync_peer_down(id);
-	lite_lmr_peer_down(id, peer_gen);
+	lite_member_notify(peer_down, id, peer_gen);
 }
 
 /* QP_INFO with our entries for @peer (lite_peer_fill_qp_info() & co.). */
@@ -391,12 +404,12 @@ static int lite_send_qp_info(struct lite_peer *peer,
 /**
  * lite_peer_recover_work() - reset and reconnect the QPs of a peer that
  * an error broke (qp_conn.c)
- * @work: the peer's recover_work; its queuer took a reference
+ * @peer: the peer; its queuer took a reference, which this drops
+ *
+ * Context: a work item on lite_conn_wq (lite_dev_ops.peer_recover).
  */
-void lite_peer_recover_work(struct work_struct *work)
+void lite_peer_recover_work(struct lite_peer *peer)
 {
-	struct lite_peer *peer = container_of(to_delayed_work(work),
-					      struct lite_peer, recover_work);
 	struct lite_msg_qp_info *info;
 
 	info = kmalloc(sizeof(*info), GFP_KERNEL);
@@ -554,7 +567,8 @@ static int lite_handle_peer_up(const struct lite_msg_peer_up *up)
 		}
 		lite_peer_remove(id);	/* an older incarnation */
 	}
-	peer = lite_peer_create(lite_cluster.dev, id, gen, up, lite_cluster.k);
+	peer = lite_peer_create(lite_cluster.dev, id, gen, up, lite_cluster.k,
+				lite_cluster.node_id, lite_cluster.gen);
 	if (IS_ERR(peer))
 		return 0;	/* our failure, not the manager's: stay joined */
 	spin_lock_irq(&lite_cluster.peers_lock);
@@ -775,7 +789,7 @@ int lite_membership_join(const char *manager, u16 port, u32 ib_port,
 	ret = lite_pool_start(dev);
 	if (ret)
 		goto out_unlock;
-	lite_atomic_start(dev);
+	lite_member_notify(start, dev);
 	ret = sock_create_kern(&init_net, AF_INET, SOCK_STREAM, IPPROTO_TCP, &sock);
 	if (ret)
 		goto err_pool;
@@ -814,7 +828,7 @@ int lite_membership_join(const char *manager, u16 port, u32 ib_port,
 		goto err_release;
 	}
 	lite_cluster.thread = thread;
-	lite_lmr_set_device(dev);
+	lite_member_notify(joined, dev);
 	*node_id = lite_cluster.node_id;
 	pr_info("joined the cluster at %pI4:%u as node %u (generation %u, %u QPs per peer)\n",
 		&sin.sin_addr, port, lite_cluster.node_id, lite_cluster.gen,
@@ -828,7 +842,7 @@ err_release:
 	lite_cluster.dev = NULL;
 	sock_release(sock);
 err_pool:
-	lite_atomic_stop();
+	lite_member_notify(leave);
 	lite_pool_stop();
 out_unlock:
 	mutex_unlock(&lite_cluster.lock);
@@ -862,9 +876,7 @@ void lite_membership_exit(void)
 		lite_peer_remove(i);
 	/* No peer can reach our memory any more: free what we own. */
 	lite_ctrl_flush();
-	lite_sync_exit();
-	lite_atomic_stop();
-	lite_lmr_destroy_all();	/* and no new ones */
+	lite_member_notify(leave);	/* and no new LMRs */
 	lite_pool_stop();
 	lite_auth_free(&lite_cluster.auth);
 	if (lite_cluster.sock) {
@@ -873,7 +885,7 @@ void lite_membership_exit(void)
 		pr_info("left the cluster (was node %u)\n", lite_cluster.node_id);
 	}
 	lite_cluster.node_id = 0;
-	lite_rpc_wake_all();	/* receivers see node_id 0 and fail */
+	lite_member_notify(left);	/* RPC receivers see node_id 0, fail */
 	lite_cluster.gen = 0;
 	lite_cluster.k = 0;
 	lite_cluster.dev = NULL;

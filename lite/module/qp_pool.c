@@ -9,6 +9,7 @@
  * reset and reconnected it.
  */
 #include <linux/bottom_half.h>
+#include <linux/fault-inject.h>
 #include <linux/moduleparam.h>
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -101,9 +102,9 @@ static void lite_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	 * drain before any reset orders it before the next epoch's).
 	 */
 	if (wc->wc_flags & IB_WC_WITH_IMM)
-		lite_rpc_rx(peer, wc);	/* RPC: data is in a ring */
+		lite_dev_ops.imm(peer, wc);	/* RPC: data is in a ring */
 	else if (!lite_qp_is_hello(lqp, wc, rx->data))
-		lite_ctrl_recv(peer, rx->data, wc->byte_len);
+		lite_dev_ops.msg(peer, rx->data, wc->byte_len);
 	ib_dma_sync_single_for_device(peer->dev->ibdev, rx->dma,
 				      LITE_RX_BUF_SIZE, DMA_FROM_DEVICE);
 	/*
@@ -378,6 +379,27 @@ int lite_qp_create_loopback_pair(struct lite_dev *dev, u32 depth,
 	return ret;
 }
 
+#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
+static DECLARE_FAULT_ATTR(lite_fail_qp_create);
+
+/* debugfs lite/fail_qp_create: the kernel's fault injection (debugfs.c). */
+void lite_qp_faults_init(struct dentry *dir)
+{
+	fault_create_debugfs_attr("fail_qp_create", dir, &lite_fail_qp_create);
+}
+
+/* Should creating the next QP of a peer fail (as ib_create_qp() can)? */
+static bool lite_should_fail_qp_create(void)
+{
+	return should_fail(&lite_fail_qp_create, 1);
+}
+#else
+static bool lite_should_fail_qp_create(void)
+{
+	return false;
+}
+#endif
+
 /* Create one QP, move it to INIT and post its receives. */
 static int lite_qp_create(struct lite_peer *peer, struct lite_qp *lqp)
 {
@@ -425,6 +447,13 @@ static int lite_qp_create(struct lite_peer *peer, struct lite_qp *lqp)
 	return 0;
 }
 
+/* A reconnection queued by qp_conn.c, with a reference the work consumes. */
+static void lite_peer_recover_fn(struct work_struct *work)
+{
+	lite_dev_ops.peer_recover(container_of(to_delayed_work(work),
+					       struct lite_peer, recover_work));
+}
+
 /**
  * lite_peer_create() - create a peer's K QPs, ready for its QP_INFO
  * @dev: the RDMA device
@@ -432,6 +461,8 @@ static int lite_qp_create(struct lite_peer *peer, struct lite_qp *lqp)
  * @gen: the peer's generation (incarnation of @id)
  * @up: the manager's PEER_UP message, already validated
  * @nr_qps: the cluster's K
+ * @my_id: this node's id, as the peer knows it (the hello says so)
+ * @my_gen: this node's generation
  *
  * On RoCE the peer's next-hop MAC is resolved first (ARP or ND, up to
  * about five seconds): without it a NIC cannot reach the peer.
@@ -441,7 +472,7 @@ static int lite_qp_create(struct lite_peer *peer, struct lite_qp *lqp)
  */
 struct lite_peer *lite_peer_create(struct lite_dev *dev, u16 id, u32 gen,
 				   const struct lite_msg_peer_up *up,
-				   unsigned int nr_qps)
+				   unsigned int nr_qps, u16 my_id, u32 my_gen)
 {
 	struct lite_peer *peer;
 	struct lite_av av;
@@ -464,8 +495,10 @@ struct lite_peer *lite_peer_create(struct lite_dev *dev, u16 id, u32 gen,
 	peer->nr_qps = nr_qps;
 	peer->addr = up->addr;
 	peer->av = av;
+	peer->my_id = my_id;
+	peer->my_gen = my_gen;
 	peer->state = LITE_PEER_CREATED;
-	INIT_DELAYED_WORK(&peer->recover_work, lite_peer_recover_work);
+	INIT_DELAYED_WORK(&peer->recover_work, lite_peer_recover_fn);
 	refcount_set(&peer->refs, 1);
 	lite_dev_hold(dev);	/* until the last reference (lite_peer_put) */
 	spin_lock_init(&peer->lock);
@@ -534,9 +567,9 @@ int lite_qp_send_hello(struct lite_qp *lqp)
 
 	*h = (struct lite_hello) {
 		.magic		= cpu_to_le32(LITE_PROTO_MAGIC),
-		.src_node	= cpu_to_le16(lite_node_id()),
+		.src_node	= cpu_to_le16(lqp->peer->my_id),
 		.qp_index	= cpu_to_le16(lqp->index),
-		.src_gen	= cpu_to_le32(lite_node_gen()),
+		.src_gen	= cpu_to_le32(lqp->peer->my_gen),
 		.epoch		= cpu_to_le32(lqp->epoch),
 	};
 	ib_dma_sync_single_for_device(dev->ibdev, lqp->tx_dma, sizeof(*h),
@@ -666,6 +699,23 @@ void lite_qp_complete(struct lite_qp *lqp, enum ib_wc_status status)
 	if (status != IB_WC_SUCCESS)
 		lite_qp_break(lqp, ib_wc_status_msg(status));
 	up(&lqp->credits);
+}
+
+/**
+ * lite_peer_put() - drop a reference from lite_peer_get()
+ * @peer: the peer
+ *
+ * The last one (lite_peer_destroy() has run) frees it and lets its
+ * device go.
+ *
+ * Context: any.
+ */
+void lite_peer_put(struct lite_peer *peer)
+{
+	if (refcount_dec_and_test(&peer->refs)) {
+		lite_dev_put(peer->dev);
+		kfree(peer);
+	}
 }
 
 /**

@@ -18,6 +18,7 @@
 #include <linux/slab.h>
 
 #include "rpc.h"
+#include "wire.h"
 
 /* ---- posting ------------------------------------------------------------ */
 
@@ -143,12 +144,41 @@ void lite_rpc_rx(struct lite_peer *peer, const struct ib_wc *wc)
 /**
  * lite_rpc_peer_down() - @node left and its QPs are destroyed
  * @node: the node
+ * @gen: its generation that left
  *
  * Fails every call and sender waiting on it, frees the rings it wrote to
  * and the reply buffers it could still have written to.
  */
-void lite_rpc_peer_down(u16 node)
+static void lite_rpc_peer_down(u16 node, u32 gen)
 {
 	lite_rpc_client_peer_down(node);
 	lite_rpc_server_peer_down(node);
 }
+
+/* RPC_OPEN (rpc_server.c) and RPC_CLOSE (rpc_client.c) from @src. */
+static int lite_rpc_serve(u16 src, u32 src_gen, u16 type, const void *req,
+			  u32 len, void *resp, u32 *resp_len)
+{
+	if (len != sizeof(struct lite_ctrl_rpc_open))
+		return -EPROTO;
+	if (type == LITE_CTRL_RPC_CLOSE)
+		return lite_rpc_serve_close(src, src_gen, req);
+	*resp_len = sizeof(struct lite_ctrl_rpc_ring);
+	return lite_rpc_serve_open(src, src_gen, req, resp);
+}
+
+static const u16 lite_rpc_ctrl_types[] = {
+	LITE_CTRL_RPC_OPEN, LITE_CTRL_RPC_CLOSE,
+};
+
+const struct lite_ctrl_service lite_rpc_ctrl_service = {
+	.name		= "rpc",
+	.types		= lite_rpc_ctrl_types,
+	.nr_types	= ARRAY_SIZE(lite_rpc_ctrl_types),
+	.serve		= lite_rpc_serve,
+};
+
+const struct lite_member_ops lite_rpc_member_ops = {
+	.peer_down	= lite_rpc_peer_down,
+	.left		= lite_rpc_wake_all,
+};

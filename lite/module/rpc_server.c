@@ -386,7 +386,7 @@ static void lite_rpc_close_work(struct work_struct *work)
 		ret = lite_ctrl_call(node, gen, LITE_CTRL_RPC_CLOSE, &req,
 				     sizeof(req), NULL, NULL);
 		if (ret == -ENOTCONN)
-			continue;	/* it leaves: lite_rpc_peer_down() */
+			continue;	/* it leaves: lite_rpc_server_peer_down() */
 		/* Requests that arrived meanwhile: refused first. */
 		flush_work(&lite_rpc_orphans);
 		spin_lock_bh(&lite_rpc.lock);
@@ -555,6 +555,19 @@ static bool lite_rpc_queue_ready(void *arg)
 	       READ_ONCE(a->port->ctx) != a->ctx || !lite_node_id();
 }
 
+/* The RPC descriptors a context may reply to: only those it received. */
+static void lite_rpc_note_token(struct lite_ctx *ctx, u32 desc)
+{
+	if (xa_err(xa_store(&ctx->replies, desc, xa_mk_value(1), GFP_KERNEL)))
+		lite_rpc_drop_token(desc);
+}
+
+/* @desc was @ctx's to reply to, and no longer is. */
+bool lite_rpc_forget_token(struct lite_ctx *ctx, u32 desc)
+{
+	return xa_erase(&ctx->replies, desc) != NULL;
+}
+
 /**
  * lite_rpc_recv() - take the next request on @port
  * @ctx: the context that registered @port
@@ -638,7 +651,7 @@ int lite_rpc_recv(struct lite_ctx *ctx, u32 port, struct iov_iter *dst,
 			if (xa_alloc_cyclic(&lite_rpc.tokens, &id, tok,
 					    xa_limit_31b, &lite_rpc.next_token,
 					    GFP_KERNEL) >= 0) {
-				lite_ctx_note_token(ctx, id);
+				lite_rpc_note_token(ctx, id);
 				*desc = id;
 				tok = NULL;
 			}
@@ -675,7 +688,7 @@ int lite_rpc_reply(struct lite_ctx *ctx, u64 desc, struct iov_iter *src,
 
 	if (prio > LITE_PRIO_LOW)
 		return -EINVAL;
-	if (desc > INT_MAX || !lite_ctx_forget_token(ctx, desc))
+	if (desc > INT_MAX || !lite_rpc_forget_token(ctx, desc))
 		return -EALREADY;
 	tok = xa_erase(&lite_rpc.tokens, desc);
 	if (!tok)

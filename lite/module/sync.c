@@ -651,8 +651,8 @@ static int lite_sync_serve_lock(u16 src, u32 src_gen, u16 type,
  * Context: the control workqueue; may sleep.
  * Return: 0 or a negative errno for the requester.
  */
-int lite_sync_serve(u16 src, u32 src_gen, u16 type, const void *req, u32 len,
-		    void *resp, u32 *resp_len)
+static int lite_sync_serve(u16 src, u32 src_gen, u16 type, const void *req,
+			   u32 len, void *resp, u32 *resp_len)
 {
 	const struct lite_ctrl_lock *l = req;
 	const struct lite_ctrl_barrier *b = req;
@@ -778,7 +778,7 @@ void lite_sync_ctx_gone(u64 ctx_id)
 }
 
 /* CTX_GONE from @src. */
-int lite_sync_serve_ctx_gone(u16 src, const void *req, u32 len)
+static int lite_sync_serve_ctx_gone(u16 src, const void *req, u32 len)
 {
 	const struct lite_ctrl_lock *l = req;
 
@@ -808,8 +808,9 @@ static void lite_sync_fail_waiters(u16 node)
  * lite_sync_peer_down() - @node left: its locks are handed on, its tickets
  * and barrier arrivals dropped, and this node's waiters on it fail
  * @node: the node
+ * @gen: its generation that left
  */
-void lite_sync_peer_down(u16 node)
+static void lite_sync_peer_down(u16 node, u32 gen)
 {
 	lite_sync_forget(node, 0, true);
 	lite_sync_fail_waiters(node);
@@ -818,7 +819,7 @@ void lite_sync_peer_down(u16 node)
 /**
  * lite_sync_exit() - this node left: fail every waiter, free every lock
  */
-void lite_sync_exit(void)
+static void lite_sync_exit(void)
 {
 	struct lite_barrier *b, *btmp;
 	struct lite_ticket *t, *tmp;
@@ -841,3 +842,31 @@ void lite_sync_exit(void)
 	INIT_LIST_HEAD(&lite_sync.barriers);
 	mutex_unlock(&lite_sync.lock);
 }
+
+/* ATOMIC, the locks', BARRIER, WAKE and CTX_GONE requests. */
+static int lite_sync_serve_any(u16 src, u32 src_gen, u16 type,
+			       const void *req, u32 len, void *resp,
+			       u32 *resp_len)
+{
+	if (type == LITE_CTRL_CTX_GONE)
+		return lite_sync_serve_ctx_gone(src, req, len);
+	return lite_sync_serve(src, src_gen, type, req, len, resp, resp_len);
+}
+
+static const u16 lite_sync_ctrl_types[] = {
+	LITE_CTRL_ATOMIC, LITE_CTRL_LOCK_CREATE, LITE_CTRL_LOCK_ASK,
+	LITE_CTRL_LOCK, LITE_CTRL_UNLOCK, LITE_CTRL_BARRIER, LITE_CTRL_WAKE,
+	LITE_CTRL_CTX_GONE, LITE_CTRL_LOCK_DESTROY,
+};
+
+const struct lite_ctrl_service lite_sync_ctrl_service = {
+	.name		= "sync",
+	.types		= lite_sync_ctrl_types,
+	.nr_types	= ARRAY_SIZE(lite_sync_ctrl_types),
+	.serve		= lite_sync_serve_any,
+};
+
+const struct lite_member_ops lite_sync_member_ops = {
+	.peer_down	= lite_sync_peer_down,
+	.leave		= lite_sync_exit,
+};

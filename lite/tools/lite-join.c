@@ -33,6 +33,7 @@ static void usage(FILE *out)
 		"  -k, --key-file FILE  the cluster key (default %s)\n"
 		"  -s, --status         print the state instead of joining\n"
 		"  -w, --wait N         with --status: wait until N nodes are reachable\n"
+		"                       and the manager connection is up\n"
 		"  -t, --timeout SECS   limit for --wait (default 60)\n"
 		"  -h, --help           this text\n",
 		LITE_PROTO_DEFAULT_PORT, LITE_KEY_FILE);
@@ -65,7 +66,9 @@ static int print_status(int fd, unsigned int want, unsigned int timeout)
 			perror("lite-join: LITE_IOC_CLUSTER");
 			return 1;
 		}
-		if (c.nr_nodes >= want || time(NULL) >= deadline)
+		/* A lost manager's view does not count as reachable. */
+		if (!want || time(NULL) >= deadline ||
+		    (c.nr_nodes >= want && !(c.flags & LITE_CLUSTER_MANAGER_LOST)))
 			break;
 		usleep(200 * 1000);
 	}
@@ -79,6 +82,13 @@ static int print_status(int fd, unsigned int want, unsigned int timeout)
 		}
 	}
 	printf("\n");
+	/* A second line, so that scripts matching the first keep working. */
+	if (c.flags & LITE_CLUSTER_MANAGER_LOST)
+		printf("manager=lost: the view above is the manager's last; no membership change reaches this node until 'lite-join MANAGER' rejoins\n");
+	if (want && (c.flags & LITE_CLUSTER_MANAGER_LOST)) {
+		fprintf(stderr, "lite-join: the manager connection is lost\n");
+		return 1;
+	}
 	if (c.nr_nodes < want) {
 		fprintf(stderr, "lite-join: %u of %u nodes reachable after %us\n",
 			c.nr_nodes, want, timeout);

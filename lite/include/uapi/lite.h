@@ -84,6 +84,11 @@ struct lite_ioc_join {
 };
 
 #define LITE_CLUSTER_NIC_ATOMICS	0x1	/* atomics run on the NIC */
+/*
+ * Joined, but the manager connection broke: the view is the last one it
+ * sent, and no membership change reaches this node until it rejoins.
+ */
+#define LITE_CLUSTER_MANAGER_LOST	0x2
 struct lite_ioc_cluster {
 	__u32	node_id;	/* out: 0 when not joined */
 	__u32	nr_nodes;	/* out: this node + peers whose QPs are up */
