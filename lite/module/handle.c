@@ -337,11 +337,5 @@ static int lite_handles_serve(u16 src, u32 src_gen, u16 type,
 	return lite_handles_revoke(src, src_gen, le32_to_cpu(r->lmr_id));
 }
 
-static const u16 lite_handle_ctrl_types[] = { LITE_CTRL_REVOKE };
-
-const struct lite_ctrl_service lite_handle_ctrl_service = {
-	.name		= "handle",
-	.types		= lite_handle_ctrl_types,
-	.nr_types	= ARRAY_SIZE(lite_handle_ctrl_types),
-	.serve		= lite_handles_serve,
-};
+LITE_CTRL_SERVICE(lite_handle_ctrl_service, lite_handles_serve,
+		  LITE_CTRL_REVOKE);

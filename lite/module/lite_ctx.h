@@ -10,8 +10,8 @@
 #define LITE_CTX_H
 
 #include <linux/kref.h>
-#include <linux/xarray.h>
 #include <linux/uio.h>
+#include <linux/xarray.h>
 
 #include "lite_priv.h"
 
@@ -61,7 +61,6 @@ struct lite_handle *lite_ctx_handle(struct lite_ctx *ctx, u32 id);
 int lite_ctx_add_handle(struct lite_ctx *ctx, struct lite_handle *h, u32 *id);
 bool lite_ctx_remove_handle(struct lite_ctx *ctx, u32 id,
 			    struct lite_handle *h);
-bool lite_rpc_forget_token(struct lite_ctx *ctx, u32 desc);
 
 /* handle.c: one context's view of an LMR on some node */
 struct lite_map;

@@ -377,7 +377,6 @@ int lite_auth_verify(struct lite_auth *a, const struct lite_msg_hdr *hdr,
 
 /**
  * struct lite_ctrl_service - a service's control requests
- * @name: for messages
  * @types: the LITE_CTRL_* request types it serves
  * @nr_types: how many
  * @serve: serves one, from a peer or from this node (lite_ctrl_call());
@@ -391,13 +390,21 @@ int lite_auth_verify(struct lite_auth *a, const struct lite_msg_hdr *hdr,
  * ctrl.c dispatches by type and knows no service.
  */
 struct lite_ctrl_service {
-	const char	*name;
 	const u16	*types;
 	unsigned int	nr_types;
 	int		(*serve)(u16 src, u32 src_gen, u16 type,
 				 const void *req, u32 len, void *resp,
 				 u32 *resp_len);
 };
+
+/* Defines @svc: @serve for the request types that follow. */
+#define LITE_CTRL_SERVICE(svc, serve_fn, ...)				\
+	static const u16 svc##_types[] = { __VA_ARGS__ };		\
+	const struct lite_ctrl_service svc = {				\
+		.types = svc##_types,					\
+		.nr_types = ARRAY_SIZE(svc##_types),			\
+		.serve = serve_fn,					\
+	}
 
 int lite_ctrl_init(void);
 void lite_ctrl_exit(void);
@@ -492,6 +499,7 @@ int lite_rpc_recv(struct lite_ctx *ctx, u32 port, struct iov_iter *dst,
 int lite_rpc_reply(struct lite_ctx *ctx, u64 desc, struct iov_iter *src,
 		   u32 len, int prio);
 void lite_rpc_drop_token(u64 desc);
+bool lite_rpc_forget_token(struct lite_ctx *ctx, u32 desc);
 void lite_rpc_ctx_release(struct lite_ctx *ctx);
 void lite_rpc_wake_all(void);
 

@@ -996,17 +996,9 @@ void lite_lmr_destroy_all(void)
 	lite_lmr_put_list(&released);
 }
 
-static const u16 lite_lmr_ctrl_types[] = {
-	LITE_CTRL_ALLOC, LITE_CTRL_FREE, LITE_CTRL_PUBLISH, LITE_CTRL_ASK,
-	LITE_CTRL_MEMSET, LITE_CTRL_MEMMOVE,
-};
-
-const struct lite_ctrl_service lite_lmr_ctrl_service = {
-	.name		= "lmr",
-	.types		= lite_lmr_ctrl_types,
-	.nr_types	= ARRAY_SIZE(lite_lmr_ctrl_types),
-	.serve		= lite_lmr_serve,
-};
+LITE_CTRL_SERVICE(lite_lmr_ctrl_service, lite_lmr_serve,
+		  LITE_CTRL_ALLOC, LITE_CTRL_FREE, LITE_CTRL_PUBLISH,
+		  LITE_CTRL_ASK, LITE_CTRL_MEMSET, LITE_CTRL_MEMMOVE);
 
 const struct lite_member_ops lite_lmr_member_ops = {
 	.joined		= lite_lmr_set_device,

@@ -167,16 +167,8 @@ static int lite_rpc_serve(u16 src, u32 src_gen, u16 type, const void *req,
 	return lite_rpc_serve_open(src, src_gen, req, resp);
 }
 
-static const u16 lite_rpc_ctrl_types[] = {
-	LITE_CTRL_RPC_OPEN, LITE_CTRL_RPC_CLOSE,
-};
-
-const struct lite_ctrl_service lite_rpc_ctrl_service = {
-	.name		= "rpc",
-	.types		= lite_rpc_ctrl_types,
-	.nr_types	= ARRAY_SIZE(lite_rpc_ctrl_types),
-	.serve		= lite_rpc_serve,
-};
+LITE_CTRL_SERVICE(lite_rpc_ctrl_service, lite_rpc_serve,
+		  LITE_CTRL_RPC_OPEN, LITE_CTRL_RPC_CLOSE);
 
 const struct lite_member_ops lite_rpc_member_ops = {
 	.peer_down	= lite_rpc_peer_down,

@@ -853,18 +853,10 @@ static int lite_sync_serve_any(u16 src, u32 src_gen, u16 type,
 	return lite_sync_serve(src, src_gen, type, req, len, resp, resp_len);
 }
 
-static const u16 lite_sync_ctrl_types[] = {
-	LITE_CTRL_ATOMIC, LITE_CTRL_LOCK_CREATE, LITE_CTRL_LOCK_ASK,
-	LITE_CTRL_LOCK, LITE_CTRL_UNLOCK, LITE_CTRL_BARRIER, LITE_CTRL_WAKE,
-	LITE_CTRL_CTX_GONE, LITE_CTRL_LOCK_DESTROY,
-};
-
-const struct lite_ctrl_service lite_sync_ctrl_service = {
-	.name		= "sync",
-	.types		= lite_sync_ctrl_types,
-	.nr_types	= ARRAY_SIZE(lite_sync_ctrl_types),
-	.serve		= lite_sync_serve_any,
-};
+LITE_CTRL_SERVICE(lite_sync_ctrl_service, lite_sync_serve_any,
+		  LITE_CTRL_ATOMIC, LITE_CTRL_LOCK_CREATE, LITE_CTRL_LOCK_ASK,
+		  LITE_CTRL_LOCK, LITE_CTRL_UNLOCK, LITE_CTRL_BARRIER,
+		  LITE_CTRL_WAKE, LITE_CTRL_CTX_GONE, LITE_CTRL_LOCK_DESTROY);
 
 const struct lite_member_ops lite_sync_member_ops = {
 	.peer_down	= lite_sync_peer_down,
