@@ -74,7 +74,7 @@ mb_ensure_lite() {
 	[ "$AE_DRY_RUN" = 1 ] && return 0
 	for h in "${INV_NODES[@]}"; do
 		out=$(ae_ssh "$h" "$(lite_status_cmd "$h")" 2>/dev/null) || out=""
-		if ! grep -q "nodes=$n " <<<"$out"; then
+		if ! grep -q "nodes=$n " <<<"$out" || grep -q '^manager=lost' <<<"$out"; then
 			ae_log "LITE is not installed on every node: installing"
 			lite_install
 			return

@@ -223,7 +223,8 @@ chk_judge_module() {
 # The detail ends with /dev/lite's mode and group (dev=0660:lite).
 # Where debugfs is readable, its QPs too (lite/qps): one with a zero
 # destination MAC is a FAIL (a RoCE NIC sends nothing on it), one not
-# ready a WARN (being reconnected after an error; dmesg says which).
+# ready a WARN (being reconnected after an error; dmesg says which), a
+# lost manager connection a FAIL.
 chk_judge_lite() {
 	local h=$1 v n=${#INV_NODES[@]} dev qt="" qr="" qz="" qps=""
 	v=$(chk_fact "$h" lite) dev=$(chk_fact "$h" litedev)
@@ -237,6 +238,12 @@ chk_judge_lite() {
 	if [ "${qz:-0}" != 0 ] && [ "$v" != not-loaded ]; then
 		chk_row "$h" lite FAIL "$qz of $qt QPs send to the zero MAC 00:00:00:00:00:00 (a RoCE NIC drops what they send); $v" \
 			"the peer's next hop did not resolve: dmesg names it; check that the hosts reach each other's fabric_ip (ARP/ND) from the GID's net device"
+		return
+	fi
+	# lite-join --status's second line, manager=lost: ..., is a fact too.
+	if [ -n "$(chk_fact "$h" manager)" ]; then
+		chk_row "$h" lite FAIL "the manager connection is lost: no membership change reaches this node; $v" \
+			"lite-ae install rejoins every node; check that lite-manager runs on $INV_MANAGER"
 		return
 	fi
 	if [ -n "$qt" ] && [ "$qr" != "$qt" ] && [ "$v" != not-loaded ]; then
