@@ -152,27 +152,13 @@ static int pull(struct lgraph *lg, unsigned int s)
 	return lite_fence(GATHER_TIMEOUT_MS);
 }
 
-/* Push: the others' states are in the own LMR's slot @s: read it locally. */
-static int unpack(struct lgraph *lg, unsigned int s)
+/* Push: peer @q's state from the own LMR's slot, read into inbox. */
+static void unpack(struct lgraph *lg, struct peer *q)
 {
-	struct peer *q;
-	unsigned int p;
-	int ret;
-
-	ret = lite_read(lg->peers[lg->me].lh, s * lg->lmr_slot, lg->inbox,
-			lg->lmr_slot, PASSWORD, LITE_PRIO_NORMAL);
-	if (ret < 0)
-		return ret;
-	for (p = 0; p < lg->nodes; p++) {
-		q = &lg->peers[p];
-		if (p == lg->me)
-			continue;
-		memcpy(q->head, (char *)lg->inbox + q->push_off, head_bytes(q));
-		memcpy(lg->rank_all + q->part.lo,
-		       (char *)lg->inbox + q->push_off + head_bytes(q),
-		       (q->part.hi - q->part.lo) * sizeof(double));
-	}
-	return 0;
+	memcpy(q->head, (char *)lg->inbox + q->push_off, head_bytes(q));
+	memcpy(lg->rank_all + q->part.lo,
+	       (char *)lg->inbox + q->push_off + head_bytes(q),
+	       (q->part.hi - q->part.lo) * sizeof(double));
 }
 
 /*
@@ -185,13 +171,21 @@ static int gather(struct lgraph *lg, unsigned int s, uint64_t iter)
 	unsigned int p;
 	int ret;
 
-	ret = lg->o.push ? unpack(lg, s) : pull(lg, s);
+	/* Push: the others' states are in the own LMR's slot @s, at hand. */
+	if (lg->o.push)
+		ret = lite_read(lg->peers[lg->me].lh, s * lg->lmr_slot,
+				lg->inbox, lg->lmr_slot, PASSWORD,
+				LITE_PRIO_NORMAL);
+	else
+		ret = pull(lg, s);
 	if (ret < 0)
 		return ret;
 	for (p = 0; p < lg->nodes; p++) {
 		q = &lg->peers[p];
 		if (p == lg->me)
 			continue;
+		if (lg->o.push)
+			unpack(lg, q);
 		if (slot_iter(q->head) != iter) {
 			fprintf(stderr, "%s: node %u's state in slot %u is of iteration %llu, not %llu: did a barrier of another run of this user's (or an interrupted one) cross ours?\n",
 				prog, p + 1, s,
@@ -242,6 +236,15 @@ static int scatter(struct lgraph *lg, unsigned int s, uint64_t iter)
 	return 0;
 }
 
+/* lite_barrier of the run's nodes, or exit naming @what. */
+static void barrier(const struct lgraph *lg, const char *what)
+{
+	int ret = lite_barrier(lg->nodes);
+
+	if (ret < 0)
+		die(what, ret);
+}
+
 /*
  * Allocate and publish the own LMR, map everyone else's, and put state 0
  * in slot 0 (pull: before the first barrier, which then says every node
@@ -270,9 +273,7 @@ static void setup(struct lgraph *lg)
 		if (ret < 0)
 			die("write slot 0", ret);
 	}
-	ret = lite_barrier(lg->nodes);
-	if (ret < 0)
-		die("lite_barrier (start)", ret);
+	barrier(lg, "lite_barrier (start)");
 
 	for (p = 0; p < lg->nodes; p++) {
 		if (p == lg->me)
@@ -301,9 +302,7 @@ static void setup(struct lgraph *lg)
 		ret = scatter(lg, 0, 0);
 		if (ret < 0)
 			die("push slot 0", ret);
-		ret = lite_barrier(lg->nodes);
-		if (ret < 0)
-			die("lite_barrier (state 0)", ret);
+		barrier(lg, "lite_barrier (state 0)");
 	}
 }
 
@@ -375,9 +374,7 @@ int main(int argc, char **argv)
 		if (ret < 0)
 			die("scatter", ret);
 		t3 = now_ns();
-		ret = lite_barrier(lg.nodes);
-		if (ret < 0)
-			die("lite_barrier", ret);
+		barrier(&lg, "lite_barrier");
 		t4 = now_ns();
 		sum[0] += t1 - t0;
 		sum[1] += t2 - t1;
@@ -394,9 +391,7 @@ int main(int argc, char **argv)
 	ret = gather(&lg, lg.o.iters % 2, lg.o.iters);
 	if (ret < 0)
 		die("gather (final)", ret);
-	ret = lite_barrier(lg.nodes);
-	if (ret < 0)
-		die("lite_barrier (end)", ret);
+	barrier(&lg, "lite_barrier (end)");
 
 	pr_result(stdout, &lg.o, &lg.g, lg.nodes, build_s,
 		  ms(total) / lg.o.iters, lg.rank_all);
