@@ -245,6 +245,31 @@ static void barrier(const struct lgraph *lg, const char *what)
 		die(what, ret);
 }
 
+/* Map the LMR node @p + 1 published (@perm), and check it is this run's. */
+static void map_peer(struct lgraph *lg, unsigned int p, unsigned int perm)
+{
+	struct peer *q = &lg->peers[p];
+	unsigned int node = p + 1;
+	uint64_t size;
+	int ret;
+
+	ret = lite_ask(node, lg->o.id + node, perm, PASSWORD);
+	if (ret < 0) {
+		fprintf(stderr, "%s: lite_ask node %u id %#llx: %s\n",
+			prog, node, (unsigned long long)(lg->o.id + node),
+			strerror(-ret));
+		exit(1);
+	}
+	q->lh = ret;
+	size = app_lmr_size(q->lh);
+	if (size < 2 * lmr_slot_of(lg, q)) {
+		fprintf(stderr, "%s: node %u's LMR has %llu bytes, not %llu: another graph, node count or mode?\n",
+			prog, node, (unsigned long long)size,
+			(unsigned long long)(2 * lmr_slot_of(lg, q)));
+		exit(1);
+	}
+}
+
 /*
  * Allocate and publish the own LMR, map everyone else's, and put state 0
  * in slot 0 (pull: before the first barrier, which then says every node
@@ -254,8 +279,7 @@ static void setup(struct lgraph *lg)
 {
 	unsigned int perm = lg->o.push ? LITE_PERM_WRITE : LITE_PERM_READ;
 	struct peer *own = &lg->peers[lg->me];
-	unsigned int p, node;
-	uint64_t size;
+	unsigned int p;
 	int ret;
 
 	ret = lite_alloc(lg->me + 1, 2 * lg->lmr_slot, 0, PASSWORD);
@@ -275,29 +299,9 @@ static void setup(struct lgraph *lg)
 	}
 	barrier(lg, "lite_barrier (start)");
 
-	for (p = 0; p < lg->nodes; p++) {
-		if (p == lg->me)
-			continue;
-		node = p + 1;
-		ret = lite_ask(node, lg->o.id + node, perm, PASSWORD);
-		if (ret < 0) {
-			fprintf(stderr, "%s: lite_ask node %u id %#llx: %s\n",
-				prog, node,
-				(unsigned long long)(lg->o.id + node),
-				strerror(-ret));
-			exit(1);
-		}
-		lg->peers[p].lh = ret;
-		ret = lite_lmr_info(lg->peers[p].lh, NULL, &size, NULL);
-		if (ret < 0)
-			die("lite_lmr_info", ret);
-		if (size < 2 * lmr_slot_of(lg, &lg->peers[p])) {
-			fprintf(stderr, "%s: node %u's LMR has %llu bytes, not %llu: another graph, node count or mode?\n",
-				prog, node, (unsigned long long)size,
-				(unsigned long long)(2 * lmr_slot_of(lg, &lg->peers[p])));
-			exit(1);
-		}
-	}
+	for (p = 0; p < lg->nodes; p++)
+		if (p != lg->me)
+			map_peer(lg, p, perm);
 	if (lg->o.push) {
 		ret = scatter(lg, 0, 0);
 		if (ret < 0)
