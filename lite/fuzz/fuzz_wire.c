@@ -243,33 +243,42 @@ static void fuzz_rpc(struct input *in)
 	free(hdr);
 }
 
-static void fuzz_welcome(const struct lite_msg_welcome *w, unsigned int k)
+/* What a node checks the manager's payloads against: itself. */
+struct mgr_ctx {
+	u16		self;	/* its id */
+	unsigned int	k;	/* the QPs per peer it asked for */
+	u8		link;	/* its link layer */
+};
+
+static void fuzz_welcome(const void *body, const struct mgr_ctx *c)
 {
+	const struct lite_msg_welcome *w = body;
 	u16 id = le16_to_cpu(w->node_id);
 
-	if (lite_check_mgr_welcome(w, k))
+	if (lite_check_mgr_welcome(w, c->k))
 		return;
 	check(id && id < LITE_MAX_NODES);
-	check(le16_to_cpu(w->qps_per_peer) == k);
+	check(le16_to_cpu(w->qps_per_peer) == c->k);
 	check(le32_to_cpu(w->generation));
 }
 
 /* lite_handle_peer_up() indexes the peer table with the id. */
-static void fuzz_peer_up(const struct lite_msg_peer_up *up, u16 self, u8 link)
+static void fuzz_peer_up(const void *body, const struct mgr_ctx *c)
 {
+	const struct lite_msg_peer_up *up = body;
 	/* Our own address: the link layer fuzzed, the GID type follows. */
 	struct lite_port_addr addr = {
-		.link_layer	= link,
-		.gid_type	= link == LITE_LINK_IB ? LITE_GID_IB :
-						 LITE_GID_ROCE_V2,
+		.link_layer	= c->link,
+		.gid_type	= c->link == LITE_LINK_IB ? LITE_GID_IB :
+						    LITE_GID_ROCE_V2,
 	};
 	u16 id = le16_to_cpu(up->node_id);
 
-	if (lite_check_mgr_peer_up(up, self, &addr))
+	if (lite_check_mgr_peer_up(up, c->self, &addr))
 		return;
-	check(id && id < LITE_MAX_NODES && id != self);
+	check(id && id < LITE_MAX_NODES && id != c->self);
 	check(le32_to_cpu(up->generation));
-	check(up->addr.link_layer == link);
+	check(up->addr.link_layer == c->link);
 	check(up->addr.gid_type == addr.gid_type && up->addr.rd_atom);
 	check(up->addr.mtu >= IB_MTU_256 && up->addr.mtu <= IB_MTU_4096);
 	check(!up->reserved && !up->addr.reserved[0] && !up->addr.reserved[1]);
@@ -277,16 +286,16 @@ static void fuzz_peer_up(const struct lite_msg_peer_up *up, u16 self, u8 link)
 }
 
 /* lite_peer_take_qp_info() reads the SET entries of K and connects QPs with them. */
-static void fuzz_qp_info(const struct lite_msg_qp_info *q, u16 self,
-			 unsigned int k)
+static void fuzz_qp_info(const void *body, const struct mgr_ctx *c)
 {
+	const struct lite_msg_qp_info *q = body;
 	u16 src = le16_to_cpu(q->src_node);
 	unsigned int i, n = le16_to_cpu(q->nr_qps);
 
-	if (lite_check_mgr_qp_info(q, self, k))
+	if (lite_check_mgr_qp_info(q, c->self, c->k))
 		return;
-	check(src && src < LITE_MAX_NODES && src != self);
-	check(n == k && n >= 1 && n <= LITE_MAX_QPS_PER_PEER);
+	check(src && src < LITE_MAX_NODES && src != c->self);
+	check(n == c->k && n >= 1 && n <= LITE_MAX_QPS_PER_PEER);
 	check(!q->reserved);
 	for (i = 0; i < LITE_MAX_QPS_PER_PEER; i++) {
 		const struct lite_qp_endpoint *e = &q->qp[i];
@@ -299,57 +308,63 @@ static void fuzz_qp_info(const struct lite_msg_qp_info *q, u16 self,
 	}
 }
 
-static void fuzz_peer_down(const struct lite_msg_peer_down *d, u16 self)
+static void fuzz_peer_down(const void *body, const struct mgr_ctx *c)
 {
+	const struct lite_msg_peer_down *d = body;
 	u16 id = le16_to_cpu(d->node_id);
 
-	if (lite_check_mgr_peer_down(d, self))
+	if (lite_check_mgr_peer_down(d, c->self))
 		return;
-	check(id && id < LITE_MAX_NODES && id != self);
+	check(id && id < LITE_MAX_NODES && id != c->self);
 	check(!d->reserved);
 }
 
-static u32 mgr_size(u16 type)
+/*
+ * Indexed by every type lite_check_mgr_hdr() accepts: the valid payload
+ * the input is XORed onto, and its check. REJECT's reason and
+ * CHALLENGE's nonce have neither: any will do (the node only signs the
+ * nonce back).
+ */
+static const struct {
+	const void	*valid;
+	void		(*fuzz)(const void *body, const struct mgr_ctx *c);
+} mgr_body[LITE_MSG_CHALLENGE + 1] = {
+	[LITE_MSG_WELCOME]	= { &valid_wel, fuzz_welcome },
+	[LITE_MSG_PEER_UP]	= { &valid_up, fuzz_peer_up },
+	[LITE_MSG_PEER_DOWN]	= { &valid_down, fuzz_peer_down },
+	[LITE_MSG_QP_INFO]	= { &valid_qpi, fuzz_qp_info },
+};
+
+/* The payload of @type, @len bytes from the input, and its check. */
+static void fuzz_mgr_body(struct input *in, u16 type, u32 len,
+			  const struct mgr_ctx *c)
 {
-	switch (type) {
-	case LITE_MSG_WELCOME:
-		return sizeof(struct lite_msg_welcome);
-	case LITE_MSG_REJECT:
-		return sizeof(struct lite_msg_reject);
-	case LITE_MSG_PEER_UP:
-		return sizeof(struct lite_msg_peer_up);
-	case LITE_MSG_PEER_DOWN:
-		return sizeof(struct lite_msg_peer_down);
-	case LITE_MSG_CHALLENGE:
-		return sizeof(struct lite_msg_challenge);
-	default:
-		return sizeof(struct lite_msg_qp_info);
-	}
+	const void *valid = mgr_body[type].valid;
+	void *body = take_msg(in, len, valid, valid ? len : 0);
+
+	if (mgr_body[type].fuzz)
+		mgr_body[type].fuzz(body, c);
+	free(body);
 }
 
 /* A header, then the payload it announces, then that payload's check. */
 static void fuzz_mgr(struct input *in)
 {
-	/* Indexed by every type lite_check_mgr_hdr() accepts. */
-	static const void *valid_body[LITE_MSG_CHALLENGE + 1] = {
-		[LITE_MSG_WELCOME]	= &valid_wel,
-		[LITE_MSG_PEER_UP]	= &valid_up,
-		[LITE_MSG_PEER_DOWN]	= &valid_down,
-		[LITE_MSG_QP_INFO]	= &valid_qpi,
-	};
-	u16 self = take(in, 2, SELF), type = 0;
-	unsigned int k = take(in, 1, K);
-	u8 link = take(in, 1, LITE_LINK_ETHERNET);
 	struct lite_msg_hdr *hdr = calloc(1, sizeof(*hdr));
+	struct mgr_ctx c;
+	u16 type = 0;
 	u32 len = 0;
-	void *body;
 
+	c.self = take(in, 2, SELF);
+	c.k = take(in, 1, K);
+	c.link = take(in, 1, LITE_LINK_ETHERNET);
 	/* Field by field: the length is XORed onto the one for the type. */
 	check(hdr);
 	hdr->magic = cpu_to_le32(take(in, 4, LITE_PROTO_MAGIC));
 	hdr->version = cpu_to_le16(take(in, 2, LITE_PROTO_VERSION));
 	hdr->type = cpu_to_le16(take(in, 2, LITE_MSG_QP_INFO));
-	hdr->length = cpu_to_le32(take(in, 4, mgr_size(le16_to_cpu(hdr->type))));
+	hdr->length = cpu_to_le32(take(in, 4,
+				       valid_mgr_len(le16_to_cpu(hdr->type))));
 	hdr->reserved = cpu_to_le32(take(in, 4, 0));
 	if (lite_check_mgr_hdr(hdr, &type, &len)) {
 		free(hdr);
@@ -360,34 +375,37 @@ static void fuzz_mgr(struct input *in)
 	check(le16_to_cpu(hdr->version) == LITE_PROTO_VERSION && !hdr->reserved);
 	check(type >= LITE_MSG_WELCOME && type <= LITE_MSG_CHALLENGE);
 	check(len == le32_to_cpu(hdr->length) && len <= LITE_MSG_MAX_PAYLOAD);
+	check(len == valid_mgr_len(type));
 	free(hdr);
-	body = take_msg(in, len, valid_body[type], valid_body[type] ? len : 0);
-	switch (type) {
-	case LITE_MSG_WELCOME:
-		check(len == sizeof(struct lite_msg_welcome));
-		fuzz_welcome(body, k);
-		break;
-	case LITE_MSG_REJECT:
-		check(len == sizeof(struct lite_msg_reject));
-		break;
-	case LITE_MSG_PEER_UP:
-		check(len == sizeof(struct lite_msg_peer_up));
-		fuzz_peer_up(body, self, link);
-		break;
-	case LITE_MSG_PEER_DOWN:
-		check(len == sizeof(struct lite_msg_peer_down));
-		fuzz_peer_down(body, self);
-		break;
-	case LITE_MSG_QP_INFO:
-		check(len == sizeof(struct lite_msg_qp_info));
-		fuzz_qp_info(body, self, k);
-		break;
-	case LITE_MSG_CHALLENGE:
-		/* Any nonce will do: the node only signs it back. */
-		check(len == sizeof(struct lite_msg_challenge));
-		break;
-	}
-	free(body);
+	fuzz_mgr_body(in, type, len, &c);
+}
+
+/*
+ * A payload alone, for each of its picks: its type, and how many input
+ * bytes give our id, K and the link layer, in that order (0: its check
+ * takes none).
+ */
+struct body_pick {
+	u16	type;
+	u8	self_bytes, k_bytes, link_bytes;
+};
+
+static const struct body_pick body_picks[] = {
+	[PICK_WELCOME - PICK_WELCOME]	= { LITE_MSG_WELCOME, 0, 2, 0 },
+	[PICK_PEER_UP - PICK_WELCOME]	= { LITE_MSG_PEER_UP, 2, 0, 1 },
+	[PICK_QP_INFO - PICK_WELCOME]	= { LITE_MSG_QP_INFO, 2, 1, 0 },
+	[PICK_PEER_DOWN - PICK_WELCOME]	= { LITE_MSG_PEER_DOWN, 2, 0, 0 },
+};
+
+static void fuzz_body_alone(struct input *in, const struct body_pick *p)
+{
+	struct mgr_ctx c;
+
+	/* One after the other: the input's order. */
+	c.self = take(in, p->self_bytes, SELF);
+	c.k = take(in, p->k_bytes, K);
+	c.link = take(in, p->link_bytes, LITE_LINK_ETHERNET);
+	fuzz_mgr_body(in, p->type, valid_mgr_len(p->type), &c);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -395,14 +413,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct input in = { data, size, false };
-	unsigned int pick = take(&in, 1, 0), k;
-	u16 self;
+	unsigned int pick = take(&in, 1, 0);
 	u32 len;
-	u8 link;
 	void *msg;
 
 	in.raw = pick & PICK_RAW;
-	switch ((pick & ~PICK_RAW) % NR_PICKS) {
+	pick = (pick & ~PICK_RAW) % NR_PICKS;
+	switch (pick) {
 	case PICK_CTRL:
 		fuzz_ctrl(&in);
 		break;
@@ -422,34 +439,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_mgr(&in);
 		break;
 	case PICK_WELCOME:
-		k = take(&in, 2, K);
-		msg = take_msg(&in, sizeof(valid_wel), &valid_wel,
-			       sizeof(valid_wel));
-		fuzz_welcome(msg, k);
-		free(msg);
-		break;
 	case PICK_PEER_UP:
-		self = take(&in, 2, SELF);
-		link = take(&in, 1, LITE_LINK_ETHERNET);
-		msg = take_msg(&in, sizeof(valid_up), &valid_up,
-			       sizeof(valid_up));
-		fuzz_peer_up(msg, self, link);
-		free(msg);
-		break;
 	case PICK_QP_INFO:
-		self = take(&in, 2, SELF);
-		k = take(&in, 1, K);
-		msg = take_msg(&in, sizeof(valid_qpi), &valid_qpi,
-			       sizeof(valid_qpi));
-		fuzz_qp_info(msg, self, k);
-		free(msg);
-		break;
 	case PICK_PEER_DOWN:
-		self = take(&in, 2, SELF);
-		msg = take_msg(&in, sizeof(valid_down), &valid_down,
-			       sizeof(valid_down));
-		fuzz_peer_down(msg, self);
-		free(msg);
+		fuzz_body_alone(&in, &body_picks[pick - PICK_WELCOME]);
 		break;
 	}
 	return 0;

@@ -44,6 +44,23 @@ static void expect_val(const char *name, unsigned long long want,
 	}
 }
 
+/*
+ * @check(@type, @len) accepts exactly @len bytes: not one more, not one
+ * less. @fmt names each case from the type and the length it tries.
+ */
+static void expect_len(const char *fmt, u16 type, u32 len,
+		       int (*check)(u16 type, u32 len))
+{
+	static const int delta[] = { 0, 1, -1 };
+	char name[80];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(delta); i++) {
+		snprintf(name, sizeof(name), fmt, type, len + delta[i]);
+		expect(name, delta[i] ? -EPROTO : 0, check(type, len + delta[i]));
+	}
+}
+
 /* ---- control messages ---------------------------------------------------- */
 
 /* A header and room for the largest payload, as a receive buffer holds. */
@@ -157,15 +174,8 @@ static void test_ctrl_len(void)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(req); i++) {
-		snprintf(name, sizeof(name), "ctrl len: type %u request, %u bytes",
-			 req[i].type, req[i].len);
-		expect(name, 0, lite_check_ctrl_len(req[i].type, req[i].len));
-		snprintf(name, sizeof(name), "ctrl len: type %u request, %u bytes",
-			 req[i].type, req[i].len + 1);
-		expect(name, -EPROTO, lite_check_ctrl_len(req[i].type, req[i].len + 1));
-		snprintf(name, sizeof(name), "ctrl len: type %u request, %u bytes",
-			 req[i].type, req[i].len - 1);
-		expect(name, -EPROTO, lite_check_ctrl_len(req[i].type, req[i].len - 1));
+		expect_len("ctrl len: type %u request, %u bytes", req[i].type,
+			   req[i].len, lite_check_ctrl_len);
 		snprintf(name, sizeof(name), "ctrl len: type %u failed response, 0 bytes",
 			 req[i].type);
 		expect(name, 0, lite_check_ctrl_len(LITE_CTRL_RESP | req[i].type, 0));
@@ -373,32 +383,13 @@ static int mgr_hdr(u16 type, u32 len)
 
 static void test_mgr_hdr(void)
 {
-	static const struct {
-		u16 type;
-		u32 len;
-	} ok[] = {
-		{ LITE_MSG_WELCOME,	sizeof(struct lite_msg_welcome) },
-		{ LITE_MSG_REJECT,	sizeof(struct lite_msg_reject) },
-		{ LITE_MSG_PEER_UP,	sizeof(struct lite_msg_peer_up) },
-		{ LITE_MSG_PEER_DOWN,	sizeof(struct lite_msg_peer_down) },
-		{ LITE_MSG_QP_INFO,	sizeof(struct lite_msg_qp_info) },
-		{ LITE_MSG_CHALLENGE,	sizeof(struct lite_msg_challenge) },
-	};
 	struct lite_msg_hdr h = valid_mgr_hdr(LITE_MSG_QP_INFO,
 					      sizeof(struct lite_msg_qp_info));
-	u16 type = 0;
+	u16 t, type = 0;
 	u32 len = 0;
-	char name[80];
-	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(ok); i++) {
-		snprintf(name, sizeof(name), "mgr: type %u, %u bytes", ok[i].type, ok[i].len);
-		expect(name, 0, mgr_hdr(ok[i].type, ok[i].len));
-		snprintf(name, sizeof(name), "mgr: type %u, %u bytes", ok[i].type, ok[i].len + 1);
-		expect(name, -EPROTO, mgr_hdr(ok[i].type, ok[i].len + 1));
-		snprintf(name, sizeof(name), "mgr: type %u, %u bytes", ok[i].type, ok[i].len - 1);
-		expect(name, -EPROTO, mgr_hdr(ok[i].type, ok[i].len - 1));
-	}
+	for (t = LITE_MSG_WELCOME; t <= LITE_MSG_CHALLENGE; t++)
+		expect_len("mgr: type %u, %u bytes", t, valid_mgr_len(t), mgr_hdr);
 	expect("mgr: QP_INFO header", 0, lite_check_mgr_hdr(&h, &type, &len));
 	expect_val("mgr: QP_INFO header: type", LITE_MSG_QP_INFO, type);
 	expect_val("mgr: QP_INFO header: length", LITE_MSG_MAX_PAYLOAD, len);

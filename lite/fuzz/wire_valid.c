@@ -61,6 +61,24 @@ struct lite_msg_hdr valid_mgr_hdr(u16 type, u32 len)
 	return h;
 }
 
+u32 valid_mgr_len(u16 type)
+{
+	switch (type) {
+	case LITE_MSG_WELCOME:
+		return sizeof(struct lite_msg_welcome);
+	case LITE_MSG_REJECT:
+		return sizeof(struct lite_msg_reject);
+	case LITE_MSG_PEER_UP:
+		return sizeof(struct lite_msg_peer_up);
+	case LITE_MSG_PEER_DOWN:
+		return sizeof(struct lite_msg_peer_down);
+	case LITE_MSG_CHALLENGE:
+		return sizeof(struct lite_msg_challenge);
+	default:	/* QP_INFO, and any type a node never receives */
+		return sizeof(struct lite_msg_qp_info);
+	}
+}
+
 struct lite_msg_welcome valid_welcome(void)
 {
 	struct lite_msg_welcome w = {

@@ -29,6 +29,13 @@ void valid_lmr_desc(struct lite_lmr_desc *d, size_t room, u64 size, u8 shift,
 struct lite_rpc_hdr valid_rpc_hdr(u32 plen);
 /* A header of the manager's, of @type with @len payload bytes. */
 struct lite_msg_hdr valid_mgr_hdr(u16 type, u32 len);
+/*
+ * The payload length of each manager message type a node receives
+ * (LITE_MSG_WELCOME .. LITE_MSG_CHALLENGE), written out here rather than
+ * taken from wire_check.c, which is what it checks. Any other type gets
+ * the largest (QP_INFO's): where a fuzzed header's length starts from.
+ */
+u32 valid_mgr_len(u16 type);
 /* The manager's messages to SELF about node 2. */
 struct lite_msg_welcome valid_welcome(void);
 struct lite_msg_peer_up valid_peer_up(void);

@@ -19,9 +19,10 @@
 #include "../include/uapi/lite.h"
 #include "../lib/lite.h"
 
-static void usage(FILE *out)
+/* The usage, on stdout for --help (@status 0), else on stderr; exits. */
+static void __attribute__((noreturn)) usage(int status)
 {
-	fprintf(out,
+	fprintf(status ? stderr : stdout,
 		"usage: lite-join [-p PORT] [-i IB_PORT] [-k KEY_FILE] MANAGER_ADDR\n"
 		"       lite-join --status [--wait N] [--timeout SECS]\n"
 		"\n"
@@ -37,6 +38,7 @@ static void usage(FILE *out)
 		"  -t, --timeout SECS   limit for --wait (default 60)\n"
 		"  -h, --help           this text\n",
 		LITE_PROTO_DEFAULT_PORT, LITE_KEY_FILE);
+	exit(status);
 }
 
 static unsigned long parse_num(const char *s, const char *what, unsigned long max)
@@ -135,17 +137,13 @@ int main(int argc, char **argv)
 			timeout = parse_num(optarg, "timeout", 86400);
 			break;
 		case 'h':
-			usage(stdout);
-			return 0;
+			usage(0);
 		default:
-			usage(stderr);
-			return 2;
+			usage(2);
 		}
 	}
-	if (status ? optind != argc : optind != argc - 1) {
-		usage(stderr);
-		return 2;
-	}
+	if (status ? optind != argc : optind != argc - 1)
+		usage(2);
 	fd = open("/dev/" LITE_DEV_NAME, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		perror("lite-join: /dev/" LITE_DEV_NAME " (is lite.ko loaded?)");

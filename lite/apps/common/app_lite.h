@@ -41,6 +41,17 @@ static inline unsigned int app_node_index(unsigned int *nodes)
 	return id - 1;
 }
 
+/* The size of the LMR @lh names; exits when LITE cannot say. */
+static inline uint64_t app_lmr_size(int lh)
+{
+	uint64_t size;
+	int ret = lite_lmr_info(lh, NULL, &size, NULL);
+
+	if (ret < 0)
+		die("lite_lmr_info", ret);
+	return size;
+}
+
 /*
  * Post writes (@write) or reads of @size bytes at @off from or into @buf,
  * in pieces of at most @window bytes (LITE_ASYNC_MAX_SIZE at most). When

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * What the applications' programs share (lite-graph, lite-mapreduce and
- * their baselines): the error exit, the clock and the seeded generator.
+ * their baselines): the error exit, option numbers, the clock and the
+ * seeded generator.
  * Header only, so that programs without liblite (the MPI baselines, the
  * references) include it as they are. Each program defines prog.
  */
 #ifndef APP_UTIL_H
 #define APP_UTIL_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +31,25 @@ static inline void die(const char *what, int err)
 	else
 		fprintf(stderr, "%s: %s\n", prog, what);
 	exit(1);
+}
+
+/*
+ * @s as a number of @lo .. @hi (strtoull's base 0: 0x hex, 0 octal) in
+ * *@v: 0, or -1 when it is not one (a sign, anything after the digits,
+ * out of range) and *@v is untouched.
+ */
+static inline int app_num(const char *s, uint64_t lo, uint64_t hi,
+			  uint64_t *v)
+{
+	unsigned long long n;
+	char *end;
+
+	errno = 0;
+	n = strtoull(s, &end, 0);
+	if (errno || end == s || *end || *s == '-' || n < lo || n > hi)
+		return -1;
+	*v = n;
+	return 0;
 }
 
 /* CLOCK_MONOTONIC in nanoseconds. */

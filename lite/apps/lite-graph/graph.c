@@ -257,12 +257,9 @@ static unsigned long graph_arg(const char *s, const char *name,
 			       unsigned long min, unsigned long max,
 			       const char *usage)
 {
-	unsigned long v;
-	char *end;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || end == s || *end || *s == '-' || v < min || v > max) {
+	if (app_num(s, min, max, &v)) {
 		fprintf(stderr, "%s: %s must be a number in %lu..%lu, not '%s'\n%s",
 			prog, name, min, max, s, usage);
 		exit(2);

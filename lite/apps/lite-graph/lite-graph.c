@@ -152,27 +152,13 @@ static int pull(struct lgraph *lg, unsigned int s)
 	return lite_fence(GATHER_TIMEOUT_MS);
 }
 
-/* Push: the others' states are in the own LMR's slot @s: read it locally. */
-static int unpack(struct lgraph *lg, unsigned int s)
+/* Push: peer @q's state from the own LMR's slot, read into inbox. */
+static void unpack(struct lgraph *lg, struct peer *q)
 {
-	struct peer *q;
-	unsigned int p;
-	int ret;
-
-	ret = lite_read(lg->peers[lg->me].lh, s * lg->lmr_slot, lg->inbox,
-			lg->lmr_slot, PASSWORD, LITE_PRIO_NORMAL);
-	if (ret < 0)
-		return ret;
-	for (p = 0; p < lg->nodes; p++) {
-		q = &lg->peers[p];
-		if (p == lg->me)
-			continue;
-		memcpy(q->head, (char *)lg->inbox + q->push_off, head_bytes(q));
-		memcpy(lg->rank_all + q->part.lo,
-		       (char *)lg->inbox + q->push_off + head_bytes(q),
-		       (q->part.hi - q->part.lo) * sizeof(double));
-	}
-	return 0;
+	memcpy(q->head, (char *)lg->inbox + q->push_off, head_bytes(q));
+	memcpy(lg->rank_all + q->part.lo,
+	       (char *)lg->inbox + q->push_off + head_bytes(q),
+	       (q->part.hi - q->part.lo) * sizeof(double));
 }
 
 /*
@@ -185,13 +171,21 @@ static int gather(struct lgraph *lg, unsigned int s, uint64_t iter)
 	unsigned int p;
 	int ret;
 
-	ret = lg->o.push ? unpack(lg, s) : pull(lg, s);
+	/* Push: the others' states are in the own LMR's slot @s, at hand. */
+	if (lg->o.push)
+		ret = lite_read(lg->peers[lg->me].lh, s * lg->lmr_slot,
+				lg->inbox, lg->lmr_slot, PASSWORD,
+				LITE_PRIO_NORMAL);
+	else
+		ret = pull(lg, s);
 	if (ret < 0)
 		return ret;
 	for (p = 0; p < lg->nodes; p++) {
 		q = &lg->peers[p];
 		if (p == lg->me)
 			continue;
+		if (lg->o.push)
+			unpack(lg, q);
 		if (slot_iter(q->head) != iter) {
 			fprintf(stderr, "%s: node %u's state in slot %u is of iteration %llu, not %llu: did a barrier of another run of this user's (or an interrupted one) cross ours?\n",
 				prog, p + 1, s,
@@ -242,6 +236,40 @@ static int scatter(struct lgraph *lg, unsigned int s, uint64_t iter)
 	return 0;
 }
 
+/* lite_barrier of the run's nodes, or exit naming @what. */
+static void barrier(const struct lgraph *lg, const char *what)
+{
+	int ret = lite_barrier(lg->nodes);
+
+	if (ret < 0)
+		die(what, ret);
+}
+
+/* Map the LMR node @p + 1 published (@perm), and check it is this run's. */
+static void map_peer(struct lgraph *lg, unsigned int p, unsigned int perm)
+{
+	struct peer *q = &lg->peers[p];
+	unsigned int node = p + 1;
+	uint64_t size;
+	int ret;
+
+	ret = lite_ask(node, lg->o.id + node, perm, PASSWORD);
+	if (ret < 0) {
+		fprintf(stderr, "%s: lite_ask node %u id %#llx: %s\n",
+			prog, node, (unsigned long long)(lg->o.id + node),
+			strerror(-ret));
+		exit(1);
+	}
+	q->lh = ret;
+	size = app_lmr_size(q->lh);
+	if (size < 2 * lmr_slot_of(lg, q)) {
+		fprintf(stderr, "%s: node %u's LMR has %llu bytes, not %llu: another graph, node count or mode?\n",
+			prog, node, (unsigned long long)size,
+			(unsigned long long)(2 * lmr_slot_of(lg, q)));
+		exit(1);
+	}
+}
+
 /*
  * Allocate and publish the own LMR, map everyone else's, and put state 0
  * in slot 0 (pull: before the first barrier, which then says every node
@@ -251,8 +279,7 @@ static void setup(struct lgraph *lg)
 {
 	unsigned int perm = lg->o.push ? LITE_PERM_WRITE : LITE_PERM_READ;
 	struct peer *own = &lg->peers[lg->me];
-	unsigned int p, node;
-	uint64_t size;
+	unsigned int p;
 	int ret;
 
 	ret = lite_alloc(lg->me + 1, 2 * lg->lmr_slot, 0, PASSWORD);
@@ -270,40 +297,16 @@ static void setup(struct lgraph *lg)
 		if (ret < 0)
 			die("write slot 0", ret);
 	}
-	ret = lite_barrier(lg->nodes);
-	if (ret < 0)
-		die("lite_barrier (start)", ret);
+	barrier(lg, "lite_barrier (start)");
 
-	for (p = 0; p < lg->nodes; p++) {
-		if (p == lg->me)
-			continue;
-		node = p + 1;
-		ret = lite_ask(node, lg->o.id + node, perm, PASSWORD);
-		if (ret < 0) {
-			fprintf(stderr, "%s: lite_ask node %u id %#llx: %s\n",
-				prog, node,
-				(unsigned long long)(lg->o.id + node),
-				strerror(-ret));
-			exit(1);
-		}
-		lg->peers[p].lh = ret;
-		ret = lite_lmr_info(lg->peers[p].lh, NULL, &size, NULL);
-		if (ret < 0)
-			die("lite_lmr_info", ret);
-		if (size < 2 * lmr_slot_of(lg, &lg->peers[p])) {
-			fprintf(stderr, "%s: node %u's LMR has %llu bytes, not %llu: another graph, node count or mode?\n",
-				prog, node, (unsigned long long)size,
-				(unsigned long long)(2 * lmr_slot_of(lg, &lg->peers[p])));
-			exit(1);
-		}
-	}
+	for (p = 0; p < lg->nodes; p++)
+		if (p != lg->me)
+			map_peer(lg, p, perm);
 	if (lg->o.push) {
 		ret = scatter(lg, 0, 0);
 		if (ret < 0)
 			die("push slot 0", ret);
-		ret = lite_barrier(lg->nodes);
-		if (ret < 0)
-			die("lite_barrier (state 0)", ret);
+		barrier(lg, "lite_barrier (state 0)");
 	}
 }
 
@@ -375,9 +378,7 @@ int main(int argc, char **argv)
 		if (ret < 0)
 			die("scatter", ret);
 		t3 = now_ns();
-		ret = lite_barrier(lg.nodes);
-		if (ret < 0)
-			die("lite_barrier", ret);
+		barrier(&lg, "lite_barrier");
 		t4 = now_ns();
 		sum[0] += t1 - t0;
 		sum[1] += t2 - t1;
@@ -394,9 +395,7 @@ int main(int argc, char **argv)
 	ret = gather(&lg, lg.o.iters % 2, lg.o.iters);
 	if (ret < 0)
 		die("gather (final)", ret);
-	ret = lite_barrier(lg.nodes);
-	if (ret < 0)
-		die("lite_barrier (end)", ret);
+	barrier(&lg, "lite_barrier (end)");
 
 	pr_result(stdout, &lg.o, &lg.g, lg.nodes, build_s,
 		  ms(total) / lg.o.iters, lg.rank_all);

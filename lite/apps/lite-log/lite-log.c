@@ -32,7 +32,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include <lite.h>
@@ -64,9 +63,9 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static int cmd_host(int argc, char **argv)
+static int cmd_host(char **argv)
 {
-	unsigned long secs = argc > 5 ? arg_ul(argv[5], "SECS", 86400) : 0;
+	unsigned long secs = argv[5] ? arg_ul(argv[5], "SECS", 86400) : 0;
 	uint64_t start = now_ns();
 	struct llog *log;
 
@@ -110,14 +109,11 @@ static int cmd_append(char **argv)
 	uint64_t n;
 	struct load l = {
 		.node = lite_node_id(),
-		.threads = arg_ul(argv[4], "THREADS", 256),
-		.records = arg_ul(argv[5], "RECORDS", LLOG_MAX_RECORDS),
-		.size = arg_ul(argv[6], "SIZE", LLOG_MAX_RECORD),
-		.sync_nodes = argv[7] ? arg_ul(argv[7], "NODES", 1024) : 0,
 		.arg = log, .open = log_open, .append = log_append,
 		.close = log_close,
 	};
 
+	load_args(&l, argv + 4, LLOG_MAX_RECORDS, LLOG_MAX_RECORD);
 	load_run(&l);
 	llog_phases(log, ms, &n);
 	printf("phases reserve_ms=%.3f write_ms=%.3f commit_ms=%.3f attempts=%" PRIu64 "\n",
@@ -135,15 +131,11 @@ static int check_one(void *arg, uint64_t seq, const void *rec, uint32_t len)
 static int cmd_verify(char **argv)
 {
 	struct llog *log = open_log(argv[2], argv[3]);
-	struct rec_check c = {
-		.nodes = arg_ul(argv[4], "NODES", 1023),
-		.threads = arg_ul(argv[5], "THREADS", 256),
-		.records = arg_ul(argv[6], "RECORDS", LLOG_MAX_RECORDS),
-		.size = arg_ul(argv[7], "SIZE", LLOG_MAX_RECORD),
-	};
+	struct rec_check c = { 0 };
 	uint64_t reserved;
 	int ret;
 
+	rec_check_args(&c, argv + 4, LLOG_MAX_RECORDS, LLOG_MAX_RECORD);
 	rec_check_init(&c);
 	ret = llog_reserved(log, &reserved);
 	if (ret < 0)
@@ -203,22 +195,16 @@ static int cmd_abandon(char **argv)
 
 int main(int argc, char **argv)
 {
-	const char *cmd = argc > 1 ? argv[1] : "";
+	static const struct log_cmd cmds[] = {
+		{ "host", "ID DATA_MB RECORDS [SECS]", 5, 6, cmd_host },
+		{ "append", "HOME ID THREADS RECORDS SIZE [NODES]", 7, 8,
+		  cmd_append },
+		{ "verify", "HOME ID NODES THREADS RECORDS SIZE", 8, 8,
+		  cmd_verify },
+		{ "scan", "HOME ID", 4, 4, cmd_scan },
+		{ "abandon", "HOME ID", 4, 4, cmd_abandon },
+		{ NULL }
+	};
 
-	if (!strcmp(cmd, "host") && (argc == 5 || argc == 6))
-		return cmd_host(argc, argv);
-	if (!strcmp(cmd, "append") && (argc == 7 || argc == 8))
-		return cmd_append(argv);
-	if (!strcmp(cmd, "verify") && argc == 8)
-		return cmd_verify(argv);
-	if (!strcmp(cmd, "scan") && argc == 4)
-		return cmd_scan(argv);
-	if (!strcmp(cmd, "abandon") && argc == 4)
-		return cmd_abandon(argv);
-	fprintf(stderr, "usage: lite-log host ID DATA_MB RECORDS [SECS]\n"
-		"       lite-log append HOME ID THREADS RECORDS SIZE [NODES]\n"
-		"       lite-log verify HOME ID NODES THREADS RECORDS SIZE\n"
-		"       lite-log scan HOME ID\n"
-		"       lite-log abandon HOME ID\n");
-	return 2;
+	return log_cmd_run(cmds, argc, argv);
 }

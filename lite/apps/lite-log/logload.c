@@ -157,6 +157,24 @@ void load_run(const struct load *l)
 	free(a);
 }
 
+void load_args(struct load *l, char **argv, unsigned long max_records,
+	       unsigned long max_size)
+{
+	l->threads = arg_ul(argv[0], "THREADS", 256);
+	l->records = arg_ul(argv[1], "RECORDS", max_records);
+	l->size = arg_ul(argv[2], "SIZE", max_size);
+	l->sync_nodes = argv[3] ? arg_ul(argv[3], "NODES", 1024) : 0;
+}
+
+void rec_check_args(struct rec_check *c, char **argv,
+		    unsigned long max_records, unsigned long max_size)
+{
+	c->nodes = arg_ul(argv[0], "NODES", 1023);
+	c->threads = arg_ul(argv[1], "THREADS", 256);
+	c->records = arg_ul(argv[2], "RECORDS", max_records);
+	c->size = arg_ul(argv[3], "SIZE", max_size);
+}
+
 void rec_check_init(struct rec_check *c)
 {
 	c->seen = calloc((uint64_t)c->nodes * c->threads * c->records + 1, 1);
@@ -217,4 +235,18 @@ int rec_check_done(struct rec_check *c)
 	fprintf(stderr, "%s: %" PRIu64 " of %" PRIu64 " records found (%" PRIu64 " holes)\n",
 		prog, c->found, want, c->holes);
 	return 1;
+}
+
+int log_cmd_run(const struct log_cmd *cmds, int argc, char **argv)
+{
+	const struct log_cmd *c;
+
+	for (c = cmds; argc > 1 && c->name; c++)
+		if (!strcmp(argv[1], c->name) && argc >= c->min_argc &&
+		    argc <= c->max_argc)
+			return c->run(argv);
+	for (c = cmds; c->name; c++)
+		fprintf(stderr, "%s%s %s %s\n", c == cmds ? "usage: " : "       ",
+			prog, c->name, c->args);
+	return 2;
 }

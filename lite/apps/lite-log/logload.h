@@ -48,6 +48,13 @@ struct load {
 	void		(*close)(void *h);
 };
 void load_run(const struct load *l);
+/*
+ * THREADS RECORDS SIZE [NODES] from @argv (NULL after the last) into @l,
+ * at most @max_records records of at most @max_size bytes; exits 1 on a
+ * bad one.
+ */
+void load_args(struct load *l, char **argv, unsigned long max_records,
+	       unsigned long max_size);
 
 /* The exactly-once check of records from nodes 1..nodes. */
 struct rec_check {
@@ -56,11 +63,31 @@ struct rec_check {
 	uint8_t		*seen;		/* per (node, thread, i) */
 	uint64_t	found, holes;
 };
+/* NODES THREADS RECORDS SIZE from @argv into @c, as load_args. */
+void rec_check_args(struct rec_check *c, char **argv,
+		    unsigned long max_records, unsigned long max_size);
 void rec_check_init(struct rec_check *c);
 /* One record (@rec NULL: a hole): 0, or 1 after saying what is wrong. */
 int rec_check_one(struct rec_check *c, uint64_t seq, const void *rec,
 		  uint32_t len);
 /* 0 when every expected record was found, else 1 after saying so. */
 int rec_check_done(struct rec_check *c);
+
+/*
+ * A program's command: its name, its arguments as usage shows them, the
+ * argc it takes (the program's name and the command's included) and what
+ * runs it.
+ */
+struct log_cmd {
+	const char	*name, *args;
+	int		min_argc, max_argc;
+	int		(*run)(char **argv);
+};
+/*
+ * Run the command of @cmds (ended by a NULL name) that argv[1] names and
+ * return its exit status; with no such command or another argc, print the
+ * usage of them all and return 2.
+ */
+int log_cmd_run(const struct log_cmd *cmds, int argc, char **argv);
 
 #endif /* LOGLOAD_H */

@@ -27,6 +27,9 @@
 /* The only key fig-app-log's redis-server lets us use (APPLOG_STREAM). */
 #define STREAM		"lite-log-bench"
 #define SCAN_BATCH	1000
+/* lite-log's limits (LLOG_MAX_RECORDS, LLOG_MAX_RECORD): the same loads. */
+#define MAX_RECORDS	(1UL << 24)
+#define MAX_SIZE	(64UL << 10)
 
 const char *prog = "redis-log";
 
@@ -85,14 +88,11 @@ static int cmd_append(char **argv)
 	struct server s = server_arg(argv);
 	struct load l = {
 		.node = arg_ul(argv[4], "NODE", 1023),
-		.threads = arg_ul(argv[5], "THREADS", 256),
-		.records = arg_ul(argv[6], "RECORDS", 1UL << 24),
-		.size = arg_ul(argv[7], "SIZE", 64UL << 10),
-		.sync_nodes = argv[8] ? arg_ul(argv[8], "NODES", 1024) : 0,
 		.arg = &s, .open = stream_open, .append = stream_append,
 		.close = stream_close,
 	};
 
+	load_args(&l, argv + 5, MAX_RECORDS, MAX_SIZE);
 	load_run(&l);
 	return 0;
 }
@@ -139,17 +139,14 @@ out:
 static int cmd_verify(char **argv)
 {
 	struct server s = server_arg(argv);
-	struct rec_check chk = {
-		.nodes = arg_ul(argv[4], "NODES", 1023),
-		.threads = arg_ul(argv[5], "THREADS", 256),
-		.records = arg_ul(argv[6], "RECORDS", 1UL << 24),
-		.size = arg_ul(argv[7], "SIZE", 64UL << 10),
-	};
-	redisContext *c = connect_to(&s);
+	struct rec_check chk = { 0 };
+	redisContext *c;
 	char after[64] = "-";
 	uint64_t seq = 0;
 	int n;
 
+	rec_check_args(&chk, argv + 4, MAX_RECORDS, MAX_SIZE);
+	c = connect_to(&s);
 	if (!c)
 		return 1;
 	rec_check_init(&chk);
@@ -184,16 +181,14 @@ static int cmd_reset(char **argv)
 
 int main(int argc, char **argv)
 {
-	const char *cmd = argc > 1 ? argv[1] : "";
+	static const struct log_cmd cmds[] = {
+		{ "append", "HOST PORT NODE THREADS RECORDS SIZE [NODES]", 8, 9,
+		  cmd_append },
+		{ "verify", "HOST PORT NODES THREADS RECORDS SIZE", 8, 8,
+		  cmd_verify },
+		{ "reset", "HOST PORT", 4, 4, cmd_reset },
+		{ NULL }
+	};
 
-	if (!strcmp(cmd, "append") && (argc == 8 || argc == 9))
-		return cmd_append(argv);
-	if (!strcmp(cmd, "verify") && argc == 8)
-		return cmd_verify(argv);
-	if (!strcmp(cmd, "reset") && argc == 4)
-		return cmd_reset(argv);
-	fprintf(stderr, "usage: redis-log append HOST PORT NODE THREADS RECORDS SIZE [NODES]\n"
-		"       redis-log verify HOST PORT NODES THREADS RECORDS SIZE\n"
-		"       redis-log reset HOST PORT\n");
-	return 2;
+	return log_cmd_run(cmds, argc, argv);
 }

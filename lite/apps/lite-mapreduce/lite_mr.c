@@ -141,12 +141,52 @@ static void *map_main(void *arg)
 	return NULL;
 }
 
+/*
+ * Map node @p + 1's control LMR and inbox (@perm), and check the control
+ * LMR is of this run: 0, or 1 after saying why not.
+ */
+static int map_peer(struct lite_mr *mr, unsigned int p, unsigned int perm)
+{
+	const struct lite_mr_conf *conf = &mr->c;
+	uint64_t size, tag;
+	int ret;
+
+	ret = lite_ask(p + 1, conf->id + 2 * p, perm, PASSWORD);
+	if (ret >= 0) {
+		mr->ctrl[p] = ret;
+		ret = lite_ask(p + 1, conf->id + 2 * p + 1, perm, PASSWORD);
+	}
+	if (ret < 0) {
+		fprintf(stderr, "%s: lite_ask node %u: %s\n", prog, p + 1,
+			strerror(-ret));
+		exit(1);
+	}
+	mr->inbox[p] = ret;
+	size = app_lmr_size(mr->ctrl[p]);
+	if (size != mr->ctrl_bytes) {
+		fprintf(stderr, "%s: node %u's control LMR has %llu bytes, not %llu: another node count?\n",
+			prog, p + 1, (unsigned long long)size,
+			(unsigned long long)mr->ctrl_bytes);
+		return 1;
+	}
+	ret = lite_read(mr->ctrl[p], 0, &tag, CTRL_TAG, PASSWORD,
+			LITE_PRIO_NORMAL);
+	if (ret < 0)
+		die("lite_read (run tag)", ret);
+	if (tag != conf->tag) {
+		fprintf(stderr, "%s: node %u runs another job, input, shuffle or --inbox than this node (run tag %016llx, ours %016llx)\n",
+			prog, p + 1, (unsigned long long)tag,
+			(unsigned long long)conf->tag);
+		return 1;
+	}
+	return 0;
+}
+
 struct lite_mr *lite_mr_init(const struct mr_job *job,
 			     const struct lite_mr_conf *conf)
 {
 	struct lite_mr *mr = calloc(1, sizeof(*mr));
 	unsigned int p, perm = LITE_PERM_READ | LITE_PERM_WRITE;
-	uint64_t size, tag;
 	int ret, bad = 0;
 
 	if (!mr)
@@ -187,42 +227,9 @@ struct lite_mr *lite_mr_init(const struct mr_job *job,
 	}
 	mr_barrier(mr, "published");
 
-	for (p = 0; p < conf->nodes; p++) {
-		if (p == conf->me)
-			continue;
-		ret = lite_ask(p + 1, conf->id + 2 * p, perm, PASSWORD);
-		if (ret >= 0) {
-			mr->ctrl[p] = ret;
-			ret = lite_ask(p + 1, conf->id + 2 * p + 1, perm,
-				       PASSWORD);
-		}
-		if (ret < 0) {
-			fprintf(stderr, "%s: lite_ask node %u: %s\n", prog,
-				p + 1, strerror(-ret));
-			exit(1);
-		}
-		mr->inbox[p] = ret;
-		ret = lite_lmr_info(mr->ctrl[p], NULL, &size, NULL);
-		if (ret < 0)
-			die("lite_lmr_info", ret);
-		if (size != mr->ctrl_bytes) {
-			fprintf(stderr, "%s: node %u's control LMR has %llu bytes, not %llu: another node count?\n",
-				prog, p + 1, (unsigned long long)size,
-				(unsigned long long)mr->ctrl_bytes);
-			bad = 1;
-			continue;
-		}
-		ret = lite_read(mr->ctrl[p], 0, &tag, CTRL_TAG, PASSWORD,
-				LITE_PRIO_NORMAL);
-		if (ret < 0)
-			die("lite_read (run tag)", ret);
-		if (tag != conf->tag) {
-			fprintf(stderr, "%s: node %u runs another job, input, shuffle or --inbox than this node (run tag %016llx, ours %016llx)\n",
-				prog, p + 1, (unsigned long long)tag,
-				(unsigned long long)conf->tag);
-			bad = 1;
-		}
-	}
+	for (p = 0; p < conf->nodes; p++)
+		if (p != conf->me)
+			bad |= map_peer(mr, p, perm);
 	/* Every node sees every tag: all of them stop here, or none. */
 	if (bad)
 		exit(1);

@@ -337,14 +337,24 @@ static void bad_arg(const char *usage, const char *fmt, const char *arg)
 static uint64_t num_arg(const char *arg, uint64_t lo, uint64_t hi,
 			const char *usage)
 {
-	unsigned long long v;
-	char *end;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoull(arg, &end, 0);
-	if (errno || end == arg || *end || arg[0] == '-' || v < lo || v > hi)
+	if (app_num(arg, lo, hi, &v))
 		bad_arg(usage, "bad number '%s'", arg);
 	return v;
+}
+
+/* Which of the words @w0 and @w1 option @opt's @arg is (0, 1); or exit 2. */
+static int word_arg(const char *arg, const char *opt, const char *w0,
+		    const char *w1, const char *usage)
+{
+	if (!strcmp(arg, w0))
+		return 0;
+	if (!strcmp(arg, w1))
+		return 1;
+	fprintf(stderr, "%s: %s %s: %s or %s\n%s", prog, opt, arg, w0, w1,
+		usage);
+	exit(2);
 }
 
 void mr_parse_args(int argc, char **argv, struct mr_opts *o, int lite,
@@ -408,19 +418,15 @@ void mr_parse_args(int argc, char **argv, struct mr_opts *o, int lite,
 			o->threads = num_arg(optarg, 1, 256, usage);
 			break;
 		case 'x':
-			if (strcmp(optarg, "write") && strcmp(optarg, "rpc"))
-				bad_arg(usage, "--shuffle %s: write or rpc",
-					optarg);
-			o->rpc = !strcmp(optarg, "rpc");
+			o->rpc = word_arg(optarg, "--shuffle", "write", "rpc",
+					  usage);
 			break;
 		case 'b':
 			o->inbox_mib = num_arg(optarg, 1, 1024, usage);
 			break;
 		case 'y':
-			if (strcmp(optarg, "heap") && strcmp(optarg, "zerocopy"))
-				bad_arg(usage, "--inbox-copy %s: heap or zerocopy",
-					optarg);
-			o->heap_copy = !strcmp(optarg, "heap");
+			o->heap_copy = !word_arg(optarg, "--inbox-copy", "heap",
+						 "zerocopy", usage);
 			break;
 		case 'i':
 			o->id = num_arg(optarg, 1, UINT64_MAX >> 1, usage);
