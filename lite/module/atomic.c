@@ -118,18 +118,8 @@ static int lite_loop_post(u64 addr, u32 rkey, enum ib_wr_opcode opcode,
 	struct ib_device *ibdev = lite_loop.dev->ibdev;
 	struct lite_loop_op *op;
 	struct ib_sge sge;
-	struct ib_atomic_wr wr = {
-		.wr = {
-			.sg_list	= &sge,
-			.num_sge	= 1,
-			.opcode		= opcode,
-			.send_flags	= IB_SEND_SIGNALED,
-		},
-		.remote_addr	= addr,
-		.compare_add	= compare_add,
-		.swap		= swap,
-		.rkey		= rkey,
-	};
+	struct ib_atomic_wr wr = lite_atomic_wr(&sge, opcode, addr, rkey,
+						compare_add, swap);
 	unsigned long done;
 	u64 dma;
 	int ret;

@@ -187,29 +187,21 @@ static ssize_t lite_show_read(char __user *ubuf, size_t count, loff_t *ppos,
 	return ret;
 }
 
-static ssize_t lite_pool_read(struct file *file, char __user *ubuf,
-			      size_t count, loff_t *ppos)
-{
-	return lite_show_read(ubuf, count, ppos, lite_pool_show);
+/* name_fops: a file whose text lite_<name>_show() writes into a buffer. */
+#define LITE_SHOW_FOPS(name)						\
+static ssize_t lite_##name##_read(struct file *file, char __user *ubuf,	\
+				  size_t count, loff_t *ppos)		\
+{									\
+	return lite_show_read(ubuf, count, ppos, lite_##name##_show);	\
+}									\
+static const struct file_operations lite_##name##_fops = {		\
+	.owner	= THIS_MODULE,						\
+	.read	= lite_##name##_read,					\
+	.llseek	= default_llseek,					\
 }
 
-static const struct file_operations lite_pool_fops = {
-	.owner	= THIS_MODULE,
-	.read	= lite_pool_read,
-	.llseek	= default_llseek,
-};
-
-static ssize_t lite_rpc_read(struct file *file, char __user *ubuf,
-			     size_t count, loff_t *ppos)
-{
-	return lite_show_read(ubuf, count, ppos, lite_rpc_show);
-}
-
-static const struct file_operations lite_rpc_fops = {
-	.owner	= THIS_MODULE,
-	.read	= lite_rpc_read,
-	.llseek	= default_llseek,
-};
+LITE_SHOW_FOPS(pool);
+LITE_SHOW_FOPS(rpc);
 
 /* Every connected peer's QPs (lite_av_show()). */
 static int lite_qps_show(struct seq_file *m, void *unused)

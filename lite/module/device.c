@@ -36,6 +36,14 @@ static bool lite_dev_dying;		/* protected by lite_dev_lock */
 
 /* Read-only once the module is loaded: its pointers cannot be changed. */
 struct lite_dev_ops lite_dev_ops __ro_after_init;
+struct lite_rx_ops lite_rx_ops __ro_after_init;
+
+/*
+ * Work that takes the membership lock: device events and peers' QP
+ * reconnections (qp_conn.c). lite_ctrl_flush() runs under that lock, so
+ * not on ctrl.c's queue.
+ */
+struct workqueue_struct *lite_dev_wq __ro_after_init;
 
 static void lite_dev_free(struct lite_dev *dev)
 {
@@ -87,7 +95,7 @@ static void lite_dev_event(struct ib_event_handler *handler,
 	pr_info("%s port %u: %s\n", dev_name(&dev->ibdev->dev), dev->port,
 		ib_event_msg(event->event));
 	set_bit(ev, &dev->events);
-	lite_conn_queue(&dev->event_work);
+	queue_work(lite_dev_wq, &dev->event_work);
 }
 
 /*
@@ -421,9 +429,14 @@ int lite_device_init(void)
 {
 	int ret;
 
+	lite_dev_wq = alloc_workqueue("lite_dev", WQ_UNBOUND, 0);
+	if (!lite_dev_wq)
+		return -ENOMEM;
 	ret = ib_register_client(&lite_client);
-	if (ret)
+	if (ret) {
+		destroy_workqueue(lite_dev_wq);
 		return ret;
+	}
 	mutex_lock(&lite_dev_lock);
 	if (!lite_dev)
 		pr_warn("no RDMA device to use yet: LITE takes the first%s that appears%s\n",
@@ -436,6 +449,7 @@ int lite_device_init(void)
 void lite_device_exit(void)
 {
 	ib_unregister_client(&lite_client);
+	destroy_workqueue(lite_dev_wq);
 }
 
 /**

@@ -92,16 +92,14 @@ void lite_dev_put(struct lite_dev *dev);
 struct lite_peer;
 
 /**
- * struct lite_dev_ops - what the device and QP layer hands to the layers
- * above: main.c fills it in at module load
+ * struct lite_dev_ops - the device and QP layer's events, for the layer
+ * above (the membership): main.c fills it in at module load
  * @event: the device's port or address changed, or it failed
  *	(LITE_DEV_EV_* bits); a work item, no lock held
  * @removed: the device goes; everything built on it must go first
  * @peer_ready: every QP of @peer was READY once (qp_conn.c); any context
  * @peer_recover: reconnect @peer's BROKEN QPs through the manager; a work
- *	item on lite_conn_wq, whose reference on @peer this consumes
- * @msg: a control message from @peer (a SEND), in the CQ's context
- * @imm: a write with immediate from @peer (RPC), in the CQ's context
+ *	item on lite_dev_wq, whose reference on @peer this consumes
  *
  * Pointers, not calls by name: this layer knows none above it.
  */
@@ -110,12 +108,23 @@ struct lite_dev_ops {
 	void (*removed)(void);
 	void (*peer_ready)(struct lite_peer *peer);
 	void (*peer_recover)(struct lite_peer *peer);
+};
+
+/**
+ * struct lite_rx_ops - who takes what a peer sent (qp_pool.c), in the CQ's
+ * context
+ * @msg: a control message (a SEND): ctrl.c
+ * @imm: a write with immediate: RPC
+ */
+struct lite_rx_ops {
 	void (*msg)(struct lite_peer *peer, const void *buf, u32 len);
 	void (*imm)(struct lite_peer *peer, const struct ib_wc *wc);
 };
 
-/* Filled in at module init, read-only (__ro_after_init) from then on. */
+/* Set at module init, read-only (__ro_after_init) after it (device.c). */
 extern struct lite_dev_ops lite_dev_ops;
+extern struct lite_rx_ops lite_rx_ops;
+extern struct workqueue_struct *lite_dev_wq;
 
 /* cq.c: the device's CQ, polled from softirq and by spinning waiters */
 int lite_cq_create(struct lite_dev *dev, int cqe);
@@ -287,6 +296,26 @@ struct ib_qp *lite_qp_create_loopback(struct lite_dev *dev, u32 depth);
 int lite_qp_create_loopback_pair(struct lite_dev *dev, u32 depth,
 				 struct ib_qp *qps[2]);
 int lite_qp_post(struct lite_qp *lqp, const struct ib_send_wr *wr);
+
+/* One signaled atomic on the 8 bytes at (@rkey, @addr), the old value to @sge. */
+static inline struct ib_atomic_wr lite_atomic_wr(struct ib_sge *sge,
+						 enum ib_wr_opcode opcode,
+						 u64 addr, u32 rkey,
+						 u64 compare_add, u64 swap)
+{
+	return (struct ib_atomic_wr) {
+		.wr = {
+			.sg_list	= sge,
+			.num_sge	= 1,
+			.opcode		= opcode,
+			.send_flags	= IB_SEND_SIGNALED,
+		},
+		.remote_addr	= addr,
+		.compare_add	= compare_add,
+		.swap		= swap,
+		.rkey		= rkey,
+	};
+}
 void lite_qp_complete(struct lite_qp *lqp, enum ib_wc_status status);
 
 /*
@@ -300,9 +329,6 @@ bool lite_peer_take_qp_info(struct lite_peer *peer,
 			    struct lite_msg_qp_info *out);
 bool lite_peer_recover(struct lite_peer *peer, struct lite_msg_qp_info *out);
 void lite_peer_recover_later(struct lite_peer *peer, unsigned long delay);
-int lite_conn_init(void);
-void lite_conn_exit(void);
-void lite_conn_queue(struct work_struct *work);
 void lite_qp_break(struct lite_qp *lqp, const char *why);
 void lite_qp_hello_arrived(struct lite_qp *lqp);
 const char *lite_qp_state_name(enum lite_qp_state state);

@@ -11,7 +11,7 @@
 /*
  * The layers meet here (docs/architecture.md). A lower layer reaches a
  * higher one only through what is set up below: the device and QP layer
- * through lite_dev_ops, the control transport through each service's
+ * through lite_dev_ops and lite_rx_ops, the control transport through each service's
  * request types, the membership through each service's lite_member_ops.
  * Services hear of membership changes in the order subscribed: RPC first
  * (it stops using a departed peer's rings), then locks and barriers,
@@ -24,8 +24,10 @@ static void lite_layers_connect(void)
 		.removed	= lite_membership_exit,
 		.peer_ready	= lite_peer_set_up,
 		.peer_recover	= lite_peer_recover_work,
-		.msg		= lite_ctrl_recv,
-		.imm		= lite_rpc_rx,
+	};
+	lite_rx_ops = (struct lite_rx_ops) {
+		.msg	= lite_ctrl_recv,
+		.imm	= lite_rpc_rx,
 	};
 	lite_ctrl_register(&lite_lmr_ctrl_service);
 	lite_ctrl_register(&lite_handle_ctrl_service);
@@ -68,12 +70,9 @@ static int __init lite_init(void)
 	lite_rpc_init();
 	lite_prio_init();
 	lite_layers_connect();
-	ret = lite_conn_init();
-	if (ret)
-		goto err_stats;
 	ret = lite_ctrl_init();
 	if (ret)
-		goto err_conn;
+		goto err_stats;
 	ret = lite_ctx_init();
 	if (ret)
 		goto err_ctrl;
@@ -93,8 +92,6 @@ err_api:
 	lite_ctx_exit();
 err_ctrl:
 	lite_ctrl_exit();
-err_conn:
-	lite_conn_exit();
 err_stats:
 	lite_stats_exit();
 	return ret;
@@ -110,7 +107,6 @@ static void __exit lite_exit(void)
 	lite_device_exit();
 	lite_rpc_exit();
 	lite_ctrl_exit();
-	lite_conn_exit();
 	lite_lmr_exit();
 	lite_pool_exit();
 	lite_user_exit();

@@ -406,7 +406,7 @@ static int lite_send_qp_info(struct lite_peer *peer,
  * an error broke (qp_conn.c)
  * @peer: the peer; its queuer took a reference, which this drops
  *
- * Context: a work item on lite_conn_wq (lite_dev_ops.peer_recover).
+ * Context: a work item on lite_dev_wq (lite_dev_ops.peer_recover).
  */
 void lite_peer_recover_work(struct lite_peer *peer)
 {

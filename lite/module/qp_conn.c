@@ -31,29 +31,6 @@
 #define LITE_BACKOFF_MIN	(HZ / 10)
 #define LITE_BACKOFF_MAX	(10 * HZ)
 
-/*
- * Work that takes the membership lock: peers' reconnections and device
- * events. lite_ctrl_flush() runs under that lock, so not on its queue.
- */
-static struct workqueue_struct *lite_conn_wq;
-
-int lite_conn_init(void)
-{
-	lite_conn_wq = alloc_workqueue("lite_conn", WQ_UNBOUND, 0);
-	return lite_conn_wq ? 0 : -ENOMEM;
-}
-
-void lite_conn_exit(void)
-{
-	destroy_workqueue(lite_conn_wq);
-}
-
-/* A device event's work (device.c): on the same queue as reconnections. */
-void lite_conn_queue(struct work_struct *work)
-{
-	queue_work(lite_conn_wq, work);
-}
-
 static const char *const lite_qp_state_names[] = {
 	[LITE_QP_IDLE]		= "idle",
 	[LITE_QP_CONNECTED]	= "connected",
@@ -94,7 +71,7 @@ static bool lite_peer_queue_recover(struct lite_peer *peer,
 		return false;
 	/* The table's reference is held until closing: never the last here. */
 	refcount_inc(&peer->refs);
-	if (!queue_delayed_work(lite_conn_wq, &peer->recover_work, delay))
+	if (!queue_delayed_work(lite_dev_wq, &peer->recover_work, delay))
 		refcount_dec(&peer->refs);
 	return true;
 }

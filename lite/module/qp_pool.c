@@ -102,9 +102,9 @@ static void lite_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	 * drain before any reset orders it before the next epoch's).
 	 */
 	if (wc->wc_flags & IB_WC_WITH_IMM)
-		lite_dev_ops.imm(peer, wc);	/* RPC: data is in a ring */
+		lite_rx_ops.imm(peer, wc);	/* RPC: data is in a ring */
 	else if (!lite_qp_is_hello(lqp, wc, rx->data))
-		lite_dev_ops.msg(peer, rx->data, wc->byte_len);
+		lite_rx_ops.msg(peer, rx->data, wc->byte_len);
 	ib_dma_sync_single_for_device(peer->dev->ibdev, rx->dma,
 				      LITE_RX_BUF_SIZE, DMA_FROM_DEVICE);
 	/*

@@ -572,18 +572,9 @@ int lite_rdma_atomic(struct lite_handle *h, u64 off, enum ib_wr_opcode opcode,
 	struct lite_rdma_op *op;
 	struct lite_peer *peer;
 	struct ib_sge sge;
-	struct ib_atomic_wr wr = {
-		.wr = {
-			.sg_list	= &sge,
-			.num_sge	= 1,
-			.opcode		= opcode,
-			.send_flags	= IB_SEND_SIGNALED,
-		},
-		.remote_addr	= h->chunk[off >> h->chunk_shift] + (off & mask),
-		.compare_add	= compare_add,
-		.swap		= swap,
-		.rkey		= lite_handle_rkey(h, off),
-	};
+	struct ib_atomic_wr wr = lite_atomic_wr(&sge, opcode,
+			h->chunk[off >> h->chunk_shift] + (off & mask),
+			lite_handle_rkey(h, off), compare_add, swap);
 	int ret;
 
 	op = lite_op_alloc(h, sizeof(u64));
