@@ -190,23 +190,46 @@ static int lite_loop_atomic(struct lite_lmr *lmr, u64 off,
 	return ret;
 }
 
+/* A word a NIC atomic reaches: in our LMR @lmr (loopback) or through @h. */
+struct lite_nic_word {
+	struct lite_lmr		*lmr;
+	struct lite_handle	*h;
+	u64			off;
+};
+
+static int lite_nic_word_post(const struct lite_nic_word *w,
+			      enum ib_wr_opcode opcode, u64 compare_add,
+			      u64 swap, u64 *old)
+{
+	if (w->lmr)
+		return lite_loop_atomic(w->lmr, w->off, opcode, compare_add,
+					swap, old);
+	return lite_rdma_atomic(w->h, w->off, opcode, compare_add, swap, old);
+}
+
 /*
- * A swap out of compare-and-swaps: retried with the value each one saw
- * until one finds what it expects. @cas(@arg, compare, swap, &old). Every
- * failed try means another atomic got in first: give up after
- * LITE_SWAP_TRIES of them (-EBUSY), or on a signal (-EINTR), neither of
- * which changed the word.
+ * LITE_ATOMIC_* @op on @w with the device's atomics. A NIC has no swap:
+ * it is made of compare-and-swaps, retried with the value each one saw
+ * until one finds what it expects. Every failed try means another atomic
+ * got in first: give up after LITE_SWAP_TRIES of them (-EBUSY), or on a
+ * signal (-EINTR), neither of which changed the word.
  */
-static int lite_swap_by_cas(int (*cas)(void *arg, u64 compare, u64 swap,
-				       u64 *old),
-			    void *arg, u64 value, u64 *old)
+static int lite_nic_atomic(const struct lite_nic_word *w, u32 op, u64 value,
+			   u64 compare, u64 *old)
 {
 	u64 guess = 0, seen;
 	unsigned int i;
 	int ret;
 
+	if (op == LITE_ATOMIC_FETCH_ADD)
+		return lite_nic_word_post(w, IB_WR_ATOMIC_FETCH_AND_ADD, value,
+					  0, old);
+	if (op == LITE_ATOMIC_CMP_SWP)
+		return lite_nic_word_post(w, IB_WR_ATOMIC_CMP_AND_SWP, compare,
+					  value, old);
 	for (i = 0; i < LITE_SWAP_TRIES; i++) {
-		ret = cas(arg, guess, value, &seen);
+		ret = lite_nic_word_post(w, IB_WR_ATOMIC_CMP_AND_SWP, guess,
+					 value, &seen);
 		if (ret)
 			return ret;
 		if (seen == guess) {
@@ -219,19 +242,6 @@ static int lite_swap_by_cas(int (*cas)(void *arg, u64 compare, u64 swap,
 		cond_resched();
 	}
 	return -EBUSY;
-}
-
-struct lite_loop_target {
-	struct lite_lmr		*lmr;
-	u64			off;
-};
-
-static int lite_loop_cas(void *arg, u64 compare, u64 swap, u64 *old)
-{
-	struct lite_loop_target *t = arg;
-
-	return lite_loop_atomic(t->lmr, t->off, IB_WR_ATOMIC_CMP_AND_SWP,
-				compare, swap, old);
 }
 
 /* On this CPU: no device atomics on the LMR to race with. */
@@ -271,26 +281,20 @@ static int lite_cpu_atomic(struct lite_lmr *lmr, u32 op, u64 off, u64 value,
 static int lite_atomic_local(u32 lmr_id, u32 op, u64 off, u64 value,
 			     u64 compare, u64 *old)
 {
-	struct lite_loop_target t = { .off = off };
+	struct lite_nic_word w = { .off = off };
 	struct lite_lmr *lmr;
 	int ret;
 
 	lmr = lite_lmr_get(lmr_id);
 	if (!lmr)
 		return -ENOENT;
-	t.lmr = lmr;
+	w.lmr = lmr;
 	if (op < LITE_ATOMIC_FETCH_ADD || op > LITE_ATOMIC_SWAP)
 		ret = -EINVAL;
 	else if (!lite_lmr_nic_atomic(lmr))
 		ret = lite_cpu_atomic(lmr, op, off, value, compare, old);
-	else if (op == LITE_ATOMIC_FETCH_ADD)
-		ret = lite_loop_atomic(lmr, off, IB_WR_ATOMIC_FETCH_AND_ADD,
-				       value, 0, old);
-	else if (op == LITE_ATOMIC_CMP_SWP)
-		ret = lite_loop_atomic(lmr, off, IB_WR_ATOMIC_CMP_AND_SWP,
-				       compare, value, old);
 	else
-		ret = lite_swap_by_cas(lite_loop_cas, &t, value, old);
+		ret = lite_nic_atomic(&w, op, value, compare, old);
 	lite_lmr_put(lmr);
 	return ret;
 }
@@ -319,33 +323,6 @@ int lite_atomic_serve(const struct lite_ctrl_atomic *req,
 	return ret;
 }
 
-struct lite_remote_target {
-	struct lite_handle	*h;
-	u64			off;
-};
-
-static int lite_remote_cas(void *arg, u64 compare, u64 swap, u64 *old)
-{
-	struct lite_remote_target *t = arg;
-
-	return lite_rdma_atomic(t->h, t->off, IB_WR_ATOMIC_CMP_AND_SWP,
-				compare, swap, old);
-}
-
-/* On the owner's NIC, posted from here. */
-static int lite_atomic_remote_nic(struct lite_handle *h, u32 op, u64 off,
-				  u64 value, u64 compare, u64 *old)
-{
-	struct lite_remote_target t = { .h = h, .off = off };
-
-	if (op == LITE_ATOMIC_FETCH_ADD)
-		return lite_rdma_atomic(h, off, IB_WR_ATOMIC_FETCH_AND_ADD,
-					value, 0, old);
-	if (op == LITE_ATOMIC_CMP_SWP)
-		return lite_rdma_atomic(h, off, IB_WR_ATOMIC_CMP_AND_SWP,
-					compare, value, old);
-	return lite_swap_by_cas(lite_remote_cas, &t, value, old);
-}
 
 /**
  * lite_atomic() - an atomic operation through a handle
@@ -374,8 +351,12 @@ int lite_atomic(struct lite_handle *h, u32 op, u64 off, u64 value, u64 compare,
 
 	if (h->lmr)
 		return lite_atomic_local(h->lmr_id, op, off, value, compare, old);
-	if (h->nic_atomic && READ_ONCE(lite_loop.qp))
-		return lite_atomic_remote_nic(h, op, off, value, compare, old);
+	if (h->nic_atomic && READ_ONCE(lite_loop.qp)) {
+		/* On the owner's NIC, posted from here. */
+		struct lite_nic_word w = { .h = h, .off = off };
+
+		return lite_nic_atomic(&w, op, value, compare, old);
+	}
 	ret = lite_ctrl_call(h->node, h->gen, LITE_CTRL_ATOMIC, &req,
 			     sizeof(req), &resp, &len);
 	if (!ret && len != sizeof(resp))
