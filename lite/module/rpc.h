@@ -47,13 +47,34 @@ static inline u32 lite_imm_reply(int err, u32 call_id)
 	return LITE_IMM_REPLY << 30 | err << 28 | call_id;
 }
 
-/* rpc_client.c: what arrives for callers */
+/* rpc_client.c: our rings on other nodes, and sending into them */
+extern unsigned int lite_rpc_timeout_ms;
+struct lite_rpc_call;
 void lite_rpc_rx_ack(struct lite_peer *peer, u32 imm);
+void lite_rpc_client_peer_down(u16 node);
+void lite_rpc_tx_sent(struct lite_rpc_tx_ring *tr, bool ok);
+int lite_rpc_send_msg(u16 node, u32 port, struct iov_iter *src, u32 len,
+		      struct lite_rpc_call *call, u32 call_id, int prio);
+
+/* rpc_call.c: calls waiting for their replies */
+struct lite_rpc_call {
+	struct completion	done;
+	u16			node;
+	int			status;
+	u32			len;
+	u32			max;
+	struct lite_piece	mem;		/* the reply buffer */
+	void			*buf;		/* its kernel address */
+	u64			dma;		/* its DMA address */
+	struct lite_dev		*dev;		/* held until the call is freed */
+	struct lite_user	*user;		/* charged LITE_RES_CALLS */
+	bool			abandoned;	/* the caller gave up */
+};
+
 void lite_rpc_rx_reply(struct lite_peer *peer, u32 imm, u32 byte_len,
 		       bool with_data);
 void lite_rpc_fail_call(u32 id, int status);
-void lite_rpc_client_peer_down(u16 node);
-void lite_rpc_tx_sent(struct lite_rpc_tx_ring *tr, bool ok);
+void lite_rpc_calls_peer_down(u16 node);
 
 /* rpc_server.c: what arrives for receivers */
 void lite_rpc_rx_request(struct lite_peer *peer, u32 imm, u32 byte_len);

@@ -20,7 +20,7 @@
 /* How long RPC_CLOSE waits for our requests in flight to the ring. */
 #define LITE_RPC_CLOSE_WAIT	(2 * HZ)
 
-static unsigned int lite_rpc_timeout_ms = 10000;
+unsigned int lite_rpc_timeout_ms = 10000;
 module_param_named(rpc_timeout_ms, lite_rpc_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(rpc_timeout_ms, "how long an RPC waits for its reply or for ring space (default: 10000)");
 
@@ -44,20 +44,6 @@ struct lite_rpc_tx_ring {
 	wait_queue_head_t	wq;		/* room, dead, closed, inflight 0 */
 };
 
-struct lite_rpc_call {
-	struct completion	done;
-	u16			node;
-	int			status;
-	u32			len;
-	u32			max;
-	struct lite_piece	mem;		/* the reply buffer */
-	void			*buf;		/* its kernel address */
-	u64			dma;		/* its DMA address */
-	struct lite_dev		*dev;		/* held until the call is freed */
-	struct lite_user	*user;		/* charged LITE_RES_CALLS */
-	bool			abandoned;	/* the caller gave up */
-};
-
 /* The tables below: held only to look up, add or remove, never to wait. */
 static DEFINE_SPINLOCK(lite_rpc_tx_lock);
 static struct lite_rpc_tx_ring *lite_rpc_tx[LITE_MAX_NODES][LITE_MAX_PORT];
@@ -65,22 +51,7 @@ static struct lite_rpc_tx_ring *lite_rpc_tx[LITE_MAX_NODES][LITE_MAX_PORT];
 static struct lite_rpc_tx_ring *lite_rpc_tx_closed[LITE_MAX_NODES][LITE_MAX_PORT];
 /* RPC_CLOSEs served: an RPC_OPEN answered before one is stale. */
 static u32 lite_rpc_tx_closes[LITE_MAX_NODES][LITE_MAX_PORT];
-static DEFINE_XARRAY_ALLOC1(lite_rpc_calls);
-static u32 lite_rpc_next_call;
-/* Any context: the reply buffer, the device and the user's charge. */
-static void lite_rpc_call_free(struct lite_rpc_call *call)
-{
-	lite_pool_free(&call->mem);
-	if (call->dev)
-		lite_dev_put(call->dev);
-	lite_user_uncharge(call->user, LITE_RES_CALLS, 1);
-	lite_user_put(call->user);
-	kfree(call);
-}
-/* ---- waiting (wait.c's policy) ------------------------------------------ */
 
-/* Recent calls' time to their reply. */
-static struct lite_wait_hist lite_rpc_reply_hist;
 void lite_rpc_rx_ack(struct lite_peer *peer, u32 imm)
 {
 	struct lite_rpc_tx_ring *tr;
@@ -105,40 +76,6 @@ out:
 	rcu_read_unlock();
 }
 
-void lite_rpc_rx_reply(struct lite_peer *peer, u32 imm, u32 byte_len,
-			      bool with_data)
-{
-	static const int errs[] = { 0, -EMSGSIZE, -ECONNREFUSED, -EPROTO };
-	struct lite_rpc_call *call;
-	unsigned long flags;
-
-	xa_lock_irqsave(&lite_rpc_calls, flags);
-	call = xa_load(&lite_rpc_calls, LITE_IMM_CALL(imm));
-	if (!call || call->node != peer->id || completion_done(&call->done)) {
-		xa_unlock_irqrestore(&lite_rpc_calls, flags);
-		lite_peer_warn(peer, "reply to no waiting call dropped\n");
-		return;
-	}
-	if (with_data && byte_len > call->max) {
-		call->status = -EPROTO;	/* the server ignored reply_max */
-	} else {
-		call->status = errs[LITE_IMM_ERR(imm)];
-		call->len = with_data ? byte_len : 0;
-		/* Now, while the peer (so the pool's mapping) surely exists. */
-		if (call->len)
-			ib_dma_sync_single_for_cpu(peer->dev->ibdev, call->dma,
-						   call->len, DMA_FROM_DEVICE);
-	}
-	if (call->abandoned) {
-		/* Its buffer can go: nothing else will be written there. */
-		__xa_erase(&lite_rpc_calls, LITE_IMM_CALL(imm));
-		xa_unlock_irqrestore(&lite_rpc_calls, flags);
-		lite_rpc_call_free(call);
-		return;
-	}
-	complete(&call->done);
-	xa_unlock_irqrestore(&lite_rpc_calls, flags);
-}
 static void lite_rpc_tx_release(struct kref *ref)
 {
 	kfree_rcu(container_of(ref, struct lite_rpc_tx_ring, ref), rcu);
@@ -304,6 +241,7 @@ int lite_rpc_query_port(u32 node, u32 port, u32 *max_size)
 	lite_rpc_tx_put(tr);
 	return 0;
 }
+
 /**
  * lite_rpc_serve_close() - RPC_CLOSE: the receiver takes our ring back
  * @src: the receiver
@@ -372,21 +310,8 @@ int lite_rpc_serve_close(u16 src, u32 src_gen,
 	lite_rpc_tx_put(tr);
 	return left ? 0 : -ETIMEDOUT;
 }
+
 /* ---- calls -------------------------------------------------------------- */
-
-void lite_rpc_fail_call(u32 id, int status)
-{
-	struct lite_rpc_call *call;
-	unsigned long flags;
-
-	xa_lock_irqsave(&lite_rpc_calls, flags);
-	call = xa_load(&lite_rpc_calls, id);
-	if (call && !call->abandoned && !completion_done(&call->done)) {
-		call->status = status;
-		complete(&call->done);
-	}
-	xa_unlock_irqrestore(&lite_rpc_calls, flags);
-}
 
 static bool lite_rpc_has_room(struct lite_rpc_tx_ring *tr, u32 need)
 {
@@ -437,8 +362,8 @@ static int lite_rpc_tx_resync(struct lite_rpc_tx_ring *tr)
  * Write header + @len bytes from @src into our ring on (@node, @port).
  * The ring's QP is fixed (port % K): order on the wire is ring order.
  */
-static int lite_rpc_send_msg(u16 node, u32 port, struct iov_iter *src, u32 len,
-			     struct lite_rpc_call *call, u32 call_id, int prio)
+int lite_rpc_send_msg(u16 node, u32 port, struct iov_iter *src, u32 len,
+		      struct lite_rpc_call *call, u32 call_id, int prio)
 {
 	u32 span = ALIGN(sizeof(struct lite_rpc_hdr) + len, LITE_RPC_ALIGN);
 	struct lite_rpc_tx_ring *tr;
@@ -582,345 +507,13 @@ int lite_rpc_send(u32 node, u32 port, struct iov_iter *src, u32 len, int prio)
 	return lite_rpc_send_msg(node, port, src, len, NULL, 0, prio);
 }
 
-/*
- * A call to @node with a reply buffer of @max bytes, registered under
- * *@id so that its reply finds it. Charged to @user (LITE_RES_CALLS).
- */
-static struct lite_rpc_call *lite_rpc_call_new(struct lite_user *user,
-					       u16 node, u32 max, u32 *id)
-{
-	struct lite_rpc_call *call;
-	int ret;
-
-	ret = lite_user_charge(user, LITE_RES_CALLS, 1);
-	if (ret)
-		return ERR_PTR(ret);
-	call = kzalloc(sizeof(*call), GFP_KERNEL);
-	if (!call) {
-		lite_user_uncharge(user, LITE_RES_CALLS, 1);
-		return ERR_PTR(-ENOMEM);
-	}
-	if (user)
-		lite_user_hold(user);
-	call->user = user;	/* lite_rpc_call_free() uncharges */
-	init_completion(&call->done);
-	call->node = node;
-	call->max = max;
-	/* Held until the call is freed, maybe after the device went away. */
-	call->dev = lite_peer_dev_hold(node);
-	ret = -ENOTCONN;
-	if (!call->dev)
-		goto err;
-	ret = lite_pool_alloc(max_t(u64, PAGE_SIZE, roundup_pow_of_two(max ?: 1)),
-			      false, &call->mem);
-	if (ret)
-		goto err;
-	call->buf = lite_piece_kaddr(&call->mem, 0);
-	call->dma = lite_piece_dma(&call->mem, 0);
-	ret = xa_alloc_cyclic_irq(&lite_rpc_calls, id, call,
-				  XA_LIMIT(1, LITE_CALL_ID_MAX),
-				  &lite_rpc_next_call, GFP_KERNEL);
-	if (ret < 0)
-		goto err;
-	return call;
-err:
-	lite_rpc_call_free(call);
-	return ERR_PTR(ret);
-}
-
-/*
- * Wait for @call's reply until @deadline (jiffies), polling first if
- * @spin. 0: it completed (call->status says how). -ETIMEDOUT or -EINTR:
- * the call is abandoned, the reply (or the node leaving) frees it, and
- * the caller must not touch it again.
- */
-static int lite_rpc_call_wait(struct lite_rpc_call *call,
-			      unsigned long deadline, bool spin)
-{
-	u64 start = ktime_get_ns();
-	unsigned long flags;
-	long left;
-
-	left = (long)(deadline - jiffies);
-	if (spin && left > 0 &&
-	    lite_spin(&lite_rpc_reply_hist, lite_spin_completion, &call->done,
-		      start, start + jiffies_to_nsecs(left))) {
-		lite_wait_learn(&lite_rpc_reply_hist, ktime_get_ns() - start);
-		return 0;
-	}
-	left = (long)(deadline - jiffies);
-	if (left > 0)
-		left = wait_for_completion_interruptible_timeout(&call->done,
-								 left);
-	else
-		left = completion_done(&call->done);
-	if (left > 0) {
-		if (spin)
-			lite_wait_learn(&lite_rpc_reply_hist,
-					ktime_get_ns() - start);
-		return 0;
-	}
-	xa_lock_irqsave(&lite_rpc_calls, flags);
-	if (completion_done(&call->done)) {
-		xa_unlock_irqrestore(&lite_rpc_calls, flags);
-		return 0;
-	}
-	call->abandoned = true;
-	xa_unlock_irqrestore(&lite_rpc_calls, flags);
-	if (left < 0)
-		return -EINTR;
-	lite_stat_peer(call->node, LITE_PSTAT_TIMEOUTS, 1);
-	return -ETIMEDOUT;
-}
-
-/*
- * @call (registered under @id) completed: take its reply out of the pool
- * into a copy of ours (*@reply, kvfree() it; NULL when empty) and free
- * the call, with the device it holds (which removal waits for). The copy
- * to the caller comes after (lite_rpc_reply_out): it may stall for ever
- * on a userfaultfd- or FUSE-backed page. Return: the reply's length or a
- * negative errno.
- */
-static int lite_rpc_call_take(struct lite_rpc_call *call, u32 id,
-			      void **reply)
-{
-	unsigned long flags;
-	int ret;
-
-	*reply = NULL;
-	if (call->status == -EIO) {
-		/*
-		 * Our send failed, yet the request may have arrived: the reply
-		 * buffer stays out of the pool until the node leaves.
-		 */
-		xa_lock_irqsave(&lite_rpc_calls, flags);
-		call->abandoned = true;
-		xa_unlock_irqrestore(&lite_rpc_calls, flags);
-		return -EIO;
-	}
-	xa_erase_irq(&lite_rpc_calls, id);
-	ret = call->status ?: call->len;
-	if (ret > 0) {
-		*reply = kvmalloc(ret, GFP_KERNEL);
-		if (*reply)
-			memcpy(*reply, call->buf, ret);
-		else
-			ret = -ENOMEM;
-	}
-	lite_rpc_call_free(call);
-	return ret;
-}
-
-/* What lite_rpc_call_take() gave, @ret, to @dst; frees @reply. */
-static int lite_rpc_reply_out(int ret, void *reply, struct iov_iter *dst)
-{
-	if (ret > 0 && copy_to_iter(reply, ret, dst) != ret)
-		ret = -EFAULT;
-	kvfree(reply);
-	return ret;
-}
-
-/* A call that never reached the wire: nothing can write to its buffer. */
-static void lite_rpc_call_drop(struct lite_rpc_call *call, u32 id)
-{
-	xa_erase_irq(&lite_rpc_calls, id);
-	lite_rpc_call_free(call);
-}
-
-/**
- * lite_rpc_call() - send a request to (@node, @port) and wait for the reply
- * @user: the caller's account (user_calls), or NULL
- * @node: the receiver
- * @port: its port
- * @src: the request
- * @len: its size, 1 .. LITE_RPC_MAX_MSG
- * @dst: where the reply goes
- * @max: room at @dst, 0 .. LITE_RPC_MAX_MSG
- * @prio: LITE_PRIO_*
- *
- * Waits at most rpc_timeout_ms for ring space and as long again for the
- * reply. The reply buffer stays allocated until the reply comes or the
- * node leaves, even when the caller gave up.
- *
- * Return: the reply's length, or a negative errno (uapi/lite.h); -EDQUOT
- * when @user has user_calls calls waiting (abandoned ones included).
- */
-int lite_rpc_call(struct lite_user *user, u32 node, u32 port,
-		  struct iov_iter *src, u32 len, struct iov_iter *dst, u32 max,
-		  int prio)
-{
-	struct lite_rpc_call *call;
-	void *reply;
-	u32 id;
-	int ret;
-
-	if (!node || node >= LITE_MAX_NODES || port >= LITE_MAX_PORT ||
-	    !len || prio > LITE_PRIO_LOW || max > LITE_RPC_MAX_MSG)
-		return -EINVAL;
-	if (len > LITE_RPC_MAX_MSG)
-		return -EMSGSIZE;
-	call = lite_rpc_call_new(user, node, max, &id);
-	if (IS_ERR(call))
-		return PTR_ERR(call);
-
-	lite_prio_begin(prio);
-	ret = lite_rpc_send_msg(node, port, src, len, call, id,
-				LITE_PRIO_NORMAL);
-	if (ret) {
-		lite_prio_end(prio);
-		lite_rpc_call_drop(call, id);
-		return ret;
-	}
-	ret = lite_rpc_call_wait(call, jiffies +
-				 msecs_to_jiffies(lite_rpc_timeout_ms),
-				 prio != LITE_PRIO_LOW);
-	lite_prio_end(prio);
-	if (ret)
-		return ret;
-	ret = lite_rpc_call_take(call, id, &reply);
-	return lite_rpc_reply_out(ret, reply, dst);
-}
-
-/**
- * lite_rpc_mcall() - send one request to several nodes, gather every reply
- * @user: the caller's account (user_calls: one call per destination), or
- *	NULL
- * @dsts: the destinations: node in, status and len out, reply to dst
- * @nr: how many, 1 .. LITE_MCAST_MAX, no node twice
- * @port: the port, the same on every node
- * @src: the request
- * @len: its size, 1 .. LITE_RPC_MAX_MSG
- * @max: room at each destination's dst, 0 .. LITE_RPC_MAX_MSG
- * @prio: LITE_PRIO_*
- *
- * Every request is posted before any reply is waited for, so the calls
- * overlap. A destination that fails (not a member, this node itself, port
- * not registered, no reply) gets its own status and does not fail the
- * others; all replies are waited for until one rpc_timeout_ms after the
- * last request was posted. Lifetimes are those of lite_rpc_call().
- *
- * Return: how many destinations replied (status 0), or a negative errno
- * for the whole call (-EINVAL, -EMSGSIZE, -EFAULT: @src cannot be read,
- * -ENOMEM, -EINTR); then no status is meaningful.
- */
-int lite_rpc_mcall(struct lite_user *user, struct lite_rpc_mdst *dsts,
-		   unsigned int nr, u32 port, struct iov_iter *src, u32 len,
-		   u32 max, int prio)
-{
-	struct lite_rpc_call *calls[LITE_MCAST_MAX] = {};
-	void *replies[LITE_MCAST_MAX];
-	int got[LITE_MCAST_MAX];
-	u32 ids[LITE_MCAST_MAX];
-	unsigned long deadline;
-	struct iov_iter req;
-	unsigned int i, j;
-	int ret = 0, ok = 0;
-	struct kvec kv;
-	void *buf;
-
-	if (!nr || nr > LITE_MCAST_MAX || port >= LITE_MAX_PORT || !len ||
-	    prio > LITE_PRIO_LOW || max > LITE_RPC_MAX_MSG)
-		return -EINVAL;
-	for (i = 0; i < nr; i++) {
-		if (!dsts[i].node || dsts[i].node >= LITE_MAX_NODES)
-			return -EINVAL;
-		for (j = 0; j < i; j++)
-			if (dsts[j].node == dsts[i].node)
-				return -EINVAL;
-	}
-	if (len > LITE_RPC_MAX_MSG)
-		return -EMSGSIZE;
-	/* Read once: every node gets the same bytes, a fault fails all. */
-	buf = kvmalloc(len, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	if (copy_from_iter(buf, len, src) != len) {
-		kvfree(buf);
-		return -EFAULT;
-	}
-
-	lite_prio_begin(prio);
-	for (i = 0; i < nr; i++) {
-		struct lite_rpc_call *call;
-
-		dsts[i].len = 0;
-		call = lite_rpc_call_new(user, dsts[i].node, max, &ids[i]);
-		if (IS_ERR(call)) {
-			dsts[i].status = PTR_ERR(call);
-			continue;
-		}
-		kv = (struct kvec) { .iov_base = buf, .iov_len = len };
-		iov_iter_kvec(&req, ITER_SOURCE, &kv, 1, len);
-		dsts[i].status = lite_rpc_send_msg(dsts[i].node, port, &req,
-						   len, call, ids[i],
-						   LITE_PRIO_NORMAL);
-		if (dsts[i].status) {
-			lite_rpc_call_drop(call, ids[i]);
-			continue;
-		}
-		calls[i] = call;
-	}
-	kvfree(buf);	/* each send copied it */
-
-	deadline = jiffies + msecs_to_jiffies(lite_rpc_timeout_ms);
-	for (i = 0; i < nr; i++) {
-		if (!calls[i])
-			continue;
-		/* After a signal: take what is there, abandon the rest. */
-		dsts[i].status = lite_rpc_call_wait(calls[i],
-						    ret ? jiffies : deadline,
-						    !ok && !ret);
-		if (dsts[i].status == -EINTR)
-			ret = -EINTR;
-		if (dsts[i].status) {
-			calls[i] = NULL;	/* abandoned */
-			continue;
-		}
-		ok++;
-	}
-	lite_prio_end(prio);
-
-	/* Every call freed (its device with it) before any copy out. */
-	for (i = 0; i < nr; i++)
-		if (calls[i])
-			got[i] = lite_rpc_call_take(calls[i], ids[i],
-						    &replies[i]);
-	ok = 0;
-	for (i = 0; i < nr; i++) {
-		int r;
-
-		if (!calls[i])
-			continue;
-		r = lite_rpc_reply_out(got[i], replies[i], &dsts[i].dst);
-		dsts[i].status = r < 0 ? r : 0;
-		dsts[i].len = r < 0 ? 0 : r;
-		if (r >= 0)
-			ok++;
-	}
-	return ret ? ret : ok;
-}
 /* @node left: fail its calls and the senders waiting for room there. */
 void lite_rpc_client_peer_down(u16 node)
 {
 	struct lite_rpc_tx_ring *tr;
-	struct lite_rpc_call *call;
-	unsigned long id, flags;
 	unsigned int i;
 
-	xa_lock_irqsave(&lite_rpc_calls, flags);
-	xa_for_each(&lite_rpc_calls, id, call) {
-		if (call->node != node)
-			continue;
-		if (call->abandoned) {
-			__xa_erase(&lite_rpc_calls, id);
-			lite_rpc_call_free(call);
-		} else if (!completion_done(&call->done)) {
-			call->status = -ENOTCONN;
-			complete(&call->done);
-		}
-	}
-	xa_unlock_irqrestore(&lite_rpc_calls, flags);
-
+	lite_rpc_calls_peer_down(node);
 	spin_lock(&lite_rpc_tx_lock);
 	for (i = 0; i < LITE_MAX_PORT; i++) {
 		tr = lite_rpc_tx[node][i];
