@@ -160,6 +160,31 @@ mb_write_tput_case() {
 		ae_die "$MB_FIGURE: $4 at $3, repetition $2 failed"
 }
 
+# mb_on_nodes JOB LOGBASE WHAT "PROGRAM ARGS" HOST...: PROGRAM (a path in
+# the tree, run from each host's copy: lite_rdir) with ARGS on every HOST
+# at once, each a background job JOB-HOST (ae_bg_start, bounded by
+# AE_TIMEOUT) with its output in LOGBASE.HOST.log, then waits for them all.
+# One that fails stops the figure: "WHAT on HOST (N nodes) failed: " and
+# the tail of its log.
+mb_on_nodes() {
+	local job=$1 log=$2 what=$3 cmd=$4 h
+	shift 4
+	for h in "$@"; do
+		ae_bg_start "$job-$h" "$h" "$AE_TIMEOUT" "$log.$h.log" "$(lite_rdir "$h")/$cmd"
+	done
+	for h in "$@"; do
+		ae_bg_wait "$job-$h" ||
+			ae_die "$what on $h ($# nodes) failed: $(ae_tail "$log.$h.log")"
+	done
+}
+
+# mb_on_node LOGBASE WHAT HOST CMD: CMD on HOST in the foreground
+# (mb_on_log), its output in LOGBASE.HOST.log. If it fails, the figure
+# stops: "WHAT failed: " and the tail of the log.
+mb_on_node() {
+	mb_on_log "$3" "$1.$3.log" "$4" || ae_die "$2 failed: $(ae_tail "$1.$3.log")"
+}
+
 # mb_cpu_sample NAME HOST DELAY WINDOW LOG: ae-scripts/cpu-sample on HOST
 # in the background (job NAME: ae_bg_wait NAME), DELAY seconds from now,
 # over WINDOW seconds; its row (busy_seconds,window_seconds,cpus) in LOG.
