@@ -17,7 +17,8 @@ FIGURES := $(sort $(basename $(notdir $(wildcard ae-scripts/figures/*.sh))))
 	$(addprefix fig-,$(FIGURES))
 
 help:
-	@echo "make all             up -> kick-the-tires -> lite-install -> every figure -> plots"
+	@echo "make all             deps -> up -> kick-the-tires -> lite-install -> every figure -> plots"
+	@echo "                     ([k/N] progress lines with the time left, a table at the end)"
 	@echo "make test            the test suite (shellcheck, unit tests, virtual-cluster integration)"
 	@echo "make test-debug      the kernel-facing tests on the debug guest kernel (KASAN, lockdep, kmemleak...)"
 	@echo "make soak            LITE under churn on 8 guests for 20 min (SOAK_SECS=, NODES=; not in 'make test')"
@@ -36,7 +37,11 @@ help:
 	@echo "       KVER=RELEASE (guest kernel for deps/up, e.g. 6.12.111+deb12-amd64; docs/kernels.md;"
 	@echo "       KVER=debug: the debug kernel of make deps-debug)"
 
-all: deps up kick-the-tires lite-install figures plots
+# One driver for the whole run, so that it can number the steps and say
+# how long the rest will take (ae-scripts/lib/all.sh); the steps are the
+# targets below (deps up kick-the-tires lite-install figures plots).
+all:
+	$(LITE_AE) all
 	@echo "Done. Figures: results/*/*.png. The cluster is still up: 'make down' stops it."
 
 deps:

@@ -29,30 +29,23 @@ appgraph_bin() { echo "$(lite_rdir "$1")/lite/apps/lite-graph/$2"; }
 
 # appgraph_case OUTDIR REP NODES SYSTEM
 appgraph_case() {
-	local out=$1 rep=$2 n=$3 sys=$4 tag h hosts=() cmd verdict lines
+	local out=$1 rep=$2 n=$3 sys=$4 tag h hosts=() verdict lines
 	tag=$sys-$n-$rep
 	hosts=("${INV_NODES[@]:0:$n}")
 	mkdir -p "$out/raw"
 	case $sys in
 	lite | lite-push)
-		for h in "${hosts[@]}"; do
-			ae_bg_start "appgraph-$h" "$h" "$AE_TIMEOUT" "$out/raw/$tag.$h.log" \
-				"$(appgraph_bin "$h" lite-graph) -n $n --mode $([ "$sys" = lite ] && echo pull || echo push) $APPGRAPH_ARGS --dump $APPGRAPH_DUMP.$sys"
-		done
-		for h in "${hosts[@]}"; do
-			ae_bg_wait "appgraph-$h" ||
-				ae_die "app-graph: lite-graph on $h ($n nodes) failed: $(ae_tail "$out/raw/$tag.$h.log")"
-		done
+		mb_on_nodes appgraph "$out/raw/$tag" "app-graph: lite-graph" \
+			"lite/apps/lite-graph/lite-graph -n $n --mode $([ "$sys" = lite ] && echo pull || echo push) $APPGRAPH_ARGS --dump $APPGRAPH_DUMP.$sys" \
+			"${hosts[@]}"
 		;;
 	mpi)
-		cmd="$(mpi_cmd "$n") $(appgraph_bin "${hosts[0]}" mpi-graph) $APPGRAPH_ARGS --dump $APPGRAPH_DUMP.mpi"
-		mb_on_log "${hosts[0]}" "$out/raw/$tag.${hosts[0]}.log" "$cmd" ||
-			ae_die "app-graph: mpirun of mpi-graph on $n nodes failed: $(ae_tail "$out/raw/$tag.${hosts[0]}.log")"
+		mb_on_node "$out/raw/$tag" "app-graph: mpirun of mpi-graph on $n nodes" "${hosts[0]}" \
+			"$(mpi_cmd "$n") $(appgraph_bin "${hosts[0]}" mpi-graph) $APPGRAPH_ARGS --dump $APPGRAPH_DUMP.mpi"
 		;;
 	ref)
-		mb_on_log "${hosts[0]}" "$out/raw/$tag.${hosts[0]}.log" \
-			"$(appgraph_bin "${hosts[0]}" graph-ref) $APPGRAPH_ARGS --dump $APPGRAPH_DUMP.ref" ||
-			ae_die "app-graph: graph-ref failed: $(ae_tail "$out/raw/$tag.${hosts[0]}.log")"
+		mb_on_node "$out/raw/$tag" "app-graph: graph-ref" "${hosts[0]}" \
+			"$(appgraph_bin "${hosts[0]}" graph-ref) $APPGRAPH_ARGS --dump $APPGRAPH_DUMP.ref"
 		;;
 	esac
 	[ "$AE_DRY_RUN" = 1 ] && return 0

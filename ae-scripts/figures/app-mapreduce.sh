@@ -39,31 +39,23 @@ appmr_bench() {
 
 # appmr_case OUTDIR REP JOB NODES SYSTEM
 appmr_case() {
-	local out=$1 rep=$2 job=$3 n=$4 sys=$5 tag h hosts=() args verdict
+	local out=$1 rep=$2 job=$3 n=$4 sys=$5 tag hosts=() args verdict
 	tag=$job-$sys-$n-$rep
 	hosts=("${INV_NODES[@]:0:$n}")
 	args="--job $job -m ${APPMR_MIB[$job]} -o $APPMR_OUT.$sys.$job"
 	mkdir -p "$out/raw"
 	case $sys in
 	lite | lite-rpc)
-		for h in "${hosts[@]}"; do
-			ae_bg_start "appmr-$h" "$h" "$AE_TIMEOUT" "$out/raw/$tag.$h.log" \
-				"$(appmr_bin "$h" lite-mapreduce) -n $n --shuffle $([ "$sys" = lite ] && echo write || echo rpc) $args"
-		done
-		for h in "${hosts[@]}"; do
-			ae_bg_wait "appmr-$h" ||
-				ae_die "app-mapreduce: lite-mapreduce $job on $h ($n nodes) failed: $(ae_tail "$out/raw/$tag.$h.log")"
-		done
+		mb_on_nodes appmr "$out/raw/$tag" "app-mapreduce: lite-mapreduce $job" \
+			"lite/apps/lite-mapreduce/lite-mapreduce -n $n --shuffle $([ "$sys" = lite ] && echo write || echo rpc) $args" \
+			"${hosts[@]}"
 		;;
 	mpi)
-		mb_on_log "${hosts[0]}" "$out/raw/$tag.${hosts[0]}.log" \
-			"$(mpi_cmd "$n") $(appmr_bin "${hosts[0]}" mrmpi-mapreduce) $args" ||
-			ae_die "app-mapreduce: mpirun of mrmpi-mapreduce $job on $n nodes failed: $(ae_tail "$out/raw/$tag.${hosts[0]}.log")"
+		mb_on_node "$out/raw/$tag" "app-mapreduce: mpirun of mrmpi-mapreduce $job on $n nodes" "${hosts[0]}" \
+			"$(mpi_cmd "$n") $(appmr_bin "${hosts[0]}" mrmpi-mapreduce) $args"
 		;;
 	ref)
-		mb_on_log "${hosts[0]}" "$out/raw/$tag.${hosts[0]}.log" \
-			"$(appmr_bin "${hosts[0]}" mr-ref) $args" ||
-			ae_die "app-mapreduce: mr-ref $job failed: $(ae_tail "$out/raw/$tag.${hosts[0]}.log")"
+		mb_on_node "$out/raw/$tag" "app-mapreduce: mr-ref $job" "${hosts[0]}" "$(appmr_bin "${hosts[0]}" mr-ref) $args"
 		;;
 	esac
 	[ "$AE_DRY_RUN" = 1 ] && return 0

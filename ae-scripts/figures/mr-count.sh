@@ -12,22 +12,10 @@
 # DEPTH=N posted writes in flight per LITE thread (16; 0: synchronous);
 # SEED=N the shuffle.
 
-# mrcount_case OUTDIR REP COUNT SYSTEM: one system at one count, one rep.
-mrcount_case() {
-	local out=$1 rep=$2 n=$3 sys=$4
-	MB_REP=$rep mb_write_tput "$out" "$4-$3-$2" "$sys" "--mr-total $((n * 64))K --param-name mr-count $common $n" ||
-		ae_die "mr-count: $sys with $n regions, repetition $rep failed"
-}
+# mrcount_args COUNT: the clients' arguments for COUNT regions of 64 KiB.
+mrcount_args() { echo "--mr-total $(($1 * 64))K --param-name mr-count -s 64 $MB_WINDOW --mr-count $1"; }
 
 figure_run() {
-	local out=$1 dur=2 reps=3 counts common
-	counts="1 4 16 64 256 1024 4096"
-	[ "${QUICK:-0}" = 1 ] && dur=1 reps=1 counts="1 16 256"
-	[ "${FULL:-0}" = 1 ] && dur=10
-	mb_two_nodes mr-count
-	common="-s 64 -D $dur -w 0.5 -r 1 --mr-count"
-	mb_note "$out" "method: interleaved, $reps repetitions x counts ${COUNTS:-$counts}, systems shuffled per (repetition, count) with seed $MB_SEED (order.csv)"
-	mb_write_tput_note "$out"
-	mb_interleave "$out" "$reps" "${COUNTS:-$counts}" mrcount_case verbs lite
-	mb_summarize "$out"
+	MB_WRITE_ARGS=mrcount_args \
+		mb_sweep "$1" mr-count COUNTS count "1 4 16 64 256 1024 4096" "1 16 256" mb_write_tput_case verbs lite
 }

@@ -12,22 +12,10 @@
 # DEPTH=N posted writes in flight per LITE thread (16; 0: synchronous);
 # SEED=N the shuffle.
 
-# mrsize_case OUTDIR REP TOTAL SYSTEM: one system at one total, one rep.
-mrsize_case() {
-	local out=$1 rep=$2 total=$3 sys=$4
-	MB_REP=$rep mb_write_tput "$out" "$4-$3-$2" "$sys" "--mr-total $total --mr-count 1 --param-name mr-total $common" ||
-		ae_die "mr-size: $sys at $total, repetition $rep failed"
-}
+# mrsize_args TOTAL: the clients' arguments for one region of TOTAL bytes.
+mrsize_args() { echo "--mr-total $1 --mr-count 1 --param-name mr-total -s 64,1K $MB_WINDOW"; }
 
 figure_run() {
-	local out=$1 dur=2 reps=3 totals common
-	totals="1M 4M 16M 64M 256M 1G"
-	[ "${QUICK:-0}" = 1 ] && dur=1 reps=1 totals="1M 4M 16M 64M"
-	[ "${FULL:-0}" = 1 ] && dur=10
-	mb_two_nodes mr-size
-	common="-s 64,1K -D $dur -w 0.5 -r 1"
-	mb_note "$out" "method: interleaved, $reps repetitions x totals ${TOTALS:-$totals}, systems shuffled per (repetition, total) with seed $MB_SEED (order.csv)"
-	mb_write_tput_note "$out"
-	mb_interleave "$out" "$reps" "${TOTALS:-$totals}" mrsize_case verbs lite
-	mb_summarize "$out"
+	MB_WRITE_ARGS=mrsize_args \
+		mb_sweep "$1" mr-size TOTALS total "1M 4M 16M 64M 256M 1G" "1M 4M 16M 64M" mb_write_tput_case verbs lite
 }

@@ -11,7 +11,7 @@
 
 # rpctput_case OUTDIR REP THREADS SYSTEM: one system at one thread count.
 rpctput_case() {
-	local out=$1 rep=$2 t=$3 sys=$4 tag="$4-$3-$2"
+	local out=$1 rep=$2 t=$3 sys=$4 tag="$4-$3-$2" common="-s 64 $MB_WINDOW"
 	case $sys in
 	lite)
 		MB_REP=$rep mb_lite_rpc "$out" "$tag" "-t $t $common" ;;
@@ -23,13 +23,6 @@ rpctput_case() {
 }
 
 figure_run() {
-	local out=$1 dur=2 reps=3 threads common
-	threads="1 2 4 8 16"
-	[ "${QUICK:-0}" = 1 ] && dur=1 reps=1 threads="1 4 16"
-	[ "${FULL:-0}" = 1 ] && dur=10
-	mb_two_nodes rpc-tput
-	common="-s 64 -D $dur -w 0.5 -r 1"
-	mb_note "$out" "method: interleaved, $reps repetitions x threads ${THREADS:-$threads}, systems shuffled per (repetition, threads) with seed $MB_SEED (order.csv); one call in flight per thread"
-	mb_interleave "$out" "$reps" "${THREADS:-$threads}" rpctput_case lite verbs-writeimm verbs-sendrecv tcp
-	mb_summarize "$out"
+	MB_METHOD_MORE="; one call in flight per thread" \
+		mb_sweep "$1" rpc-tput THREADS threads "1 2 4 8 16" "1 4 16" rpctput_case lite verbs-writeimm verbs-sendrecv tcp
 }

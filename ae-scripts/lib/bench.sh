@@ -137,8 +137,10 @@ mb_lite() {
 # fast as they complete, the memory, sizes and window as ARGS say:
 # verbs_bench with 16 writes in flight on one QP, or lite_bench with
 # THREADS (1) threads of DEPTH (16) posted writes each (lite_post_write).
-# mb_write_tput_note puts that into the provenance.
+# The first call puts that into the provenance (in_flight).
 mb_write_tput() {
+	[ "$AE_DRY_RUN" = 1 ] || grep -q '^in_flight:' "$1/provenance.txt" 2>/dev/null ||
+		mb_note "$1" "in_flight: verbs 16 writes on 1 QP (--depth 16); LITE ${THREADS:-1} thread(s) x ${DEPTH:-16} posted writes (--depth ${DEPTH:-16})"
 	case $3 in
 	verbs) mb_verbs "$1" "$2" "-m tput -o write --depth 16 $4" ;;
 	lite) mb_lite "$1" "$2" "-m tput -o write -t ${THREADS:-1} --depth ${DEPTH:-16} $4" ;;
@@ -146,9 +148,41 @@ mb_write_tput() {
 	esac
 }
 
-# mb_write_tput_note OUTDIR: what mb_write_tput keeps in flight.
-mb_write_tput_note() {
-	mb_note "$1" "in_flight: verbs 16 writes on 1 QP (--depth 16); LITE ${THREADS:-1} thread(s) x ${DEPTH:-16} posted writes (--depth ${DEPTH:-16})"
+
+# mb_write_tput_case OUTDIR REP POINT SYSTEM: mr-size's and mr-count's
+# CASE for mb_sweep: mb_write_tput for SYSTEM at POINT in repetition REP,
+# with the arguments "MB_WRITE_ARGS POINT" prints (a function of the
+# figure's).
+mb_write_tput_case() {
+	local args
+	args=$("$MB_WRITE_ARGS" "$3")
+	MB_REP=$2 mb_write_tput "$1" "$4-$3-$2" "$4" "$args" ||
+		ae_die "$MB_FIGURE: $4 at $3, repetition $2 failed"
+}
+
+# mb_on_nodes JOB LOGBASE WHAT "PROGRAM ARGS" HOST...: PROGRAM (a path in
+# the tree, run from each host's copy: lite_rdir) with ARGS on every HOST
+# at once, each a background job JOB-HOST (ae_bg_start, bounded by
+# AE_TIMEOUT) with its output in LOGBASE.HOST.log, then waits for them all.
+# One that fails stops the figure: "WHAT on HOST (N nodes) failed: " and
+# the tail of its log.
+mb_on_nodes() {
+	local job=$1 log=$2 what=$3 cmd=$4 h
+	shift 4
+	for h in "$@"; do
+		ae_bg_start "$job-$h" "$h" "$AE_TIMEOUT" "$log.$h.log" "$(lite_rdir "$h")/$cmd"
+	done
+	for h in "$@"; do
+		ae_bg_wait "$job-$h" ||
+			ae_die "$what on $h ($# nodes) failed: $(ae_tail "$log.$h.log")"
+	done
+}
+
+# mb_on_node LOGBASE WHAT HOST CMD: CMD on HOST in the foreground
+# (mb_on_log), its output in LOGBASE.HOST.log. If it fails, the figure
+# stops: "WHAT failed: " and the tail of the log.
+mb_on_node() {
+	mb_on_log "$3" "$1.$3.log" "$4" || ae_die "$2 failed: $(ae_tail "$1.$3.log")"
 }
 
 # mb_cpu_sample NAME HOST DELAY WINDOW LOG: ae-scripts/cpu-sample on HOST
@@ -251,6 +285,29 @@ mb_summarize() {
 	[ -s "$out/raw.csv" ] || ae_die "no measurements in $out/raw.csv"
 	"$AE_ROOT/ae-scripts/summarize-bench" "$out/raw.csv" >"$out/data.csv" ||
 		ae_die "cannot summarise $out/raw.csv"
+}
+
+# mb_sweep OUTDIR FIGURE KNOB POINT "POINTS" "QUICK_POINTS" CASE SYSTEM...:
+# a throughput figure between the first two nodes (mb_two_nodes FIGURE):
+# 3 repetitions (QUICK=1: 1) of POINTS (QUICK=1: QUICK_POINTS; the
+# variable KNOB, when set, replaces them), the SYSTEMs interleaved per
+# (repetition, point) (mb_interleave with CASE), then data.csv. CASE finds
+# the figure's name in MB_FIGURE and the window to give its client in
+# MB_WINDOW: 2 s (QUICK=1: 1 s, FULL=1: 10 s) after 0.5 s of warm-up, one
+# repetition. The provenance's method line names the points by KNOB in
+# lower case and one of them POINT; MB_METHOD_MORE, if set, ends it.
+mb_sweep() {
+	local out=$1 fig=$2 knob=$3 point=$4 points=$5 dur=2 reps=3
+	[ "${QUICK:-0}" = 1 ] && dur=1 reps=1 points=$6
+	[ "${FULL:-0}" = 1 ] && dur=10
+	points=${!knob:-$points}
+	shift 6
+	mb_two_nodes "$fig"
+	# shellcheck disable=SC2034 # read by the figures' CASE
+	MB_FIGURE=$fig MB_WINDOW="-D $dur -w 0.5 -r 1"
+	mb_note "$out" "method: interleaved, $reps repetitions x ${knob,,} $points, systems shuffled per (repetition, $point) with seed $MB_SEED (order.csv)${MB_METHOD_MORE:-}"
+	mb_interleave "$out" "$reps" "$points" "$@"
+	mb_summarize "$out"
 }
 
 # mb_interleave OUTDIR REPS "POINTS" CASE SYSTEM...: for each repetition

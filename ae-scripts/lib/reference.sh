@@ -29,9 +29,6 @@ REF_KNOBS=(QUICK FULL LITE_PARAMS SIZES COUNTS DEPTH QPS RATES THREADS TOTALS SC
 
 ref_git() { git -C "$AE_ROOT" "$@"; }
 
-# ref_fmt SECS: 75 -> 1m15s.
-ref_fmt() { printf '%dm%02ds' "$(($1 / 60))" "$(($1 % 60))"; }
-
 # ref_dirty: what 'git status --porcelain' lists (untracked files included,
 # whatever status.showUntrackedFiles says); empty for a clean tree.
 ref_dirty() {
@@ -113,17 +110,6 @@ ref_fail() {
 	ae_die "$1"
 }
 
-# ref_report NAMES SECS TOTAL: the elapsed time of each figure and in all.
-ref_report() {
-	local -n _names=$1 _secs=$2
-	local i
-	echo "reference: elapsed"
-	for i in "${!_secs[@]}"; do
-		printf '  %-12s %8s\n' "${_names[$i]}" "$(ref_fmt "${_secs[$i]}")"
-	done
-	printf '  %-12s %8s\n' total "$(ref_fmt "$3")"
-}
-
 # ref_one NAME DIR: one figure, with set -e in force (see fig_reference).
 ref_one() {
 	if [ -n "${AE_REFERENCE_RUNNER:-}" ]; then
@@ -148,24 +134,35 @@ fig_reference() {
 	started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 	mapfile -t names < <(fig_list)
 	ae_log "reference: ${#names[@]} figures at ${commit:0:12}: ${names[*]}"
-
+	# One progress line as each step starts and ends (lib/progress.sh).
 	if [ -z "${AE_REFERENCE_RUNNER:-}" ]; then
+		progress_init install "${names[@]}"
 		# The module the LITE figures measure is built from this commit.
+		progress_start install
 		t0=$SECONDS
 		set +e
 		(set -e; lite_install)
 		rc=$?
 		set -e
-		[ "$rc" = 0 ] || ae_die "reference: installing LITE at ${commit:0:12} failed (above); plots/reference/ is unchanged"
+		if [ "$rc" != 0 ]; then
+			progress_done "FAILED: exit $rc"
+			progress_summary reference
+			ae_die "reference: installing LITE at ${commit:0:12} failed (above); plots/reference/ is unchanged"
+		fi
+		progress_done ok
 		labels+=("(install)") secs+=("$((SECONDS - t0))")
+	else
+		progress_init "${names[@]}"
 	fi
 
 	for name in "${names[@]}"; do
+		progress_start "$name"
 		t0=$SECONDS
 		if [ "$AE_DRY_RUN" = 1 ]; then
 			fig_run "$name"
 			dir=""
 			labels+=("$name") secs+=("$((SECONDS - t0))")
+			progress_done ok
 		else
 			dir=$(fig_new_dir "$name")
 			log=$dir/console.log
@@ -178,18 +175,19 @@ fig_reference() {
 			set -e
 			labels+=("$name") secs+=("$((SECONDS - t0))")
 			if [ "$rc" != 0 ]; then
-				ref_report labels secs "$((SECONDS - start))" >&2
-				ae_die "reference: $name failed after $(ref_fmt "$((SECONDS - t0))") (exit $rc); log: $log; data: $dir. plots/reference/ and exp.md are unchanged"
+				progress_done "FAILED: exit $rc" "${dir#"$AE_ROOT"/}"
+				progress_summary reference
+				ae_die "reference: $name failed after $(progress_fmt "$((SECONDS - t0))") (exit $rc); log: $log; data: $dir. plots/reference/ and exp.md are unchanged"
 			fi
+			progress_done ok "${dir#"$AE_ROOT"/}" "$(fig_targets_met "$name" "$dir")"
 		fi
 		dirs+=("$dir")
-		ae_log "reference: $name done in $(ref_fmt "$((SECONDS - t0))")"
 		ref_unchanged "$commit" "while $name ran" ||
 			ae_die "reference: stopped after $name; plots/reference/ and exp.md are unchanged"
 	done
 
 	if [ "$AE_DRY_RUN" = 1 ]; then
-		ref_report labels secs "$((SECONDS - start))"
+		progress_summary reference
 		ae_log "reference: dry run: would copy ${#names[@]} result directories into plots/reference/, check them and rewrite exp.md's targets table; nothing changed"
 		return 0
 	fi
@@ -236,7 +234,7 @@ plots/reference/ and exp.md are unchanged; the runs stay in ${dirs[0]%/*}/"
 		ae_die "reference: could not replace $exp; plots/reference/ is unchanged"
 	fi
 	rm -rf "$REF_OLD"
-	ref_report labels secs "$((SECONDS - start))"
+	progress_summary reference
 	ae_log "reference: plots/reference/ now holds ${#names[@]} figures at ${commit:0:12}, and exp.md's targets table is theirs:"
 	ae_log "  git add -A plots/reference exp.md && git commit -m 'plots/reference: make reference at ${commit:0:12}'"
 }

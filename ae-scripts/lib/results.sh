@@ -158,6 +158,22 @@ fig_plot() {
 	done
 }
 
+# fig_targets_met NAME DIR: "targets M/T met", how many of NAME's targets
+# in exp.md the results in DIR meet (ae-scripts/targets --only NAME: a
+# row met is a "yes"), and how many only hardware can judge; nothing for a
+# figure without targets.
+fig_targets_met() {
+	local tmp rows hw
+	tmp=$(mktemp -d)
+	ln -s "$2" "$tmp/$1"
+	rows=$("$AE_ROOT/ae-scripts/targets" --only "$1" "$tmp" | grep '^| ' | tail -n +2) || true
+	rm -rf "$tmp"
+	[ -n "$rows" ] || return 0
+	hw=$(grep -c '| not testable on ' <<<"$rows") || true
+	if [ "$hw" = 0 ]; then hw=""; else hw=", $hw not testable here"; fi
+	echo "targets $(grep -c '| yes |$' <<<"$rows")/$(wc -l <<<"$rows") met$hw"
+}
+
 # fig_targets [reference]: exp.md's target ratios (ae-scripts/targets) from
 # the newest result of every figure, or from plots/reference/.
 fig_targets() {
