@@ -45,25 +45,23 @@ static char *role = "client";
 module_param(role, charp, 0444);
 MODULE_PARM_DESC(role, "client (runs the checks) or server");
 
-static unsigned int servers[LITE_MAX_NODES];
-static int nr_servers;
-module_param_array(servers, uint, &nr_servers, 0444);
+/* What the checks and the server read, beside role, only and inject_fail. */
+static unsigned int kt_servers[LITE_MAX_NODES];
+static int kt_nr_servers;
+static unsigned int kt_nodes;
+static unsigned int kt_port = 60;
+static unsigned int kt_max_msg = 65536;
+static unsigned int kt_hold_ms = 300;
+
+module_param_array_named(servers, kt_servers, uint, &kt_nr_servers, 0444);
 MODULE_PARM_DESC(servers, "client: nodes running role=server (at least one; two for 3-node checks)");
-
-static unsigned int nodes;
-module_param(nodes, uint, 0444);
+module_param_named(nodes, kt_nodes, uint, 0444);
 MODULE_PARM_DESC(nodes, "client: expected liteapi_get_total_node() (0: not checked)");
-
-static unsigned int port = 60;
-module_param(port, uint, 0444);
+module_param_named(port, kt_port, uint, 0444);
 MODULE_PARM_DESC(port, "the servers' RPC port; the client uses port + 1, and port + 2 as a port nobody registered (default 60)");
-
-static unsigned int max_msg = 65536;
-module_param(max_msg, uint, 0444);
+module_param_named(max_msg, kt_max_msg, uint, 0444);
 MODULE_PARM_DESC(max_msg, "server: largest request on its port (default 65536)");
-
-static unsigned int hold_ms = 300;
-module_param(hold_ms, uint, 0444);
+module_param_named(hold_ms, kt_hold_ms, uint, 0444);
 MODULE_PARM_DESC(hold_ms, "client: how long a server holds the contended lock (default 300)");
 
 static char *only;
@@ -215,7 +213,7 @@ static int kt_call(struct kt *t, unsigned int node, const struct kt_req *r,
 		   u32 plen, u32 room)
 {
 	*t->req = *r;
-	return liteapi_send_reply_imm(node, port, t->req, sizeof(*r) + plen,
+	return liteapi_send_reply_imm(node, kt_port, t->req, sizeof(*r) + plen,
 				      t->rbuf, room, LITE_PRIO_NORMAL);
 }
 
@@ -269,9 +267,9 @@ static void kt_get_node_id(struct kt *t)
 	KT_TRUE(t->me >= 1 && t->me < LITE_MAX_NODES);
 	KT_EQ(liteapi_get_node_id(), t->me);
 	/* Each server names itself with the id we reach it under. */
-	for (i = 0; i < nr_servers; i++) {
-		KT_TRUE(servers[i] != t->me);
-		kt_status(t, servers[i], &st);
+	for (i = 0; i < kt_nr_servers; i++) {
+		KT_TRUE(kt_servers[i] != t->me);
+		kt_status(t, kt_servers[i], &st);
 	}
 }
 
@@ -279,9 +277,9 @@ static void kt_get_total_node(struct kt *t)
 {
 	int n = liteapi_get_total_node();
 
-	if (nodes)
-		KT_EQ(n, nodes);
-	KT_TRUE(n >= 1 + nr_servers);
+	if (kt_nodes)
+		KT_EQ(n, kt_nodes);
+	KT_TRUE(n >= 1 + kt_nr_servers);
 	KT_TRUE(n < LITE_MAX_NODES);
 }
 
@@ -971,14 +969,14 @@ static void kt_query_port(struct kt *t)
 {
 	int i;
 
-	for (i = 0; i < nr_servers; i++) {
-		KT_EQ(liteapi_query_port(servers[i], port), max_msg);
-		KT_EQ(liteapi_query_port(servers[i], t->free_port), -ECONNREFUSED);
-		KT_EQ(liteapi_query_port(servers[i], LITE_MAX_PORT), -EINVAL);
+	for (i = 0; i < kt_nr_servers; i++) {
+		KT_EQ(liteapi_query_port(kt_servers[i], kt_port), kt_max_msg);
+		KT_EQ(liteapi_query_port(kt_servers[i], t->free_port), -ECONNREFUSED);
+		KT_EQ(liteapi_query_port(kt_servers[i], LITE_MAX_PORT), -EINVAL);
 	}
-	KT_EQ(liteapi_query_port(0, port), -EINVAL);
-	KT_EQ(liteapi_query_port(LITE_MAX_NODES, port), -EINVAL);
-	KT_EQ(liteapi_query_port(KT_NO_NODE, port), -ENOTCONN);
+	KT_EQ(liteapi_query_port(0, kt_port), -EINVAL);
+	KT_EQ(liteapi_query_port(LITE_MAX_NODES, kt_port), -EINVAL);
+	KT_EQ(liteapi_query_port(KT_NO_NODE, kt_port), -ENOTCONN);
 }
 
 /* ECHO of @len bytes to @node, a reply of @rlen: checked byte for byte. */
@@ -1002,33 +1000,33 @@ static void kt_echo(struct kt *t, unsigned int node, u32 len, u32 rlen)
 
 static void kt_send_reply_imm(struct kt *t)
 {
-	u32 most = max_msg - sizeof(struct kt_req);
+	u32 most = kt_max_msg - sizeof(struct kt_req);
 	struct kt_req r = { .op = KT_OP_ECHO, .arg = 1000 };
 	struct kt_resp st;
 	int i;
 
-	for (i = 0; i < nr_servers; i++) {
-		kt_echo(t, servers[i], 1, 1);
-		kt_echo(t, servers[i], 1000, 1000);
-		kt_echo(t, servers[i], most, most);
-		kt_echo(t, servers[i], 10, 0);
-		kt_echo(t, servers[i], 3000, 70000);
+	for (i = 0; i < kt_nr_servers; i++) {
+		kt_echo(t, kt_servers[i], 1, 1);
+		kt_echo(t, kt_servers[i], 1000, 1000);
+		kt_echo(t, kt_servers[i], most, most);
+		kt_echo(t, kt_servers[i], 10, 0);
+		kt_echo(t, kt_servers[i], 3000, 70000);
 		/* A reply above our room: not sent, -EMSGSIZE on both sides. */
-		KT_EQ(kt_call(t, servers[i], &r, 10, 64), -EMSGSIZE);
-		if (kt_status(t, servers[i], &st))
+		KT_EQ(kt_call(t, kt_servers[i], &r, 10, 64), -EMSGSIZE);
+		if (kt_status(t, kt_servers[i], &st))
 			KT_EQ(st.ret[1], -EMSGSIZE);
 		/* A request above the port's max_size. */
-		KT_EQ(kt_call(t, servers[i], &r, most + 1, KT_BUF), -EMSGSIZE);
-		KT_EQ(liteapi_send_reply_imm(servers[i], t->free_port, t->req, 8,
+		KT_EQ(kt_call(t, kt_servers[i], &r, most + 1, KT_BUF), -EMSGSIZE);
+		KT_EQ(liteapi_send_reply_imm(kt_servers[i], t->free_port, t->req, 8,
 					     t->rbuf, 64, 0), -ECONNREFUSED);
-		KT_EQ(liteapi_send_reply_imm(servers[i], port, t->req, 0,
+		KT_EQ(liteapi_send_reply_imm(kt_servers[i], kt_port, t->req, 0,
 					     t->rbuf, 64, 0), -EINVAL);
-		KT_EQ(liteapi_send_reply_imm(servers[i], port, t->req, 8,
+		KT_EQ(liteapi_send_reply_imm(kt_servers[i], kt_port, t->req, 8,
 					     t->rbuf, 64, 3), -EINVAL);
-		KT_EQ(liteapi_send_reply_imm(KT_NO_NODE, port, t->req, 8,
+		KT_EQ(liteapi_send_reply_imm(KT_NO_NODE, kt_port, t->req, 8,
 					     t->rbuf, 64, 0), -ENOTCONN);
-		kt_echo(t, servers[i], 5, 5);	/* still serving */
-		kt_server_clean(t, servers[i]);
+		kt_echo(t, kt_servers[i], 5, 5);	/* still serving */
+		kt_server_clean(t, kt_servers[i]);
 	}
 }
 
@@ -1069,7 +1067,7 @@ static void kt_send_reply_imm_multicast(struct kt *t)
 	dst[1] = t->s2;
 	memset(t->rbuf, 0, 2 * room);
 	memset(st, 1, sizeof(st));
-	KT_EQ(liteapi_send_reply_imm_multicast(2, dst, port, t->req, size,
+	KT_EQ(liteapi_send_reply_imm_multicast(2, dst, kt_port, t->req, size,
 					       t->rbuf, room, len, st, 0), 2);
 	KT_EQ(st[0], 0);
 	KT_EQ(st[1], 0);
@@ -1082,7 +1080,7 @@ static void kt_send_reply_imm_multicast(struct kt *t)
 	dst[0] = t->s2;
 	dst[1] = t->s1;
 	memset(t->rbuf, 0, 2 * room);
-	KT_EQ(liteapi_send_reply_imm_multicast(2, dst, port, t->req, size,
+	KT_EQ(liteapi_send_reply_imm_multicast(2, dst, kt_port, t->req, size,
 					       t->rbuf, room, len, st,
 					       LITE_PRIO_HIGH), 1);
 	KT_EQ(st[0], -EMSGSIZE);
@@ -1097,7 +1095,7 @@ static void kt_send_reply_imm_multicast(struct kt *t)
 	dst[0] = KT_NO_NODE;
 	dst[1] = t->s2;
 	dst[2] = t->me;
-	KT_EQ(liteapi_send_reply_imm_multicast(3, dst, port, t->req, size,
+	KT_EQ(liteapi_send_reply_imm_multicast(3, dst, kt_port, t->req, size,
 					       t->rbuf, room, len, st,
 					       LITE_PRIO_LOW), 1);
 	KT_EQ(st[0], -ENOTCONN);
@@ -1118,30 +1116,30 @@ static void kt_send_reply_imm_multicast(struct kt *t)
 		dst[i] = i + 1;
 	memset(st, 1, sizeof(st));
 	memset(len, 1, sizeof(len));
-	KT_EQ(liteapi_send_reply_imm_multicast(0, dst, port, t->req, size,
+	KT_EQ(liteapi_send_reply_imm_multicast(0, dst, kt_port, t->req, size,
 					       t->rbuf, room, len, st, 0), -EINVAL);
-	KT_EQ(liteapi_send_reply_imm_multicast(LITE_MCAST_MAX + 1, dst, port,
+	KT_EQ(liteapi_send_reply_imm_multicast(LITE_MCAST_MAX + 1, dst, kt_port,
 					       t->req, size, t->rbuf, room,
 					       len, st, 0), -EINVAL);
 	dst[0] = t->s1;
 	dst[1] = t->s1;
-	KT_EQ(liteapi_send_reply_imm_multicast(2, dst, port, t->req, size,
+	KT_EQ(liteapi_send_reply_imm_multicast(2, dst, kt_port, t->req, size,
 					       t->rbuf, room, len, st, 0), -EINVAL);
 	dst[1] = 0;
-	KT_EQ(liteapi_send_reply_imm_multicast(2, dst, port, t->req, size,
+	KT_EQ(liteapi_send_reply_imm_multicast(2, dst, kt_port, t->req, size,
 					       t->rbuf, room, len, st, 0), -EINVAL);
 	dst[1] = LITE_MAX_NODES;
-	KT_EQ(liteapi_send_reply_imm_multicast(2, dst, port, t->req, size,
+	KT_EQ(liteapi_send_reply_imm_multicast(2, dst, kt_port, t->req, size,
 					       t->rbuf, room, len, st, 0), -EINVAL);
 	dst[1] = t->s2;
-	KT_EQ(liteapi_send_reply_imm_multicast(2, dst, port, t->req, 0,
+	KT_EQ(liteapi_send_reply_imm_multicast(2, dst, kt_port, t->req, 0,
 					       t->rbuf, room, len, st, 0), -EINVAL);
-	KT_EQ(liteapi_send_reply_imm_multicast(2, dst, port, t->req, size,
+	KT_EQ(liteapi_send_reply_imm_multicast(2, dst, kt_port, t->req, size,
 					       t->rbuf, room, len, st, 3), -EINVAL);
 	KT_EQ(liteapi_send_reply_imm_multicast(2, dst, LITE_MAX_PORT, t->req,
 					       size, t->rbuf, room, len, st, 0),
 	      -EINVAL);
-	KT_EQ(liteapi_send_reply_imm_multicast(2, dst, port, t->ref,
+	KT_EQ(liteapi_send_reply_imm_multicast(2, dst, kt_port, t->ref,
 					       LITE_RPC_MAX_MSG + 1, t->rbuf,
 					       room, len, st, 0), -EMSGSIZE);
 	KT_EQ(st[0], 0x01010101);
@@ -1166,7 +1164,7 @@ static void kt_send_message(struct kt *t)
 		for (j = 0; j < len[i]; j++)
 			sum += p[j];
 		*t->req = r;
-		KT_EQ(liteapi_send_message(t->s1, port, t->req,
+		KT_EQ(liteapi_send_message(t->s1, kt_port, t->req,
 					   sizeof(r) + len[i], i % 3), 0);
 	}
 	/* Messages and calls share the ring: STATUS comes after the notes. */
@@ -1174,12 +1172,12 @@ static void kt_send_message(struct kt *t)
 		KT_EQ(after.val[0] - before.val[0], ARRAY_SIZE(len));
 		KT_EQ(after.val[1] - before.val[1], sum);
 	}
-	KT_EQ(liteapi_send_message(t->s1, port, t->req, 0, 0), -EINVAL);
-	KT_EQ(liteapi_send_message(t->s1, port, t->req, max_msg + 1, 0), -EMSGSIZE);
-	KT_EQ(liteapi_send_message(t->s1, port, t->req, 8, 3), -EINVAL);
+	KT_EQ(liteapi_send_message(t->s1, kt_port, t->req, 0, 0), -EINVAL);
+	KT_EQ(liteapi_send_message(t->s1, kt_port, t->req, kt_max_msg + 1, 0), -EMSGSIZE);
+	KT_EQ(liteapi_send_message(t->s1, kt_port, t->req, 8, 3), -EINVAL);
 	KT_EQ(liteapi_send_message(t->s1, t->free_port, t->req, 8, 0),
 	      -ECONNREFUSED);
-	KT_EQ(liteapi_send_message(0, port, t->req, 8, 0), -EINVAL);
+	KT_EQ(liteapi_send_message(0, kt_port, t->req, 8, 0), -EINVAL);
 	if (kt_status(t, t->s1, &before))
 		KT_EQ(before.val[0], after.val[0]);	/* no note from those */
 }
@@ -1341,9 +1339,9 @@ static void kt_rdma_fetch_and_add(struct kt *t)
 		if (i == 1 && a > 0 &&
 		    KT_EQ(liteapi_add_askmr_table(r.ident, a, KT_RWA, KT_PW), 0)) {
 			/* Every node adds at once, to an LMR on s1. */
-			for (j = 0; j < nr_servers; j++) {
+			for (j = 0; j < kt_nr_servers; j++) {
 				*t->req = r;
-				sent += KT_EQ(liteapi_send_message(servers[j], port,
+				sent += KT_EQ(liteapi_send_message(kt_servers[j], kt_port,
 						t->req, sizeof(r), 0), 0);
 			}
 			for (j = 0; j < KT_ADDS; j++)
@@ -1352,8 +1350,8 @@ static void kt_rdma_fetch_and_add(struct kt *t)
 					break;
 			v = kt_wait_counter(t, a, (u64)KT_ADDS * (1 + sent));
 			KT_EQ(v, (u64)KT_ADDS * (1 + sent));
-			for (j = 0; j < nr_servers; j++)
-				kt_server_clean(t, servers[j]);
+			for (j = 0; j < kt_nr_servers; j++)
+				kt_server_clean(t, kt_servers[j]);
 		}
 		kt_put(&a);
 		kt_put(&plain);
@@ -1423,9 +1421,9 @@ static void kt_swp_race(struct kt *t, int a)
 	if (!KT_EQ(liteapi_rdma_swp(a, 0, &old, KT_PW), 0) ||
 	    !KT_EQ(liteapi_add_askmr_table(r.ident, a, KT_RWA, KT_PW), 0))
 		return;
-	for (j = 0; j < nr_servers && j < 2; j++) {
+	for (j = 0; j < kt_nr_servers && j < 2; j++) {
 		*t->req = r;
-		sent[j] = KT_EQ(liteapi_send_message(servers[j], port, t->req,
+		sent[j] = KT_EQ(liteapi_send_message(kt_servers[j], kt_port, t->req,
 						     sizeof(r), 0), 0);
 	}
 	for (k = 1; k <= KT_SWAPS; k++) {
@@ -1435,17 +1433,17 @@ static void kt_swp_race(struct kt *t, int a)
 		out += old;
 	}
 	/* SWAPPED queues behind SWAP: the server has finished. */
-	for (j = 0; j < nr_servers && j < 2; j++) {
+	for (j = 0; j < kt_nr_servers && j < 2; j++) {
 		struct kt_req q = { .op = KT_OP_SWAPPED };
 
 		if (!sent[j] ||
-		    !KT_EQ(kt_call(t, servers[j], &q, 0, sizeof(struct kt_resp)),
+		    !KT_EQ(kt_call(t, kt_servers[j], &q, 0, sizeof(struct kt_resp)),
 			   sizeof(struct kt_resp)))
 			continue;
 		KT_EQ(kt_resp(t)->val[1], KT_SWAPS);
 		out += kt_resp(t)->val[0];
-		in += kt_swap_in(servers[j]);
-		kt_server_clean(t, servers[j]);
+		in += kt_swap_in(kt_servers[j]);
+		kt_server_clean(t, kt_servers[j]);
 	}
 	KT_EQ(liteapi_rdma_read_offset(a, &old, 8, 0, 0, KT_PW), 0);
 	KT_EQ(out + old, in);
@@ -1523,7 +1521,7 @@ static void kt_ask_lock(struct kt *t)
 static void kt_lock(struct kt *t)
 {
 	unsigned int node[2] = { t->me, t->s1 };
-	struct kt_req r = { .op = KT_OP_LOCK_HOLD, .arg2 = hold_ms };
+	struct kt_req r = { .op = KT_OP_LOCK_HOLD, .arg2 = kt_hold_ms };
 	unsigned long t0;
 	int i, id;
 
@@ -1544,7 +1542,7 @@ static void kt_lock(struct kt *t)
 		t0 = jiffies;
 		KT_EQ(liteapi_unlock(node[i], id), -EPERM);
 		KT_EQ(liteapi_lock(node[i], id), 0);
-		KT_TRUE(jiffies_to_msecs(jiffies - t0) >= hold_ms / 2);
+		KT_TRUE(jiffies_to_msecs(jiffies - t0) >= kt_hold_ms / 2);
 		KT_EQ(liteapi_unlock(node[i], id), 0);
 		kt_server_clean(t, t->s2);	/* its unlock worked */
 	}
@@ -1578,7 +1576,7 @@ static void kt_dist_barrier(struct kt *t)
 {
 	struct kt_req r = {
 		.op = KT_OP_BARRIER, .node = t->me, .ident = t->ident + 600,
-		.arg = 1 + nr_servers, .password = KT_PW,
+		.arg = 1 + kt_nr_servers, .password = KT_PW,
 	};
 	int a, i, arrived = 0;
 	u64 v;
@@ -1590,18 +1588,18 @@ static void kt_dist_barrier(struct kt *t)
 	if (a <= 0 || !KT_EQ(liteapi_add_askmr_table(r.ident, a, KT_RWA, KT_PW), 0))
 		goto out;
 	/* Each server adds 1 to our counter, then waits at the barrier. */
-	for (i = 0; i < nr_servers; i++)
-		arrived += KT_EQ(kt_call(t, servers[i], &r, 0,
+	for (i = 0; i < kt_nr_servers; i++)
+		arrived += KT_EQ(kt_call(t, kt_servers[i], &r, 0,
 					 sizeof(struct kt_resp)),
 				 sizeof(struct kt_resp));
-	if (arrived != nr_servers)
+	if (arrived != kt_nr_servers)
 		goto out;	/* the barrier would never fill */
-	KT_EQ(liteapi_dist_barrier(1 + nr_servers), 0);
+	KT_EQ(liteapi_dist_barrier(1 + kt_nr_servers), 0);
 	/* Nobody passes before everybody arrived: both adds are in. */
 	KT_EQ(liteapi_rdma_read_offset(a, &v, 8, 0, 0, KT_PW), 0);
-	KT_EQ(v, nr_servers);
-	for (i = 0; i < nr_servers; i++)
-		kt_server_clean(t, servers[i]);
+	KT_EQ(v, kt_nr_servers);
+	for (i = 0; i < kt_nr_servers; i++)
+		kt_server_clean(t, kt_servers[i]);
 out:
 	kt_put(&a);
 }
@@ -1665,29 +1663,29 @@ static int kt_client(void)
 	int failed = 0, ran = 0;
 	size_t i;
 
-	if (nr_servers < 1 || port + 2 >= LITE_MAX_PORT ||
-	    max_msg <= sizeof(struct kt_req) + KT_CB_MSG_LEN ||
-	    max_msg > LITE_RPC_MAX_MSG - sizeof(struct kt_resp))
+	if (kt_nr_servers < 1 || kt_port + 2 >= LITE_MAX_PORT ||
+	    kt_max_msg <= sizeof(struct kt_req) + KT_CB_MSG_LEN ||
+	    kt_max_msg > LITE_RPC_MAX_MSG - sizeof(struct kt_resp))
 		return -EINVAL;
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
 	t->me = liteapi_get_node_id();
-	t->s1 = servers[0];
-	t->s2 = servers[nr_servers > 1 ? 1 : 0];
-	t->cport = port + 1;
-	t->free_port = port + 2;
+	t->s1 = kt_servers[0];
+	t->s2 = kt_servers[kt_nr_servers > 1 ? 1 : 0];
+	t->cport = kt_port + 1;
+	t->free_port = kt_port + 2;
 	t->ident = get_random_u64() & ~0xffffULL;
 	t->buf = kvmalloc(KT_BUF, GFP_KERNEL);
 	t->ref = kvmalloc(KT_MC_N * KT_MC_SIZE + KT_BUF, GFP_KERNEL);
-	t->req = kvmalloc(max_msg + 1, GFP_KERNEL);
+	t->req = kvmalloc(kt_max_msg + 1, GFP_KERNEL);
 	t->rbuf = kvmalloc(KT_BUF, GFP_KERNEL);
 	if (!t->buf || !t->ref || !t->req || !t->rbuf) {
 		failed = -ENOMEM;
 		goto out;
 	}
 	pr_info("client: start: node %u, servers %u and %u, port %u\n",
-		t->me, t->s1, t->s2, port);
+		t->me, t->s1, t->s2, kt_port);
 	for (i = 0; i < ARRAY_SIZE(kt_checks); i++) {
 		c = &kt_checks[i];
 		if (only && strcmp(only, c->name))
@@ -1949,7 +1947,7 @@ static int kt_srv_thread(void *unused)
 	/* rmmod interrupts whatever the thread waits for with SIGKILL. */
 	allow_signal(SIGKILL);
 	while (!kthread_should_stop() && !signal_pending(current)) {
-		n = liteapi_receive_message(port, kt_srv.buf, max_msg, &desc, 1);
+		n = liteapi_receive_message(kt_port, kt_srv.buf, kt_max_msg, &desc, 1);
 		if (n >= (int)sizeof(struct kt_req)) {
 			kt_srv_handle(n, desc);
 		} else if (n >= 0) {
@@ -1976,25 +1974,25 @@ static int kt_server(void)
 	u64 desc;
 	int ret;
 
-	if (port >= LITE_MAX_PORT || max_msg < sizeof(struct kt_req) ||
-	    max_msg > LITE_RPC_MAX_MSG)
+	if (kt_port >= LITE_MAX_PORT || kt_max_msg < sizeof(struct kt_req) ||
+	    kt_max_msg > LITE_RPC_MAX_MSG)
 		return -EINVAL;
-	ret = liteapi_register_application(port, max_msg, "lite_kapi_test");
+	ret = liteapi_register_application(kt_port, kt_max_msg, "lite_kapi_test");
 	if (ret && ret != -EADDRINUSE)
 		return ret;
-	kt_srv.buf = kvmalloc(max_msg, GFP_KERNEL);
+	kt_srv.buf = kvmalloc(kt_max_msg, GFP_KERNEL);
 	kt_srv.out = kvmalloc(KT_SRV_OUT, GFP_KERNEL);
 	if (!kt_srv.buf || !kt_srv.out) {
 		ret = -ENOMEM;
 		goto err;
 	}
 	/* An earlier load's port: ours (the kernel's) if receiving works. */
-	while ((ret = liteapi_receive_message(port, kt_srv.buf, max_msg, &desc,
+	while ((ret = liteapi_receive_message(kt_port, kt_srv.buf, kt_max_msg, &desc,
 					      0)) >= 0 || ret == -EMSGSIZE)
 		if (ret >= 0 && desc != LITE_DESC_NO_REPLY)
 			liteapi_reply_message(NULL, 0, desc, 0);
 	if (ret != -EAGAIN) {
-		pr_err("server: port %u is not the kernel's: %d\n", port, ret);
+		pr_err("server: port %u is not the kernel's: %d\n", kt_port, ret);
 		goto err;
 	}
 	kt_srv.task = kthread_run(kt_srv_thread, NULL, "lite_kapi_srv");
@@ -2003,7 +2001,7 @@ static int kt_server(void)
 		goto err;
 	}
 	pr_info("server: start: node %d, port %u (requests up to %u bytes)\n",
-		liteapi_get_node_id(), port, max_msg);
+		liteapi_get_node_id(), kt_port, kt_max_msg);
 	return 0;
 err:
 	kvfree(kt_srv.buf);
