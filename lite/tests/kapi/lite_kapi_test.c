@@ -745,14 +745,20 @@ static void kt_rdma_mr_memmov(struct kt *t)
 	kt_mc_teardown(lh);
 }
 
+/* 4 KiB LMRs on this node (*@l) and on s1 (*@a); false if one failed. */
+static bool kt_alloc_me_s1(struct kt *t, int *l, int *a)
+{
+	*l = kt_alloc(t, t->me, 4096, false);
+	*a = kt_alloc(t, t->s1, 4096, false);
+	return *l > 0 && *a > 0;
+}
+
 static void kt_add_askmr_table(struct kt *t)
 {
-	int l = kt_alloc(t, t->me, 4096, false);
-	int r = kt_alloc(t, t->s1, 4096, false);
 	u64 id = t->ident + 100;
-	int h = 0;
+	int l, r, h = 0;
 
-	if (l <= 0 || r <= 0)
+	if (!kt_alloc_me_s1(t, &l, &r))
 		goto out;
 	KT_EQ(liteapi_add_askmr_table(id, l, KT_RW, KT_PW), 0);
 	KT_EQ(liteapi_add_askmr_table(id, l, LITE_PERM_READ, KT_PW), -EEXIST);
@@ -790,12 +796,10 @@ out:
 static void kt_ask_mr(struct kt *t)
 {
 	struct kt_req r = { .op = KT_OP_ASK_WRITE, .password = KT_PW };
-	int l = kt_alloc(t, t->me, 4096, false);
-	int a = kt_alloc(t, t->s1, 4096, false);
 	u64 id = t->ident + 200;
-	int hl = 0, ha = 0;
+	int l, a, hl = 0, ha = 0;
 
-	if (l <= 0 || a <= 0)
+	if (!kt_alloc_me_s1(t, &l, &a))
 		goto out;
 	hl = kt_publish_ask(t, l, t->me, id, KT_RW);
 	KT_TRUE(hl > 0 && hl != l);
@@ -876,12 +880,10 @@ static void kt_kept_is(struct kt *t, unsigned int node, int want)
 
 static void kt_deregister_mr(struct kt *t)
 {
-	int l = kt_alloc(t, t->me, 4096, false);
-	int a = kt_alloc(t, t->s1, 4096, false);
 	u64 id = t->ident + 300;
-	int hl = 0, ha = 0;
+	int l, a, hl = 0, ha = 0;
 
-	if (l <= 0 || a <= 0)
+	if (!kt_alloc_me_s1(t, &l, &a))
 		goto out;
 	hl = kt_publish_ask(t, l, t->me, id, LITE_PERM_READ);
 	ha = kt_publish_ask(t, a, t->s1, id, LITE_PERM_READ);
@@ -1308,85 +1310,102 @@ static u64 kt_wait_counter(struct kt *t, int lh, u64 want)
 	return v;
 }
 
-#define KT_ADDS		200
-
-static void kt_rdma_fetch_and_add(struct kt *t)
+/*
+ * @body on an atomic LMR @a and a plain one @plain, 64 bytes each, on this
+ * node (@i 0), then on @other (@i 1): a failed alloc, a failure already,
+ * leaves its handle <= 0. Both handles are dropped after.
+ */
+static void kt_atomic_pairs(struct kt *t, unsigned int other,
+			    void (*body)(struct kt *t, int i, unsigned int node,
+					 int a, int plain))
 {
-	unsigned int node[2] = { t->me, t->s1 };
-	struct kt_req r = {
-		.op = KT_OP_ADD, .node = t->s1, .ident = t->ident + 500,
-		.arg = KT_ADDS, .password = KT_PW,
-	};
-	int i, j, a, plain, sent = 0;
-	u64 old, v;
+	unsigned int node[2] = { t->me, other };
+	int i, a, plain;
 
 	for (i = 0; i < 2; i++) {
 		a = kt_alloc(t, node[i], 64, true);
 		plain = kt_alloc(t, node[i], 64, false);
-		if (a > 0 && plain > 0) {
-			KT_EQ(liteapi_rdma_fetch_and_add(a, 5, &old, KT_PW), 0);
-			KT_EQ(old, 0);
-			KT_EQ(liteapi_rdma_fetch_and_add(a, 3, &old, KT_PW), 0);
-			KT_EQ(old, 5);
-			KT_EQ(liteapi_rdma_fetch_and_add(a, -8ULL, &old, KT_PW), 0);
-			KT_EQ(old, 8);
-			KT_EQ(liteapi_rdma_read_offset(a, &v, 8, 0, 0, KT_PW), 0);
-			KT_EQ(v, 0);
-			KT_EQ(liteapi_rdma_fetch_and_add(a, 1, &old, KT_PW + 1),
-			      -EACCES);
-			kt_atomic_errors(t, plain, kt_faa);
-		}
-		if (i == 1 && a > 0 &&
-		    KT_EQ(liteapi_add_askmr_table(r.ident, a, KT_RWA, KT_PW), 0)) {
-			/* Every node adds at once, to an LMR on s1. */
-			for (j = 0; j < kt_nr_servers; j++) {
-				*t->req = r;
-				sent += KT_EQ(liteapi_send_message(kt_servers[j], kt_port,
-						t->req, sizeof(r), 0), 0);
-			}
-			for (j = 0; j < KT_ADDS; j++)
-				if (!KT_EQ(liteapi_rdma_fetch_and_add(a, 1, &old,
-								      KT_PW), 0))
-					break;
-			v = kt_wait_counter(t, a, (u64)KT_ADDS * (1 + sent));
-			KT_EQ(v, (u64)KT_ADDS * (1 + sent));
-			for (j = 0; j < kt_nr_servers; j++)
-				kt_server_clean(t, kt_servers[j]);
-		}
+		body(t, i, node[i], a, plain);
 		kt_put(&a);
 		kt_put(&plain);
 	}
 }
 
-static void kt_rdma_compare_and_swp(struct kt *t)
+#define KT_ADDS		200
+
+static void kt_fetch_and_add_on(struct kt *t, int i, unsigned int node,
+				int a, int plain)
 {
-	unsigned int node[2] = { t->me, t->s2 };
-	int i, a, plain;
+	struct kt_req r = {
+		.op = KT_OP_ADD, .node = t->s1, .ident = t->ident + 500,
+		.arg = KT_ADDS, .password = KT_PW,
+	};
+	int j, sent = 0;
 	u64 old, v;
 
-	for (i = 0; i < 2; i++) {
-		a = kt_alloc(t, node[i], 64, true);
-		plain = kt_alloc(t, node[i], 64, false);
-		if (a > 0 && plain > 0) {
-			KT_EQ(liteapi_rdma_compare_and_swp(a, 0, 42, &old, KT_PW), 0);
-			KT_EQ(old, 0);
-			/* A wrong guess changes nothing. */
-			KT_EQ(liteapi_rdma_compare_and_swp(a, 41, 7, &old, KT_PW), 0);
-			KT_EQ(old, 42);
-			KT_EQ(liteapi_rdma_read_offset(a, &v, 8, 0, 0, KT_PW), 0);
-			KT_EQ(v, 42);
-			KT_EQ(liteapi_rdma_compare_and_swp(a, 42, U64_MAX, &old,
-							   KT_PW), 0);
-			KT_EQ(old, 42);
-			KT_EQ(liteapi_rdma_read_offset(a, &v, 8, 0, 0, KT_PW), 0);
-			KT_EQ(v, U64_MAX);
-			KT_EQ(liteapi_rdma_compare_and_swp(a, U64_MAX, 1, &old,
-							   KT_PW + 1), -EACCES);
-			kt_atomic_errors(t, plain, kt_cas);
-		}
-		kt_put(&a);
-		kt_put(&plain);
+	if (a > 0 && plain > 0) {
+		KT_EQ(liteapi_rdma_fetch_and_add(a, 5, &old, KT_PW), 0);
+		KT_EQ(old, 0);
+		KT_EQ(liteapi_rdma_fetch_and_add(a, 3, &old, KT_PW), 0);
+		KT_EQ(old, 5);
+		KT_EQ(liteapi_rdma_fetch_and_add(a, -8ULL, &old, KT_PW), 0);
+		KT_EQ(old, 8);
+		KT_EQ(liteapi_rdma_read_offset(a, &v, 8, 0, 0, KT_PW), 0);
+		KT_EQ(v, 0);
+		KT_EQ(liteapi_rdma_fetch_and_add(a, 1, &old, KT_PW + 1),
+		      -EACCES);
+		kt_atomic_errors(t, plain, kt_faa);
 	}
+	if (i == 1 && a > 0 &&
+	    KT_EQ(liteapi_add_askmr_table(r.ident, a, KT_RWA, KT_PW), 0)) {
+		/* Every node adds at once, to an LMR on s1. */
+		for (j = 0; j < kt_nr_servers; j++) {
+			*t->req = r;
+			sent += KT_EQ(liteapi_send_message(kt_servers[j], kt_port,
+							   t->req, sizeof(r), 0), 0);
+		}
+		for (j = 0; j < KT_ADDS; j++)
+			if (!KT_EQ(liteapi_rdma_fetch_and_add(a, 1, &old, KT_PW),
+				   0))
+				break;
+		v = kt_wait_counter(t, a, (u64)KT_ADDS * (1 + sent));
+		KT_EQ(v, (u64)KT_ADDS * (1 + sent));
+		for (j = 0; j < kt_nr_servers; j++)
+			kt_server_clean(t, kt_servers[j]);
+	}
+}
+
+static void kt_rdma_fetch_and_add(struct kt *t)
+{
+	kt_atomic_pairs(t, t->s1, kt_fetch_and_add_on);
+}
+
+static void kt_compare_and_swp_on(struct kt *t, int i, unsigned int node,
+				  int a, int plain)
+{
+	u64 old, v;
+
+	if (a <= 0 || plain <= 0)
+		return;
+	KT_EQ(liteapi_rdma_compare_and_swp(a, 0, 42, &old, KT_PW), 0);
+	KT_EQ(old, 0);
+	/* A wrong guess changes nothing. */
+	KT_EQ(liteapi_rdma_compare_and_swp(a, 41, 7, &old, KT_PW), 0);
+	KT_EQ(old, 42);
+	KT_EQ(liteapi_rdma_read_offset(a, &v, 8, 0, 0, KT_PW), 0);
+	KT_EQ(v, 42);
+	KT_EQ(liteapi_rdma_compare_and_swp(a, 42, U64_MAX, &old, KT_PW), 0);
+	KT_EQ(old, 42);
+	KT_EQ(liteapi_rdma_read_offset(a, &v, 8, 0, 0, KT_PW), 0);
+	KT_EQ(v, U64_MAX);
+	KT_EQ(liteapi_rdma_compare_and_swp(a, U64_MAX, 1, &old, KT_PW + 1),
+	      -EACCES);
+	kt_atomic_errors(t, plain, kt_cas);
+}
+
+static void kt_rdma_compare_and_swp(struct kt *t)
+{
+	kt_atomic_pairs(t, t->s2, kt_compare_and_swp_on);
 }
 
 static int kt_swp(int lh, u64 v, u64 *old, int pw)
@@ -1449,45 +1468,43 @@ static void kt_swp_race(struct kt *t, int a)
 	KT_EQ(out + old, in);
 }
 
+static void kt_swp_on(struct kt *t, int i, unsigned int node, int a,
+		      int plain)
+{
+	u64 old, v;
+	int ro;
+
+	if (a <= 0 || plain <= 0)
+		return;
+	KT_EQ(liteapi_rdma_swp(a, 42, &old, KT_PW), 0);
+	KT_EQ(old, 0);
+	KT_EQ(liteapi_rdma_swp(a, U64_MAX, &old, KT_PW), 0);
+	KT_EQ(old, 42);
+	KT_EQ(liteapi_rdma_read_offset(a, &v, 8, 0, 0, KT_PW), 0);
+	KT_EQ(v, U64_MAX);
+	/* The same value: still a swap. */
+	KT_EQ(liteapi_rdma_swp(a, U64_MAX, &old, KT_PW), 0);
+	KT_EQ(old, U64_MAX);
+	KT_EQ(liteapi_rdma_swp(a, 7, &old, KT_PW), 0);
+	KT_EQ(old, U64_MAX);
+	/* Only the first 8 bytes. */
+	memset(t->ref, 0, 56);
+	KT_TRUE(kt_same(t, a, 8, t->ref, 56));
+	KT_EQ(liteapi_rdma_swp(a, 1, &old, KT_PW + 1), -EACCES);
+	ro = kt_publish_ask(t, a, node, t->ident + 710 + i, LITE_PERM_READ);
+	if (KT_TRUE(ro > 0))
+		KT_EQ(liteapi_rdma_swp(ro, 1, &old, KT_PW), -EPERM);
+	kt_put(&ro);
+	KT_EQ(liteapi_rdma_read_offset(a, &v, 8, 0, 0, KT_PW), 0);
+	KT_EQ(v, 7);
+	kt_atomic_errors(t, plain, kt_swp);
+	if (i == 1)
+		kt_swp_race(t, a);
+}
+
 static void kt_rdma_swp(struct kt *t)
 {
-	unsigned int node[2] = { t->me, t->s1 };
-	int i, a, plain, ro;
-	u64 old, v;
-
-	for (i = 0; i < 2; i++) {
-		a = kt_alloc(t, node[i], 64, true);
-		plain = kt_alloc(t, node[i], 64, false);
-		if (a > 0 && plain > 0) {
-			KT_EQ(liteapi_rdma_swp(a, 42, &old, KT_PW), 0);
-			KT_EQ(old, 0);
-			KT_EQ(liteapi_rdma_swp(a, U64_MAX, &old, KT_PW), 0);
-			KT_EQ(old, 42);
-			KT_EQ(liteapi_rdma_read_offset(a, &v, 8, 0, 0, KT_PW), 0);
-			KT_EQ(v, U64_MAX);
-			/* The same value: still a swap. */
-			KT_EQ(liteapi_rdma_swp(a, U64_MAX, &old, KT_PW), 0);
-			KT_EQ(old, U64_MAX);
-			KT_EQ(liteapi_rdma_swp(a, 7, &old, KT_PW), 0);
-			KT_EQ(old, U64_MAX);
-			/* Only the first 8 bytes. */
-			memset(t->ref, 0, 56);
-			KT_TRUE(kt_same(t, a, 8, t->ref, 56));
-			KT_EQ(liteapi_rdma_swp(a, 1, &old, KT_PW + 1), -EACCES);
-			ro = kt_publish_ask(t, a, node[i], t->ident + 710 + i,
-					    LITE_PERM_READ);
-			if (KT_TRUE(ro > 0))
-				KT_EQ(liteapi_rdma_swp(ro, 1, &old, KT_PW), -EPERM);
-			kt_put(&ro);
-			KT_EQ(liteapi_rdma_read_offset(a, &v, 8, 0, 0, KT_PW), 0);
-			KT_EQ(v, 7);
-			kt_atomic_errors(t, plain, kt_swp);
-			if (i == 1)
-				kt_swp_race(t, a);
-		}
-		kt_put(&a);
-		kt_put(&plain);
-	}
+	kt_atomic_pairs(t, t->s1, kt_swp_on);
 }
 
 static void kt_create_lock(struct kt *t)
