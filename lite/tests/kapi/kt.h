@@ -102,6 +102,7 @@ bool kt_true_(struct kt *t, int line, const char *expr, bool cond);
 
 void kt_pattern(u8 *p, size_t len, u32 seed);
 int kt_alloc(struct kt *t, unsigned int node, u64 size, bool atomic);
+int kt_alloc_filled(struct kt *t, unsigned int node, u64 size, u32 seed);
 void kt_put(int *lh);
 bool kt_same(struct kt *t, int lh, u64 off, const u8 *want, u64 len);
 int kt_publish_ask(struct kt *t, int lh, unsigned int node, u64 ident,

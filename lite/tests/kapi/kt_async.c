@@ -112,12 +112,9 @@ void kt_rdma_read_async(struct kt *t)
 	u8 *dst;
 
 	for (i = 0; i < 2; i++) {
-		lh = kt_alloc(t, node[i], KT_AS_SIZE, false);
+		lh = kt_alloc_filled(t, node[i], KT_AS_SIZE, 55 + i);
 		if (lh <= 0)
 			continue;
-		kt_pattern(t->ref, KT_AS_SIZE, 55 + i);
-		KT_EQ(liteapi_rdma_write_offset(lh, t->ref, KT_AS_SIZE, 0, 0,
-						KT_PW), 0);
 		/* Piece j lands at its own address: the slots in reverse. */
 		memset(t->rbuf, 0, KT_AS_SIZE);
 		for (j = 0; j < KT_AS_N; j++) {
@@ -157,11 +154,9 @@ void kt_poll(struct kt *t)
 	KT_TRUE(jiffies_to_msecs(jiffies - t0) < 2500);
 	KT_EQ(liteapi_poll(NULL, 0, 0), 0);
 	KT_EQ(liteapi_poll(NULL, 1, 0), -EINVAL);
-	lh = kt_alloc(t, t->s1, KT_AS_SIZE, false);
+	lh = kt_alloc_filled(t, t->s1, KT_AS_SIZE, 58);
 	if (lh <= 0)
 		return;
-	kt_pattern(t->ref, KT_AS_SIZE, 58);
-	KT_EQ(liteapi_rdma_write_offset(lh, t->ref, KT_AS_SIZE, 0, 0, KT_PW), 0);
 	/* @max 0 waits for a completion and reaps none: it stays queued. */
 	memset(t->buf, 0, KT_AS_SIZE);
 	KT_EQ(liteapi_rdma_read_async(lh, t->buf, 64, 0, KT_PW, base), 0);

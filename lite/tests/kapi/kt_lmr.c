@@ -93,11 +93,9 @@ void kt_rdma_read_offset(struct kt *t)
 	int i, lh;
 
 	for (i = 0; i < 2; i++) {
-		lh = kt_alloc(t, node[i], KT_BUF, false);
+		lh = kt_alloc_filled(t, node[i], KT_BUF, 7 + i);
 		if (lh <= 0)
 			continue;
-		kt_pattern(t->ref, KT_BUF, 7 + i);
-		KT_EQ(liteapi_rdma_write_offset(lh, t->ref, KT_BUF, 0, 0, KT_PW), 0);
 		/* The whole, and an unaligned piece, at each priority. */
 		KT_TRUE(kt_same(t, lh, 0, t->ref, KT_BUF));
 		memset(t->buf, 0, 1000);
@@ -108,32 +106,6 @@ void kt_rdma_read_offset(struct kt *t)
 					       KT_BUF - 1, KT_PW), 0);
 		KT_EQ(t->buf[0], t->ref[KT_BUF - 1]);
 		kt_rw_errors(t, lh, KT_BUF, false);
-		kt_put(&lh);
-	}
-}
-
-void kt_remote_memset(struct kt *t)
-{
-	unsigned int node[2] = { t->me, t->s1 };
-	int i, lh;
-
-	for (i = 0; i < 2; i++) {
-		lh = kt_alloc(t, node[i], 8192, false);
-		if (lh <= 0)
-			continue;
-		kt_pattern(t->ref, 8192, 3);
-		KT_EQ(liteapi_rdma_write_offset(lh, t->ref, 8192, 0, 0, KT_PW), 0);
-		KT_EQ(liteapi_remote_memset(lh, 100, 0xab, 1000), 0);
-		memset(t->ref + 100, 0xab, 1000);
-		KT_EQ(liteapi_remote_memset(lh, 8191, 0, 1), 0);
-		t->ref[8191] = 0;
-		KT_EQ(liteapi_remote_memset(lh, 0, 7, 0), 0);
-		KT_TRUE(kt_same(t, lh, 0, t->ref, 8192));
-		KT_EQ(liteapi_remote_memset(lh, 0, 256, 8), -EINVAL);
-		KT_EQ(liteapi_remote_memset(lh, 0, -1, 8), -EINVAL);
-		KT_EQ(liteapi_remote_memset(lh, 8000, 0, 193), -ERANGE);
-		KT_EQ(liteapi_remote_memset(KT_BAD_HANDLE, 0, 0, 8), -ENOENT);
-		KT_TRUE(kt_same(t, lh, 0, t->ref, 8192));
 		kt_put(&lh);
 	}
 }
@@ -180,6 +152,30 @@ static void kt_mc_teardown(int *lh)
 
 	for (i = 0; i < KT_MC_N; i++)
 		kt_put(&lh[i]);
+}
+
+void kt_remote_memset(struct kt *t)
+{
+	unsigned int node[2] = { t->me, t->s1 };
+	int i, lh;
+
+	for (i = 0; i < 2; i++) {
+		lh = kt_alloc_filled(t, node[i], 8192, 3);
+		if (lh <= 0)
+			continue;
+		KT_EQ(liteapi_remote_memset(lh, 100, 0xab, 1000), 0);
+		memset(t->ref + 100, 0xab, 1000);
+		KT_EQ(liteapi_remote_memset(lh, 8191, 0, 1), 0);
+		t->ref[8191] = 0;
+		KT_EQ(liteapi_remote_memset(lh, 0, 7, 0), 0);
+		KT_TRUE(kt_same(t, lh, 0, t->ref, 8192));
+		KT_EQ(liteapi_remote_memset(lh, 0, 256, 8), -EINVAL);
+		KT_EQ(liteapi_remote_memset(lh, 0, -1, 8), -EINVAL);
+		KT_EQ(liteapi_remote_memset(lh, 8000, 0, 193), -ERANGE);
+		KT_EQ(liteapi_remote_memset(KT_BAD_HANDLE, 0, 0, 8), -ENOENT);
+		KT_TRUE(kt_same(t, lh, 0, t->ref, 8192));
+		kt_put(&lh);
+	}
 }
 
 void kt_rdma_mr_memcpy(struct kt *t)

@@ -47,10 +47,10 @@
 #include <linux/string.h>
 
 static char *role = "client";
-module_param(role, charp, 0444);
-MODULE_PARM_DESC(role, "client (runs the checks) or server");
+static char *only;
+static bool inject_fail;
 
-/* What the checks and the server read (kt.h); role, only, inject_fail: here. */
+/* What the checks and the server read (kt.h). */
 unsigned int kt_servers[LITE_MAX_NODES];
 int kt_nr_servers;
 unsigned int kt_nodes;
@@ -58,6 +58,8 @@ unsigned int kt_port = 60;
 unsigned int kt_max_msg = 65536;
 unsigned int kt_hold_ms = 300;
 
+module_param(role, charp, 0444);
+MODULE_PARM_DESC(role, "client (runs the checks) or server");
 module_param_array_named(servers, kt_servers, uint, &kt_nr_servers, 0444);
 MODULE_PARM_DESC(servers, "client: nodes running role=server (at least one; two for 3-node checks)");
 module_param_named(nodes, kt_nodes, uint, 0444);
@@ -68,12 +70,8 @@ module_param_named(max_msg, kt_max_msg, uint, 0444);
 MODULE_PARM_DESC(max_msg, "server: largest request on its port (default 65536)");
 module_param_named(hold_ms, kt_hold_ms, uint, 0444);
 MODULE_PARM_DESC(hold_ms, "client: how long a server holds the contended lock (default 300)");
-
-static char *only;
 module_param(only, charp, 0444);
 MODULE_PARM_DESC(only, "client: run only the check of this name");
-
-static bool inject_fail;
 module_param(inject_fail, bool, 0444);
 MODULE_PARM_DESC(inject_fail, "client: fail every check that runs (tests the test)");
 

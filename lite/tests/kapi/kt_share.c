@@ -182,11 +182,9 @@ void kt_umap_lmr(struct kt *t)
 	int i, l, h, h2;
 
 	for (i = 0; i < 2; i++) {
-		l = kt_alloc(t, node[i], 4096, false);
+		l = kt_alloc_filled(t, node[i], 4096, 40 + i);
 		if (l <= 0)
 			continue;
-		kt_pattern(t->ref, 4096, 40 + i);
-		KT_EQ(liteapi_rdma_write_offset(l, t->ref, 4096, 0, 0, KT_PW), 0);
 		h = kt_publish_ask(t, l, node[i], id + i, LITE_PERM_READ);
 		KT_TRUE(h > 0);
 		KT_EQ(liteapi_umap_lmr(h), 0);

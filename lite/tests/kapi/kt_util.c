@@ -45,6 +45,21 @@ int kt_alloc(struct kt *t, unsigned int node, u64 size, bool atomic)
 	return lh;
 }
 
+/*
+ * An LMR of @size bytes on @node written with kt_pattern(@seed), which
+ * t->ref holds too; <= 0 (and a failure) if it could not be had.
+ */
+int kt_alloc_filled(struct kt *t, unsigned int node, u64 size, u32 seed)
+{
+	int lh = kt_alloc(t, node, size, false);
+
+	if (lh <= 0)
+		return lh;
+	kt_pattern(t->ref, size, seed);
+	KT_EQ(liteapi_rdma_write_offset(lh, t->ref, size, 0, 0, KT_PW), 0);
+	return lh;
+}
+
 /* Drop a handle: frees the LMR when it is the creator's. */
 void kt_put(int *lh)
 {
