@@ -320,6 +320,23 @@ static bool round_trip(int lh, uint8_t *buf, size_t len, uint64_t seed,
 	return expect_pattern(buf, len, seed, "%s", what);
 }
 
+/*
+ * round_trip() through a new zero-copy buffer of @len bytes (its
+ * lite_alloc_buffer() checked as @name), "ok   @done" if it held, then
+ * munmap it.
+ */
+static void zc_round_trip(int lh, size_t len, uint64_t seed, const char *name,
+			  const char *what, const char *done)
+{
+	uint8_t *buf = lite_alloc_buffer(len);
+
+	if (!expect(buf ? 0 : neg_errno(), 0, "%s", name))
+		return;
+	if (round_trip(lh, buf, len, seed, what))
+		pass("%s", done);
+	expect(lite_free_buffer(buf, len), 0, "munmap it");
+}
+
 /* ---- open-denied, join-denied ---------------------------------------- */
 
 static int cmd_open_denied(void)
@@ -449,7 +466,6 @@ out:
 
 static int cmd_zc_fork(unsigned int node)
 {
-	uint8_t *buf;
 	int lh, o;
 
 	if (me_or_fail() < 0)
@@ -460,13 +476,9 @@ static int cmd_zc_fork(unsigned int node)
 	for (o = 0; o < NR_ORDERS; o++)
 		zc_fork_case(lh, o, 0x2c0f0000 + o);
 	/* Whatever the children did, the node still works. */
-	buf = lite_alloc_buffer(ZC_SIZE);
-	if (expect(buf ? 0 : neg_errno(), 0, "a new zero-copy buffer")) {
-		if (round_trip(lh, buf, ZC_SIZE, 0x2c0fffff,
-			       "afterwards: zero-copy write and read"))
-			pass("afterwards: zero-copy round trip");
-		expect(lite_free_buffer(buf, ZC_SIZE), 0, "munmap it");
-	}
+	zc_round_trip(lh, ZC_SIZE, 0x2c0fffff, "a new zero-copy buffer",
+		      "afterwards: zero-copy write and read",
+		      "afterwards: zero-copy round trip");
 	expect(lite_free(lh), 0, "free the LMR");
 	return finish();
 }
@@ -939,7 +951,6 @@ release:
 /* Another user while the first sits at its limits: business as usual. */
 static int cmd_limits_other(unsigned int node)
 {
-	uint8_t *zc;
 	int lh;
 
 	if (me_or_fail() < 0)
@@ -947,13 +958,9 @@ static int cmd_limits_other(unsigned int node)
 	lh = lite_alloc(node, MiB, 0, PASSWORD);
 	if (expect(lh, 0, "uid %u: alloc 1 MiB on node %u",
 		   (unsigned int)getuid(), node)) {
-		zc = lite_alloc_buffer(MiB);
-		if (expect(zc ? 0 : neg_errno(), 0, "a zero-copy buffer")) {
-			if (round_trip(lh, zc, MiB, 0x07e1,
-				       "write and read back 1 MiB"))
-				pass("write and read 1 MiB through it");
-			expect(lite_free_buffer(zc, MiB), 0, "munmap it");
-		}
+		zc_round_trip(lh, MiB, 0x07e1, "a zero-copy buffer",
+			      "write and read back 1 MiB",
+			      "write and read 1 MiB through it");
 		expect(lite_free(lh), 0, "free the LMR");
 	}
 	use_new_lock(node, "a lock", "it");
@@ -1680,40 +1687,73 @@ static void usage(FILE *out)
 #define UINT_ARG(i, w)	((unsigned int)parse_num(argv[i], w, 0, INT_MAX))
 #define ID_ARG(i)	parse_num(argv[i], "ID", 0, UINT64_MAX / 4)
 
+/* The commands of a NODE. */
+static const struct {
+	const char	*name;
+	int		(*fn)(unsigned int node);
+} node_cmds[] = {
+	{ "zc-fork", cmd_zc_fork },
+	{ "zc-mremap", cmd_zc_mremap },
+	{ "zc-fdpass", cmd_zc_fdpass },
+	{ "limits", cmd_limits },
+	{ "limits-other", cmd_limits_other },
+	{ "limits-exempt", cmd_limits_exempt },
+	{ "devgone", cmd_devgone },
+};
+
+/* NODE and a number, named @arg in a usage error. */
+static const struct {
+	const char	*name;
+	const char	*arg;
+	int		(*fn)(unsigned int node, unsigned int n);
+} node_num_cmds[] = {
+	{ "calls", "PORT", cmd_calls },
+	{ "calls-other", "PORT", cmd_calls_other },
+	{ "lock-waiter", "LOCK", cmd_lock_waiter },
+	{ "lock-foreign", "LOCK", cmd_lock_foreign },
+};
+
+/* NODE ID. */
+static const struct {
+	const char	*name;
+	int		(*fn)(unsigned int node, uint64_t id);
+} node_id_cmds[] = {
+	{ "ask-oracle", cmd_ask_oracle },
+	{ "revoke-owner", cmd_revoke_owner },
+	{ "revoke-mapper", cmd_revoke_mapper },
+};
+
 int main(int argc, char *argv[])
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
 	int n = argc - 2;
+	size_t i;
 
 	check_start(self_name, usage);
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
 		usage(stdout);
 		return 0;
 	}
+	for (i = 0; i < ARRAY_SIZE(node_cmds); i++)
+		if (!strcmp(cmd, node_cmds[i].name) && n == 1)
+			return node_cmds[i].fn(NODE_ARG(2));
+	for (i = 0; i < ARRAY_SIZE(node_num_cmds); i++)
+		if (!strcmp(cmd, node_num_cmds[i].name) && n == 2)
+			return node_num_cmds[i].fn(NODE_ARG(2),
+						   UINT_ARG(3, node_num_cmds[i].arg));
+	for (i = 0; i < ARRAY_SIZE(node_id_cmds); i++)
+		if (!strcmp(cmd, node_id_cmds[i].name) && n == 2)
+			return node_id_cmds[i].fn(NODE_ARG(2), ID_ARG(3));
 	if (!strcmp(cmd, "open-denied") && n == 0)
 		return cmd_open_denied();
 	if (!strcmp(cmd, "join-denied") && n == 0)
 		return cmd_join_denied();
-	if (!strcmp(cmd, "zc-fork") && n == 1)
-		return cmd_zc_fork(NODE_ARG(2));
-	if (!strcmp(cmd, "zc-mremap") && n == 1)
-		return cmd_zc_mremap(NODE_ARG(2));
-	if (!strcmp(cmd, "zc-fdpass") && n == 1)
-		return cmd_zc_fdpass(NODE_ARG(2));
 	if (!strcmp(cmd, "zc-fdpass-recv") && n == 1)
 		return cmd_zc_fdpass_recv(UINT_ARG(2, "socket"));
-	if (!strcmp(cmd, "limits") && n == 1)
-		return cmd_limits(NODE_ARG(2));
-	if (!strcmp(cmd, "limits-other") && n == 1)
-		return cmd_limits_other(NODE_ARG(2));
-	if (!strcmp(cmd, "limits-exempt") && n == 1)
-		return cmd_limits_exempt(NODE_ARG(2));
 	if (!strcmp(cmd, "calls-server") && n == 1)
 		return cmd_calls_server(UINT_ARG(2, "PORT"));
-	if (!strcmp(cmd, "calls") && n == 2)
-		return cmd_calls(NODE_ARG(2), UINT_ARG(3, "PORT"));
-	if (!strcmp(cmd, "calls-other") && n == 2)
-		return cmd_calls_other(NODE_ARG(2), UINT_ARG(3, "PORT"));
+	if (!strcmp(cmd, "barrier") && n == 1)
+		return cmd_barrier(UINT_ARG(2, "NR"));
 	if (!strcmp(cmd, "ports") && n >= 1)
 		return cmd_ports(argv + 2, n);
 	if (!strcmp(cmd, "send") && n == 3)
@@ -1725,20 +1765,6 @@ int main(int argc, char *argv[])
 		return cmd_lock_worker(NODE_ARG(2), UINT_ARG(3, "LOCK"),
 				       ID_ARG(4), UINT_ARG(5, "ROUNDS"),
 				       UINT_ARG(6, "K"));
-	if (!strcmp(cmd, "lock-waiter") && n == 2)
-		return cmd_lock_waiter(NODE_ARG(2), UINT_ARG(3, "LOCK"));
-	if (!strcmp(cmd, "lock-foreign") && n == 2)
-		return cmd_lock_foreign(NODE_ARG(2), UINT_ARG(3, "LOCK"));
-	if (!strcmp(cmd, "barrier") && n == 1)
-		return cmd_barrier(UINT_ARG(2, "NR"));
-	if (!strcmp(cmd, "ask-oracle") && n == 2)
-		return cmd_ask_oracle(NODE_ARG(2), ID_ARG(3));
-	if (!strcmp(cmd, "revoke-owner") && n == 2)
-		return cmd_revoke_owner(NODE_ARG(2), ID_ARG(3));
-	if (!strcmp(cmd, "revoke-mapper") && n == 2)
-		return cmd_revoke_mapper(NODE_ARG(2), ID_ARG(3));
-	if (!strcmp(cmd, "devgone") && n == 1)
-		return cmd_devgone(NODE_ARG(2));
 	usage(stderr);
 	return 2;
 }
