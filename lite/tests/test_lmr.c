@@ -673,7 +673,21 @@ static void data_raw_errors(struct data_test *t)
 		.identifier = 1, .perm = LITE_PERM_READ, .reserved = 1,
 	};
 	struct lite_ioc_handle h = { .reserved = 1 };
+	/* Each refused for its reserved field alone. */
+	const struct {
+		unsigned long	cmd;
+		void		*arg;
+		const char	*name;
+	} reserved[] = {
+		{ LITE_IOC_WRITE, &rw, "WRITE" },
+		{ LITE_IOC_READ, &rw, "READ" },
+		{ LITE_IOC_PUBLISH, &pub, "PUBLISH" },
+		{ LITE_IOC_LMR_INFO, &info, "LMR_INFO" },
+		{ LITE_IOC_UNMAP, &h, "UNMAP" },
+		{ LITE_IOC_FREE, &h, "FREE" },
+	};
 	uint8_t buf[64];
+	size_t i;
 	int fd;
 
 	/* A second open file of our own: handles belong to their file. */
@@ -693,18 +707,9 @@ static void data_raw_errors(struct data_test *t)
 	m.value = UINT32_MAX;
 	expect(raw_ioctl(fd, LITE_IOC_MEMSET, &m), EINVAL,
 	       "raw MEMSET value 0xffffffff");
-	expect(raw_ioctl(fd, LITE_IOC_WRITE, &rw), EINVAL,
-	       "raw WRITE reserved != 0");
-	expect(raw_ioctl(fd, LITE_IOC_READ, &rw), EINVAL,
-	       "raw READ reserved != 0");
-	expect(raw_ioctl(fd, LITE_IOC_PUBLISH, &pub), EINVAL,
-	       "raw PUBLISH reserved != 0");
-	expect(raw_ioctl(fd, LITE_IOC_LMR_INFO, &info), EINVAL,
-	       "raw LMR_INFO reserved != 0");
-	expect(raw_ioctl(fd, LITE_IOC_UNMAP, &h), EINVAL,
-	       "raw UNMAP reserved != 0");
-	expect(raw_ioctl(fd, LITE_IOC_FREE, &h), EINVAL,
-	       "raw FREE reserved != 0");
+	for (i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
+		expect(raw_ioctl(fd, reserved[i].cmd, reserved[i].arg), EINVAL,
+		       "raw %s reserved != 0", reserved[i].name);
 	/* The handle was fine all along: only the reserved fields were not. */
 	rw.reserved = 0;
 	expect(raw_ioctl(fd, LITE_IOC_READ, &rw), 0,
