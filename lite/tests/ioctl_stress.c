@@ -625,6 +625,22 @@ static uint64_t pick_len(uint64_t size, uint64_t off)
 	}
 }
 
+/*
+ * rnd(@n), returned; for 0 and 1 the edges of a count or size are put in
+ * *@v: 0, or anything above @limit. The caller picks for the rest.
+ */
+static unsigned int pick_count_edges(unsigned int n, uint32_t limit,
+				     uint32_t *v)
+{
+	unsigned int c = rnd(n);
+
+	if (c == 0)
+		*v = 0;
+	else if (c == 1)
+		*v = limit + 1 + rnd(UINT32_MAX - limit - 1);
+	return c;
+}
+
 /* A message size: mostly small, sometimes at or past the limits. */
 static uint32_t pick_msg_size(void)
 {
@@ -849,6 +865,16 @@ static bool pick_target(struct target *t, uint32_t want_perm)
 	return t->slot >= 0;
 }
 
+/* pick_target(), the handle's number in *@handle too. */
+static bool pick_handle(struct target *t, uint32_t want_perm,
+			uint32_t *handle)
+{
+	if (!pick_target(t, want_perm))
+		return false;
+	*handle = t->lh;
+	return true;
+}
+
 /* ---- the ioctls ------------------------------------------------------ */
 
 static void lite_unmap_handle(int slot, uint32_t lh)
@@ -936,9 +962,8 @@ static void op_free(unsigned long cmd)
 	struct lite_ioc_handle a = { 0 };
 	struct target t;
 
-	if (!pick_target(&t, 0))
+	if (!pick_handle(&t, 0, &a.handle))
 		return;
-	a.handle = t.lh;
 	a.reserved = pick_reserved();
 	if (!lite_ioctl(st.fds[t.slot], cmd, &a))
 		drop_handle(t.slot, t.lh);
@@ -950,9 +975,9 @@ static void op_rw(unsigned long cmd)
 	struct lite_ioc_rw a = { 0 };
 	struct target t;
 
-	if (!pick_target(&t, write ? LITE_PERM_WRITE : LITE_PERM_READ))
+	if (!pick_handle(&t, write ? LITE_PERM_WRITE : LITE_PERM_READ,
+			 &a.handle))
 		return;
-	a.handle = t.lh;
 	a.password = pick_pw(t.pw);
 	a.offset = pick_off(t.size);
 	a.size = pick_len(t.size, a.offset);
@@ -967,9 +992,8 @@ static void op_memset(void)
 	struct lite_ioc_memset a = { 0 };
 	struct target t;
 
-	if (!pick_target(&t, LITE_PERM_WRITE))
+	if (!pick_handle(&t, LITE_PERM_WRITE, &a.handle))
 		return;
-	a.handle = t.lh;
 	a.value = chance(95) ? rnd(256) : 256 + rnd(UINT32_MAX - 256);
 	a.offset = pick_off(t.size);
 	a.size = pick_len(t.size, a.offset);
@@ -998,10 +1022,9 @@ static void op_publish(void)
 	struct lite_ioc_publish a = { 0 };
 	struct target t;
 
-	if (!pick_target(&t, LITE_PERM_SHARE))
+	if (!pick_handle(&t, LITE_PERM_SHARE, &a.handle))
 		return;
 	a.identifier = pick_ident();
-	a.handle = t.lh;
 	a.perm = pick_perm(t.perm);
 	a.password = chance(70) ? t.pw : (int32_t)rnd64();
 	a.reserved = pick_reserved();
@@ -1055,17 +1078,8 @@ static void op_register(void)
 
 	if (slot < 0)
 		return;
-	switch (rnd(12)) {
-	case 0:
-		a.max_size = 0;
-		break;
-	case 1:
-		a.max_size = LITE_RPC_MAX_MSG + 1 +
-			     rnd(UINT32_MAX - LITE_RPC_MAX_MSG - 1);
-		break;
-	default:
+	if (pick_count_edges(12, LITE_RPC_MAX_MSG, &a.max_size) > 1)
 		a.max_size = 1 + rnd(MSG_MAX);	/* what RECV may write */
-	}
 	snprintf(a.name, sizeof(a.name), "stress-%d-%u", (int)getpid(),
 		 a.port);
 	if (chance(4))
@@ -1247,19 +1261,6 @@ static void recv_done(int slot, const struct lite_ioc_rpc_recv *a,
 		add_desc(slot, a->descriptor);
 }
 
-static void op_recv(void)
-{
-	struct lite_ioc_rpc_recv a;
-	uint32_t port;
-	int slot = pick_recv_port(&port);
-
-	if (slot < 0)
-		return;
-	fill_recv(&a, port);
-	if (!lite_ioctl(st.fds[slot], LITE_IOC_RECV, &a))
-		recv_done(slot, &a, "RECV");
-}
-
 /* A descriptor received on @*slot's file (mostly), else made up. */
 static uint64_t pick_desc(int *slot)
 {
@@ -1304,19 +1305,22 @@ static void op_reply(void)
 	lite_ioctl(st.fds[slot], LITE_IOC_REPLY, &a);
 }
 
-static void op_reply_recv(void)
+/* RECV, or REPLY_RECV: an answer to a descriptor, then the receive. */
+static void op_recv(unsigned long cmd)
 {
 	struct lite_ioc_rpc_reply_recv a;
+	bool reply = cmd == LITE_IOC_REPLY_RECV;
 	uint32_t port;
 	int slot = pick_recv_port(&port), dslot;
-	uint64_t desc = pick_desc(&dslot);
+	uint64_t desc = reply ? pick_desc(&dslot) : 0;
 
 	if (slot < 0)
 		return;
 	fill_recv(&a.recv, port);
-	fill_reply(&a.reply, desc);
-	if (!lite_ioctl(st.fds[slot], LITE_IOC_REPLY_RECV, &a))
-		recv_done(slot, &a.recv, "REPLY_RECV");
+	if (reply)
+		fill_reply(&a.reply, desc);
+	if (!lite_ioctl(st.fds[slot], cmd, reply ? (void *)&a : &a.recv))
+		recv_done(slot, &a.recv, ioc_name(cmd));
 }
 
 static void op_atomic(void)
@@ -1324,9 +1328,8 @@ static void op_atomic(void)
 	struct lite_ioc_atomic a = { 0 };
 	struct target t;
 
-	if (!pick_target(&t, LITE_PERM_ATOMIC))
+	if (!pick_handle(&t, LITE_PERM_ATOMIC, &a.handle))
 		return;
-	a.handle = t.lh;
 	a.op = chance(92) ? 1 + rnd(3) : (rnd(2) ? 0 : 4 + rnd(UINT32_MAX - 4));
 	a.offset = chance(80) && t.size >= 8 ? rnd(t.size / 8) * 8 :
 					       pick_off(t.size);
@@ -1393,22 +1396,15 @@ static void op_barrier(void)
 {
 	struct lite_ioc_barrier a = { .reserved = pick_reserved() };
 	int slot = pick_slot();
+	unsigned int c;
 
 	if (slot < 0)
 		return;
-	switch (rnd(10)) {
-	case 0:
-		a.nr = 0;
-		break;
-	case 1:
-		a.nr = 1025 + rnd(UINT32_MAX - 1025);
-		break;
-	case 2:
+	c = pick_count_edges(10, 1024, &a.nr);
+	if (c == 2)
 		a.nr = 1 + rnd(1024);
-		break;
-	default:
+	else if (c > 2)
 		a.nr = 1 + rnd(st.nr_peers + 2);
-	}
 	lite_ioctl(st.fds[slot], LITE_IOC_BARRIER, &a);
 }
 
@@ -1417,10 +1413,9 @@ static void op_post(void)
 	struct lite_ioc_post a = { 0 };
 	struct target t;
 
-	if (!pick_target(&t, 0))
+	if (!pick_handle(&t, 0, &a.handle))
 		return;
 	a.op = chance(94) ? 1 + rnd(2) : (rnd(2) ? 0 : 3 + rnd(100));
-	a.handle = t.lh;
 	a.password = pick_pw(t.pw);
 	a.offset = pick_off(t.size);
 	a.size = chance(85) ? 1 + rnd(t.size > a.offset ?
@@ -1760,7 +1755,7 @@ static void map_unmap_use(void)
 		op_rw(LITE_IOC_WRITE);
 		break;
 	case 2:
-		op_recv();
+		op_recv(LITE_IOC_RECV);
 		break;
 	default:
 		op_call(LITE_IOC_CALL);
@@ -1899,38 +1894,30 @@ static void act_map(void)
 
 /* ---- the sequence ---------------------------------------------------- */
 
+/* One step: fn(), or fn_cmd(cmd) for an op that issues one of several ioctls. */
 struct op {
 	void		(*fn)(void);
+	void		(*fn_cmd)(unsigned long cmd);
+	unsigned long	cmd;
 	unsigned int	weight;
 	bool		parent_only;
 };
 
-#define IOC_OP(name, fn, cmd)	static void name(void) { fn(cmd); }
-IOC_OP(op_free_lmr, op_free, LITE_IOC_FREE)
-IOC_OP(op_unmap, op_free, LITE_IOC_UNMAP)
-IOC_OP(op_read, op_rw, LITE_IOC_READ)
-IOC_OP(op_write, op_rw, LITE_IOC_WRITE)
-IOC_OP(op_memcpy_lmr, op_memcpy, LITE_IOC_MEMCPY)
-IOC_OP(op_memmove, op_memcpy, LITE_IOC_MEMMOVE)
-IOC_OP(op_rpc_call, op_call, LITE_IOC_CALL)
-IOC_OP(op_send, op_call, LITE_IOC_SEND)
-IOC_OP(op_lock_ask, op_lock, LITE_IOC_LOCK_ASK)
-IOC_OP(op_lock_lock, op_lock, LITE_IOC_LOCK)
-IOC_OP(op_unlock, op_lock, LITE_IOC_UNLOCK)
-IOC_OP(op_lock_destroy, op_lock, LITE_IOC_LOCK_DESTROY)
-
-#define OP(f, w)	{ .fn = f, .weight = w }
-#define PARENT_OP(f, w)	{ .fn = f, .weight = w, .parent_only = true }
+#define OP(f, w)		{ .fn = f, .weight = w }
+#define CMD_OP(f, c, w)		{ .fn_cmd = f, .cmd = LITE_IOC_##c, .weight = w }
+#define PARENT_OP(f, w)		{ .fn = f, .weight = w, .parent_only = true }
 static const struct op ops[] = {
 	OP(op_cluster, 3), OP(op_join, 3), OP(op_alloc, 12),
-	OP(op_free_lmr, 4), OP(op_unmap, 4), OP(op_read, 10),
-	OP(op_write, 10), OP(op_memset, 4), OP(op_memcpy_lmr, 3),
-	OP(op_memmove, 3), OP(op_publish, 5), OP(op_ask, 5),
-	OP(op_lmr_info, 4), OP(op_register, 4), OP(op_query_port, 4),
-	OP(op_rpc_call, 8), OP(op_send, 5), OP(op_mcall, 4), OP(op_recv, 10),
-	OP(op_reply, 6), OP(op_reply_recv, 4), OP(op_atomic, 6),
-	OP(op_lock_create, 3), OP(op_lock_ask, 2), OP(op_lock_lock, 3),
-	OP(op_unlock, 3), OP(op_lock_destroy, 3), OP(op_barrier, 2),
+	CMD_OP(op_free, FREE, 4), CMD_OP(op_free, UNMAP, 4),
+	CMD_OP(op_rw, READ, 10), CMD_OP(op_rw, WRITE, 10), OP(op_memset, 4),
+	CMD_OP(op_memcpy, MEMCPY, 3), CMD_OP(op_memcpy, MEMMOVE, 3),
+	OP(op_publish, 5), OP(op_ask, 5), OP(op_lmr_info, 4),
+	OP(op_register, 4), OP(op_query_port, 4), CMD_OP(op_call, CALL, 8),
+	CMD_OP(op_call, SEND, 5), OP(op_mcall, 4), CMD_OP(op_recv, RECV, 10),
+	OP(op_reply, 6), CMD_OP(op_recv, REPLY_RECV, 4), OP(op_atomic, 6),
+	OP(op_lock_create, 3), CMD_OP(op_lock, LOCK_ASK, 2),
+	CMD_OP(op_lock, LOCK, 3), CMD_OP(op_lock, UNLOCK, 3),
+	CMD_OP(op_lock, LOCK_DESTROY, 3), OP(op_barrier, 2),
 	OP(op_post, 10), OP(op_poll, 8), OP(op_unknown, 4),
 	OP(act_reopen, 2), OP(act_timer, 1),
 	PARENT_OP(act_fork, 1), PARENT_OP(act_stop_cont, 1),
@@ -1950,7 +1937,10 @@ static void one_op(void)
 		if (st.child && ops[i].parent_only)
 			continue;
 		if (x < ops[i].weight) {
-			ops[i].fn();
+			if (ops[i].fn)
+				ops[i].fn();
+			else
+				ops[i].fn_cmd(ops[i].cmd);
 			return;
 		}
 		x -= ops[i].weight;
