@@ -153,34 +153,98 @@ guest_bg() {
 	BG_PIDS+=("$!")
 }
 
+# checks_done WHAT PREFIX RC OUT: the verdict on a command that printed
+# ok/FAIL lines (OUT) and exited with RC: OUT shown with PREFIX before
+# each line, no line may start with FAIL and RC must be 0.
+checks_done() {
+	printf '%s\n' "$4" | sed "s/^/$2: /"
+	assert_no_match "$1: no failed check" '^FAIL' "$4"
+	assert_eq "$1: exit status" 0 "$3"
+	echo "ok: $1 ($(grep -c '^ok' <<<"$4") checks)"
+}
+
 # run_checks WHAT HOST CMD [SECS]: CMD on HOST prints ok/FAIL lines; all
 # must be ok and it must exit 0, within SECS (default 600).
 run_checks() {
 	local out rc=0
 	out=$(ae -t "${4:-600}" exec "$2" -- "$3" 2>&1) || rc=$?
-	printf '%s\n' "$out" | sed "s/^/$2: /"
-	assert_no_match "$1: no failed check" '^FAIL' "$out"
-	assert_eq "$1: exit status" 0 "$rc"
-	echo "ok: $1 ($(grep -c '^ok' <<<"$out") checks)"
+	checks_done "$1" "$2" "$rc" "$out"
 }
 
-# wait_line FILE REGEX [SECS [SHOW...]]: until FILE, the output of a
-# command running in the background, has a line matching the extended
-# REGEX. Fails after SECS (default 120), or at once when FILE has a line
-# starting with FAIL (the command failed a check: waiting longer cannot
-# help). On failure it prints the files SHOW (default FILE): the command's
-# side of the story, and a peer's too when the command depends on one.
+# wait_line [-p PID] FILE REGEX [SECS [SHOW...]]: until FILE, the output
+# of a command running in the background, has a line matching the
+# extended REGEX. Fails after SECS (default 120), or at once when FILE has
+# a line starting with FAIL (the command failed a check: waiting longer
+# cannot help) or, with -p, when PID (the command's local process, its ssh)
+# has exited. On failure it prints the files SHOW (default FILE): the
+# command's side of the story, and a peer's too when the command depends
+# on one.
 wait_line() {
+	local pid=""
+	if [ "${1:-}" = -p ]; then
+		pid=$2
+		shift 2
+	fi
 	local file=$1 re=$2 secs=${3:-120} i
 	local show=("${@:4}")
 	[ "${#show[@]}" -gt 0 ] || show=("$file")
 	for ((i = 0; i < secs * 5; i++)); do
 		grep -qsE -- "$re" "$file" && return 0
 		grep -qs '^FAIL' "$file" && break
+		[ -z "$pid" ] || kill -0 "$pid" 2>/dev/null || break
 		sleep 0.2
 	done
+	# It may have printed the line just before it exited.
+	grep -qsE -- "$re" "$file" && return 0
 	cat "${show[@]}" || true
 	fail "never saw /$re/ in ${file##*/}"
+}
+
+# bg_start NAME HOST CMD: CMD on HOST in the background for at most 300 s,
+# its output in $TEST_TMP/NAME.out, its stdin a fifo this shell holds open:
+# bg_say writes it a line, bg_end closes it. The local ssh's PID is
+# BG_PID[NAME] (for the teardown to kill).
+declare -A BG_PID=() BG_FD=()
+bg_start() {
+	local name=$1 fd
+	mkfifo "$TEST_TMP/$name.in"
+	timeout 300 ssh -F "$(ae ssh-config)" "$2" "$3" <"$TEST_TMP/$name.in" >"$TEST_TMP/$name.out" 2>&1 &
+	BG_PID[$name]=$!
+	exec {fd}>"$TEST_TMP/$name.in"
+	BG_FD[$name]=$fd
+}
+
+# bg_say NAME LINE: LINE to NAME's stdin.
+bg_say() { echo "$2" >&"${BG_FD[$1]}"; }
+
+# bg_wait NAME REGEX [OTHER...]: until NAME printed a line matching REGEX
+# (wait_line, 120 s, not once NAME has ended); on failure the output of
+# the background commands OTHER is shown too.
+bg_wait() {
+	local show=("$TEST_TMP/$1.out") o
+	for o in "${@:3}"; do
+		show+=("$TEST_TMP/$o.out")
+	done
+	wait_line -p "${BG_PID[$1]}" "$TEST_TMP/$1.out" "$2" 120 "${show[@]}"
+}
+
+# bg_end NAME: close its stdin and wait for it; all its checks must be ok
+# and it must exit 0 (checks_done).
+bg_end() {
+	local fd=${BG_FD[$1]} rc=0
+	exec {fd}>&-
+	wait "${BG_PID[$1]}" || rc=$?
+	unset "BG_PID[$1]"
+	checks_done "$1" "$1" "$rc" "$(cat "$TEST_TMP/$1.out")"
+}
+
+# wait_joined [SECS]: wait_status until node1, node2 and node3 each see
+# the cluster of the three, every one connected.
+wait_joined() {
+	local n
+	for n in 1 2 3; do
+		wait_status "node$n" "^node_id=$n nodes=3 .*connected=1,2,3$" ${1:+"$1"}
+	done
 }
 
 fail() {

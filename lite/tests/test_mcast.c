@@ -202,19 +202,34 @@ static void wait_port(unsigned int node, unsigned int port)
 	}
 }
 
-/* Slot @i of @replies holds the answer of @node to @req. */
-static void check_answer(const uint8_t *replies, unsigned int i,
-			 unsigned int reply_max, const unsigned int *reply_len,
+/* The client's mcalls: where to, and what came back from each. */
+struct mc {
+	unsigned int	nodes[LITE_MCAST_MAX + 1];
+	unsigned int	len[LITE_MCAST_MAX + 1];
+	int		status[LITE_MCAST_MAX + 1];
+	uint8_t		*replies;	/* a struct answer a slot */
+};
+
+/* lite_rpc_mcall() to the first @n of m->nodes, into m's slots. */
+static int mcall(struct mc *m, unsigned int n, unsigned int port,
+		 const void *req, unsigned int size, int prio)
+{
+	return lite_rpc_mcall(m->nodes, n, port, req, size, m->replies,
+			      sizeof(struct answer), m->len, m->status, prio);
+}
+
+/* Slot @i of @m holds the answer of @node to @req. */
+static void check_answer(const struct mc *m, unsigned int i,
 			 unsigned int node, const uint8_t *req, uint32_t len,
 			 const char *what)
 {
 	struct answer want;
 
 	make_answer(&want, node, req, len);
-	if (reply_len[i] != sizeof(want))
+	if (m->len[i] != sizeof(want))
 		fail("%s: node %u: reply of %u bytes, want %zu", what, node,
-		     reply_len[i], sizeof(want));
-	else if (memcmp(replies + (size_t)i * reply_max, &want, sizeof(want)))
+		     m->len[i], sizeof(want));
+	else if (memcmp(m->replies + i * sizeof(want), &want, sizeof(want)))
 		fail("%s: node %u: reply differs from its answer", what, node);
 	else
 		pass("%s: node %u answered byte-exact", what, node);
@@ -273,6 +288,18 @@ static void bench(unsigned int a, unsigned int b, unsigned int port)
 	     seq[BENCH_CALLS * 9 / 10]);
 }
 
+/*
+ * In raw_checks(): a copy of the good call c, with @field set to @value,
+ * must fail with @want.
+ */
+#define RAW_BAD(field, value, want, what)				\
+	do {								\
+		bad = c;						\
+		bad.field = value;					\
+		expect(ioctl(fd, LITE_IOC_MCALL, &bad) < 0 ? -errno : 0,	\
+		       want, what);					\
+	} while (0)
+
 /* The ioctl itself, for what liblite would catch first. */
 static void raw_checks(unsigned int a, unsigned int port)
 {
@@ -292,36 +319,22 @@ static void raw_checks(unsigned int a, unsigned int port)
 	}
 	expect(ioctl(fd, LITE_IOC_MCALL, &c) == 1 ? 0 : -errno, 0,
 	       "raw MCALL to one node");
-	bad = c;
-	bad.reserved = 1;
-	expect(ioctl(fd, LITE_IOC_MCALL, &bad) < 0 ? -errno : 0, EINVAL,
-	       "raw: reserved field set");
+	RAW_BAD(reserved, 1, EINVAL, "raw: reserved field set");
 	d[0].reserved = 1;
 	expect(ioctl(fd, LITE_IOC_MCALL, &c) < 0 ? -errno : 0, EINVAL,
 	       "raw: reserved field of an entry set");
 	d[0].reserved = 0;
-	bad = c;
-	bad.dsts = 8;
-	expect(ioctl(fd, LITE_IOC_MCALL, &bad) < 0 ? -errno : 0, EFAULT,
-	       "raw: entries at a bad address");
-	bad = c;
-	bad.addr = 8;
-	expect(ioctl(fd, LITE_IOC_MCALL, &bad) < 0 ? -errno : 0, EFAULT,
-	       "raw: request at a bad address");
-	bad = c;
-	bad.reply_addr = ~0ULL - 16;
-	expect(ioctl(fd, LITE_IOC_MCALL, &bad) < 0 ? -errno : 0, EFAULT,
-	       "raw: reply slots past the address space");
-	bad = c;
-	bad.priority = 7;
-	expect(ioctl(fd, LITE_IOC_MCALL, &bad) < 0 ? -errno : 0, EINVAL,
-	       "raw: bad priority");
-	bad = c;
-	bad.reply_max = LITE_RPC_MAX_MSG + 1;
-	expect(ioctl(fd, LITE_IOC_MCALL, &bad) < 0 ? -errno : 0, EINVAL,
-	       "raw: reply_max above LITE_RPC_MAX_MSG");
+	RAW_BAD(dsts, 8, EFAULT, "raw: entries at a bad address");
+	RAW_BAD(addr, 8, EFAULT, "raw: request at a bad address");
+	RAW_BAD(reply_addr, ~0ULL - 16, EFAULT,
+		"raw: reply slots past the address space");
+	RAW_BAD(priority, 7, EINVAL, "raw: bad priority");
+	RAW_BAD(reply_max, LITE_RPC_MAX_MSG + 1, EINVAL,
+		"raw: reply_max above LITE_RPC_MAX_MSG");
 	close(fd);
 }
+
+#undef RAW_BAD
 
 /*
  * What lite_rpc_mcall() returned as expect() takes it: 0 when @n nodes
@@ -332,13 +345,36 @@ static int answered(int ret, int n)
 	return ret == n ? 0 : ret < 0 ? ret : -EPROTO;
 }
 
+/*
+ * An mcall of @len bytes of @req to @x and @y, at @prio: "@title" when
+ * both answered, then (with @statuses) each one's status and each answer,
+ * as "@what".
+ */
+static void mcall_two(struct mc *m, unsigned int x, unsigned int y,
+		      unsigned int port, const uint8_t *req, uint32_t len,
+		      int prio, bool statuses, const char *title,
+		      const char *what)
+{
+	int ret;
+
+	m->nodes[0] = x;
+	m->nodes[1] = y;
+	ret = mcall(m, 2, port, req, len, prio);
+	expect(answered(ret, 2), 0, "%s", title);
+	if (statuses) {
+		expect_status(m->status, 0, 0, x, what);
+		expect_status(m->status, 1, 0, y, what);
+	}
+	check_answer(m, 0, x, req, len, what);
+	check_answer(m, 1, y, req, len, what);
+}
+
 static int client(int argc, char **argv)
 {
 	unsigned int a, b, echo, small, silent, me;
-	unsigned int nodes[LITE_MCAST_MAX + 1], len[LITE_MCAST_MAX + 1];
-	int status[LITE_MCAST_MAX + 1], ret, i;
-	size_t rmax = sizeof(struct answer);
-	uint8_t *replies, *big;
+	int ret, i;
+	struct mc m;
+	uint8_t *big;
 	uint8_t req[100];
 	struct rng rng = { .state = 0x6d63617374ULL };
 	double t;
@@ -351,9 +387,9 @@ static int client(int argc, char **argv)
 	small = (unsigned int)atoi(argv[3]);
 	silent = (unsigned int)atoi(argv[4]);
 	me = (unsigned int)lite_node_id();
-	replies = calloc(LITE_MCAST_MAX + 1, rmax);
+	m.replies = calloc(LITE_MCAST_MAX + 1, sizeof(struct answer));
 	big = malloc(LITE_RPC_MAX_MSG);
-	if (!replies || !big)
+	if (!m.replies || !big)
 		return 2;
 	wait_port(a, echo);
 	wait_port(b, echo);
@@ -363,133 +399,94 @@ static int client(int argc, char **argv)
 	rng_fill(&rng, req, sizeof(req));
 
 	/* Both answer, each into its own slot. */
-	nodes[0] = a;
-	nodes[1] = b;
-	memset(replies, 0xee, 2 * rmax);
-	ret = lite_rpc_mcall(nodes, 2, echo, req, sizeof(req), replies,
-			     (unsigned int)rmax, len, status,
-			     LITE_PRIO_NORMAL);
-	expect(answered(ret, 2), 0, "mcall to 2 nodes returns 2");
-	expect_status(status, 0, 0, a, "two nodes");
-	expect_status(status, 1, 0, b, "two nodes");
-	check_answer(replies, 0, (unsigned int)rmax, len, a, req, sizeof(req), "two nodes");
-	check_answer(replies, 1, (unsigned int)rmax, len, b, req, sizeof(req), "two nodes");
+	memset(m.replies, 0xee, 2 * sizeof(struct answer));
+	mcall_two(&m, a, b, echo, req, sizeof(req), LITE_PRIO_NORMAL, true,
+		  "mcall to 2 nodes returns 2", "two nodes");
 
 	/* The other order: slots follow the array, not the nodes. */
-	nodes[0] = b;
-	nodes[1] = a;
-	ret = lite_rpc_mcall(nodes, 2, echo, req, sizeof(req), replies,
-			     (unsigned int)rmax, len, status,
-			     LITE_PRIO_HIGH);
-	expect(answered(ret, 2), 0, "mcall, nodes swapped, high priority");
-	check_answer(replies, 0, (unsigned int)rmax, len, b, req, sizeof(req), "swapped");
-	check_answer(replies, 1, (unsigned int)rmax, len, a, req, sizeof(req), "swapped");
+	mcall_two(&m, b, a, echo, req, sizeof(req), LITE_PRIO_HIGH, false,
+		  "mcall, nodes swapped, high priority", "swapped");
 
 	/* SMALL is registered on a only. */
-	nodes[0] = a;
-	nodes[1] = b;
-	ret = lite_rpc_mcall(nodes, 2, small, req, sizeof(req), replies,
-			     (unsigned int)rmax, len, status,
-			     LITE_PRIO_NORMAL);
+	m.nodes[0] = a;
+	m.nodes[1] = b;
+	ret = mcall(&m, 2, small, req, sizeof(req), LITE_PRIO_NORMAL);
 	expect(answered(ret, 1), 0, "mcall with one port unregistered returns 1");
-	expect_status(status, 0, 0, a, "one unregistered");
-	expect_status(status, 1, -ECONNREFUSED, b, "one unregistered");
-	check_answer(replies, 0, (unsigned int)rmax, len, a, req, sizeof(req), "one unregistered");
-	if (len[1] != 0)
-		fail("one unregistered: reply_len %u for the refused node", len[1]);
+	expect_status(m.status, 0, 0, a, "one unregistered");
+	expect_status(m.status, 1, -ECONNREFUSED, b, "one unregistered");
+	check_answer(&m, 0, a, req, sizeof(req), "one unregistered");
+	if (m.len[1] != 0)
+		fail("one unregistered: reply_len %u for the refused node", m.len[1]);
 
 	/* Above SMALL's max_size on a, refused on b: nobody succeeds. */
-	ret = lite_rpc_mcall(nodes, 2, small, big, SMALL_MAX + 1, replies,
-			     (unsigned int)rmax, len, status,
-			     LITE_PRIO_NORMAL);
+	ret = mcall(&m, 2, small, big, SMALL_MAX + 1, LITE_PRIO_NORMAL);
 	expect(ret, 0, "mcall where every node fails returns 0 (got %d)", ret);
-	expect_status(status, 0, -EMSGSIZE, a, "request above max_size");
-	expect_status(status, 1, -ECONNREFUSED, b, "request above max_size");
+	expect_status(m.status, 0, -EMSGSIZE, a, "request above max_size");
+	expect_status(m.status, 1, -ECONNREFUSED, b, "request above max_size");
 
 	/* Reply slots too small for the answer: EMSGSIZE from each. */
-	ret = lite_rpc_mcall(nodes, 2, echo, req, sizeof(req), replies, 16,
-			     len, status, LITE_PRIO_NORMAL);
+	ret = lite_rpc_mcall(m.nodes, 2, echo, req, sizeof(req), m.replies, 16,
+			     m.len, m.status, LITE_PRIO_NORMAL);
 	expect(ret, 0, "mcall with reply_max below the answer returns 0 (got %d)", ret);
-	expect_status(status, 0, -EMSGSIZE, a, "reply_max too small");
-	expect_status(status, 1, -EMSGSIZE, b, "reply_max too small");
+	expect_status(m.status, 0, -EMSGSIZE, a, "reply_max too small");
+	expect_status(m.status, 1, -EMSGSIZE, b, "reply_max too small");
 
 	/* This node itself (no QP to itself, as lite_rpc_call) and a non-member. */
-	nodes[0] = me;
-	nodes[1] = a;
-	nodes[2] = 42;
-	nodes[3] = b;
-	ret = lite_rpc_mcall(nodes, 4, echo, req, sizeof(req), replies,
-			     (unsigned int)rmax, len, status,
-			     LITE_PRIO_NORMAL);
+	m.nodes[0] = me;
+	m.nodes[1] = a;
+	m.nodes[2] = 42;
+	m.nodes[3] = b;
+	ret = mcall(&m, 4, echo, req, sizeof(req), LITE_PRIO_NORMAL);
 	expect(answered(ret, 2), 0, "mcall with self and a non-member returns 2");
-	expect_status(status, 0, -ENOTCONN, me, "self");
-	expect_status(status, 2, -ENOTCONN, 42, "non-member");
-	check_answer(replies, 1, (unsigned int)rmax, len, a, req, sizeof(req), "with self");
-	check_answer(replies, 3, (unsigned int)rmax, len, b, req, sizeof(req), "with self");
-	expect(lite_rpc_call(me, echo, req, sizeof(req), replies,
-			     (unsigned int)rmax, LITE_PRIO_NORMAL), ENOTCONN,
+	expect_status(m.status, 0, -ENOTCONN, me, "self");
+	expect_status(m.status, 2, -ENOTCONN, 42, "non-member");
+	check_answer(&m, 1, a, req, sizeof(req), "with self");
+	check_answer(&m, 3, b, req, sizeof(req), "with self");
+	expect(lite_rpc_call(me, echo, req, sizeof(req), m.replies,
+			     sizeof(struct answer), LITE_PRIO_NORMAL), ENOTCONN,
 	       "lite_rpc_call to this node: ENOTCONN too");
 
 	/* The largest request, to both. */
 	rng_fill(&rng, big, LITE_RPC_MAX_MSG);
-	nodes[0] = a;
-	nodes[1] = b;
-	ret = lite_rpc_mcall(nodes, 2, echo, big, LITE_RPC_MAX_MSG, replies,
-			     (unsigned int)rmax, len, status,
-			     LITE_PRIO_LOW);
-	expect(answered(ret, 2), 0, "mcall of LITE_RPC_MAX_MSG bytes to 2 nodes");
-	check_answer(replies, 0, (unsigned int)rmax, len, a, big, LITE_RPC_MAX_MSG, "1 MiB request");
-	check_answer(replies, 1, (unsigned int)rmax, len, b, big, LITE_RPC_MAX_MSG, "1 MiB request");
-	expect(lite_rpc_mcall(nodes, 2, echo, big, LITE_RPC_MAX_MSG + 1,
-			      replies, (unsigned int)rmax, len, status,
-			      LITE_PRIO_NORMAL), EMSGSIZE,
-	       "request above LITE_RPC_MAX_MSG");
+	mcall_two(&m, a, b, echo, big, LITE_RPC_MAX_MSG, LITE_PRIO_LOW, false,
+		  "mcall of LITE_RPC_MAX_MSG bytes to 2 nodes", "1 MiB request");
+	expect(mcall(&m, 2, echo, big, LITE_RPC_MAX_MSG + 1, LITE_PRIO_NORMAL),
+	       EMSGSIZE, "request above LITE_RPC_MAX_MSG");
 
 	/* LITE_MCAST_MAX destinations: the two servers and 14 non-members. */
 	for (i = 0; i < LITE_MCAST_MAX; i++)
-		nodes[i] = 40 + (unsigned int)i;
-	nodes[5] = a;
-	nodes[11] = b;
-	ret = lite_rpc_mcall(nodes, LITE_MCAST_MAX, echo, req, sizeof(req),
-			     replies, (unsigned int)rmax, len, status,
-			     LITE_PRIO_NORMAL);
+		m.nodes[i] = 40 + (unsigned int)i;
+	m.nodes[5] = a;
+	m.nodes[11] = b;
+	ret = mcall(&m, LITE_MCAST_MAX, echo, req, sizeof(req),
+		    LITE_PRIO_NORMAL);
 	expect(answered(ret, 2), 0, "mcall to LITE_MCAST_MAX nodes returns 2");
-	expect_status(status, 0, -ENOTCONN, nodes[0], "16 nodes");
-	expect_status(status, 15, -ENOTCONN, nodes[15], "16 nodes");
-	check_answer(replies, 5, (unsigned int)rmax, len, a, req, sizeof(req), "16 nodes");
-	check_answer(replies, 11, (unsigned int)rmax, len, b, req, sizeof(req), "16 nodes");
-	nodes[0] = a;
-	nodes[1] = b;
+	expect_status(m.status, 0, -ENOTCONN, m.nodes[0], "16 nodes");
+	expect_status(m.status, 15, -ENOTCONN, m.nodes[15], "16 nodes");
+	check_answer(&m, 5, a, req, sizeof(req), "16 nodes");
+	check_answer(&m, 11, b, req, sizeof(req), "16 nodes");
+	m.nodes[0] = a;
+	m.nodes[1] = b;
 
 	/* Whole-call errors. */
-	expect(lite_rpc_mcall(nodes, 0, echo, req, sizeof(req), replies,
-			      (unsigned int)rmax, len, status, 0), EINVAL,
-	       "n = 0");
+	expect(mcall(&m, 0, echo, req, sizeof(req), 0), EINVAL, "n = 0");
 	for (i = 0; i <= LITE_MCAST_MAX; i++)
-		nodes[i] = (unsigned int)i + 1;
-	expect(lite_rpc_mcall(nodes, LITE_MCAST_MAX + 1, echo, req,
-			      sizeof(req), replies, (unsigned int)rmax, len,
-			      status, 0), EINVAL, "n = LITE_MCAST_MAX + 1");
-	nodes[0] = a;
-	nodes[1] = b;
-	nodes[2] = a;
-	expect(lite_rpc_mcall(nodes, 3, echo, req, sizeof(req), replies,
-			      (unsigned int)rmax, len, status, 0), EINVAL,
+		m.nodes[i] = (unsigned int)i + 1;
+	expect(mcall(&m, LITE_MCAST_MAX + 1, echo, req, sizeof(req), 0), EINVAL,
+	       "n = LITE_MCAST_MAX + 1");
+	m.nodes[0] = a;
+	m.nodes[1] = b;
+	m.nodes[2] = a;
+	expect(mcall(&m, 3, echo, req, sizeof(req), 0), EINVAL,
 	       "a node given twice");
-	nodes[2] = 64;
-	expect(lite_rpc_mcall(nodes, 3, echo, req, sizeof(req), replies,
-			      (unsigned int)rmax, len, status, 0), EINVAL,
+	m.nodes[2] = 64;
+	expect(mcall(&m, 3, echo, req, sizeof(req), 0), EINVAL,
 	       "node id 64 (out of range)");
-	nodes[2] = 0;
-	expect(lite_rpc_mcall(nodes, 3, echo, req, sizeof(req), replies,
-			      (unsigned int)rmax, len, status, 0), EINVAL,
-	       "node id 0");
-	expect(lite_rpc_mcall(nodes, 2, LITE_MAX_PORT, req, sizeof(req),
-			      replies, (unsigned int)rmax, len, status, 0),
-	       EINVAL, "port out of range");
-	expect(lite_rpc_mcall(nodes, 2, echo, req, 0, replies,
-			      (unsigned int)rmax, len, status, 0), EINVAL,
-	       "size 0");
+	m.nodes[2] = 0;
+	expect(mcall(&m, 3, echo, req, sizeof(req), 0), EINVAL, "node id 0");
+	expect(mcall(&m, 2, LITE_MAX_PORT, req, sizeof(req), 0), EINVAL,
+	       "port out of range");
+	expect(mcall(&m, 2, echo, req, 0, 0), EINVAL, "size 0");
 	raw_checks(a, echo);
 
 	/*
@@ -497,14 +494,12 @@ static int client(int argc, char **argv)
 	 * module's rpc_timeout_ms (set low by the script); a's answer is there.
 	 */
 	t = now_us();
-	ret = lite_rpc_mcall(nodes, 2, silent, req, sizeof(req), replies,
-			     (unsigned int)rmax, len, status,
-			     LITE_PRIO_NORMAL);
+	ret = mcall(&m, 2, silent, req, sizeof(req), LITE_PRIO_NORMAL);
 	t = now_us() - t;
 	expect(answered(ret, 1), 0, "mcall with one silent node returns 1");
-	expect_status(status, 0, 0, a, "one silent");
-	expect_status(status, 1, -ETIMEDOUT, b, "one silent");
-	check_answer(replies, 0, (unsigned int)rmax, len, a, req, sizeof(req), "one silent");
+	expect_status(m.status, 0, 0, a, "one silent");
+	expect_status(m.status, 1, -ETIMEDOUT, b, "one silent");
+	check_answer(&m, 0, a, req, sizeof(req), "one silent");
 	info("one silent node: mcall returned after %.1f s", t / 1e6);
 
 	/*
@@ -529,9 +524,7 @@ static int client(int argc, char **argv)
 	}
 
 	/* Still usable after the timeout. */
-	ret = lite_rpc_mcall(nodes, 2, echo, req, sizeof(req), replies,
-			     (unsigned int)rmax, len, status,
-			     LITE_PRIO_NORMAL);
+	ret = mcall(&m, 2, echo, req, sizeof(req), LITE_PRIO_NORMAL);
 	expect(answered(ret, 2), 0, "mcall after a timeout");
 
 	bench(a, b, echo);
@@ -541,7 +534,7 @@ static int client(int argc, char **argv)
 	expect(lite_rpc_send(b, echo, MSG_QUIT, strlen(MSG_QUIT), 0), 0,
 	       "QUIT to node %u", b);
 	free(big);
-	free(replies);
+	free(m.replies);
 	return finish();
 }
 

@@ -27,19 +27,12 @@ py_ssh_cfg=$(ae ssh-config)
 timeout 600 ssh -F "$py_ssh_cfg" node3 "$(py "tests/check_cluster.py echo-server 20 2")" \
 	>"$py_server_out" 2>&1 &
 py_server_pid=$!
-for _ in $(seq 600); do
-	grep -q '^ready$' "$py_server_out" && break
-	kill -0 "$py_server_pid" 2>/dev/null || break
-	sleep 0.2
-done
-assert_match "python echo server is ready" '^ready$' "$(cat "$py_server_out")"
+wait_line -p "$py_server_pid" "$py_server_out" '^ready$'
 c=$(py "tests/check_cluster.py echo-client 3 20")
 on_nodes py-echo "$c" "$c"
 rc=0
 wait "$py_server_pid" || rc=$?
-sed 's/^/node3: /' "$py_server_out"
-assert_no_match "python echo server: no failed check" '^FAIL' "$(cat "$py_server_out")"
-assert_eq "python echo server exit status" 0 "$rc"
+checks_done "python echo server" node3 "$rc" "$(cat "$py_server_out")"
 assert_match "python echo server: both clients served" '^ok +served [0-9]+ calls from nodes \[1, 2\]' \
 	"$(cat "$py_server_out")"
 assert_eq "python echo: reply_max refusals on the server" 2 \
@@ -64,10 +57,7 @@ assert_eq "python counter example: totals on every node" 3 \
 timeout 300 ssh -F "$py_ssh_cfg" node2 "$(py "examples/rpc_echo.py server 22")" \
 	>"$TEST_TMP/py-rpc-echo.out" 2>&1 &
 py_server_pid=$!
-for _ in $(seq 300); do
-	grep -q 'serving port 22' "$TEST_TMP/py-rpc-echo.out" && break
-	sleep 0.2
-done
+wait_line -p "$py_server_pid" "$TEST_TMP/py-rpc-echo.out" 'serving port 22' 60
 out=$(ae exec node1 -- "$(py "examples/rpc_echo.py client 2 22 hello lite")")
 rc=0
 wait "$py_server_pid" || rc=$?

@@ -44,10 +44,7 @@ ae dmesg-check
 ae exec node1 -- "echo 1 >/sys/module/lite/parameters/user_async_mb"
 timeout 120 ssh -F "$ssh_cfg" node1 "$(TA "hold 2 768 8")" >"$TEST_TMP/async-hold.out" 2>&1 &
 hold_pid=$!
-for _ in $(seq 300); do
-	grep -q '^info posted' "$TEST_TMP/async-hold.out" && break
-	sleep 0.2
-done
+wait_line -p "$hold_pid" "$TEST_TMP/async-hold.out" '^info posted' 60
 assert_match "async: the first file holds 768 KiB" '^info posted 768 KiB: ok' "$(cat "$TEST_TMP/async-hold.out")"
 out=$(ae -t 120 exec node1 -- "$(TA "hold 2 768 0")") || true
 assert_match "async: the user's second file stops at the user's MiB" '^info posted 256 KiB: EDQUOT' "$out"

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * When the other side is gone or does not take part: a call to a node
+ * that left, a receiver whose node leaves, a server that never answers or
+ * never receives, and a sender whose ring fills up.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "test_sync.h"
+
+#define FLOOD_SIZE		(60 * KiB)	/* flood: ~68 fill a ring */
+#define DEPART_TIMEOUT_S	60
+
+/* ---- call-departed, recv-block, silent, deaf, flood --------------------- */
+
+int cmd_call_departed(unsigned int node, unsigned int port)
+{
+	static const int gone[] = { ENOTCONN, ETIMEDOUT, ECONNREFUSED };
+	double start = now(), elapsed;
+	char rep[64];
+	int ret;
+
+	ret = lite_rpc_call(node, port, "departed", 8, rep, sizeof(rep),
+			    LITE_PRIO_NORMAL);
+	elapsed = now() - start;
+	expect_any(ret, gone, ARRAY_SIZE(gone), "call to departed node %u",
+		   node);
+	info("elapsed %.1f s", elapsed);
+	if (elapsed <= DEPART_TIMEOUT_S)
+		pass("call to departed node %u returned within %d s", node,
+		     DEPART_TIMEOUT_S);
+	else
+		fail("call to departed node %u: returned after %.1f s, more "
+		     "than %d s", node, elapsed, DEPART_TIMEOUT_S);
+	return finish();
+}
+
+
+/*
+ * Register @port as @name, print "ready" and wait for one request: its
+ * length or error in *@ret, its sender in *@src. False if the port could
+ * not be registered (a failed check).
+ */
+static bool recv_one(unsigned int port, const char *name, int *ret,
+		     unsigned int *src)
+{
+	static uint8_t buf[4096];
+	uint64_t desc;
+
+	if (!expect(lite_rpc_register(port, sizeof(buf), name), 0,
+		    "register port %u", port))
+		return false;
+	puts("ready");
+	*ret = lite_rpc_recv(port, buf, sizeof(buf), &desc, src, 0,
+			     LITE_PRIO_NORMAL);
+	return true;
+}
+
+int cmd_recv_block(unsigned int port)
+{
+	unsigned int src;
+	int ret;
+
+	if (!recv_one(port, "test_sync recv", &ret, &src))
+		return finish();
+	if (ret < 0)
+		info("recv returned %d (%s)", ret, errname(-ret));
+	else
+		info("recv returned %d (a message from node %u)", ret, src);
+	if (ret == -ENOTCONN || ret == -ENODEV)
+		pass("blocked recv woke with %s", errname(-ret));
+	else
+		fail("blocked recv: want ENOTCONN or ENODEV, got %s",
+		     got_name(ret));
+	return finish();
+}
+
+/* A server that takes one request and never answers it (caller timeouts). */
+int cmd_silent(unsigned int port, unsigned int seconds)
+{
+	unsigned int src;
+	int ret;
+
+	if (!recv_one(port, "test_sync silent", &ret, &src))
+		return finish();
+	step(ret, "receive the request that will not be answered");
+	sleep(seconds);
+	return finish();
+}
+
+/* A receiver that never receives: its senders' ring fills up. */
+int cmd_deaf(unsigned int port, unsigned int seconds)
+{
+	if (!expect(lite_rpc_register(port, FLOOD_SIZE, "test_sync deaf"), 0,
+		    "register port %u", port))
+		return finish();
+	puts("ready");
+	fflush(stdout);
+	sleep(seconds);
+	return finish();
+}
+
+/* One-way messages to (@node, @port) until one fails. */
+int cmd_flood(unsigned int node, unsigned int port)
+{
+	static uint8_t msg[FLOOD_SIZE];
+	double start = now(), t0;
+	unsigned int sent = 0;
+	int ret;
+
+	for (;;) {
+		t0 = now();
+		ret = lite_rpc_send(node, port, msg, sizeof(msg),
+				    LITE_PRIO_NORMAL);
+		if (ret)
+			break;
+		sent++;
+	}
+	info("sent %u then %s after %.1f s (the last send waited %.1f s)",
+	     sent, errname(-ret), now() - start, now() - t0);
+	return finish();
+}
