@@ -25,11 +25,10 @@
 #include "window.h"
 
 struct caller {
+	struct bench_worker w;	/* first: window.h; counts calls */
 	struct vb_client *c;
-	struct bench_window *win;
 	unsigned int t;		/* thread index = QP index */
 	uint64_t size;
-	uint64_t calls;
 } __attribute__((aligned(BENCH_CACHE_LINE)));
 
 static void reserve(struct vb_client *c, struct vb_qp *q,
@@ -132,12 +131,11 @@ static void *run_caller(void *arg)
 	struct vb_watch w;
 
 	bench_pacer_init(&pace, k->c->cfg, k->t);
-	while (bench_phase(k->win) != BENCH_STOP) {
+	while (bench_phase(&k->w) != BENCH_STOP) {
 		bench_pace(&pace);	/* a pause is not a hang: watch from here */
 		vb_watch_start(&w, "rpc reply");
 		call(k->c, q, (uint32_t)k->size, &w);
-		if (bench_phase(k->win) == BENCH_MEASURE)
-			k->calls++;
+		bench_count(&k->w, 1);
 	}
 	return NULL;
 }
@@ -145,21 +143,12 @@ static void *run_caller(void *arg)
 static void tput_point(struct vb_client *c, struct bench_point *pt,
 		       struct caller *ks)
 {
-	struct bench_window win;
-	uint64_t calls = 0;
-	double seconds;
 	unsigned int t;
 
 	for (t = 0; t < c->nthreads; t++)
-		ks[t] = (struct caller){
-			.c = c, .win = &win, .t = t, .size = pt->size,
-		};
-	seconds = bench_window_run(&win, c->nthreads, run_caller, ks,
-				   sizeof(*ks), c->cfg->warmup,
-				   c->cfg->duration);
-	for (t = 0; t < c->nthreads; t++)
-		calls += ks[t].calls;
-	bench_tput_row(pt, seconds, calls);
+		ks[t] = (struct caller){ .c = c, .t = t, .size = pt->size };
+	bench_window_point(c->cfg, pt, c->nthreads, run_caller, ks,
+			   sizeof(*ks));
 }
 
 int vb_rpc(const struct bench_cfg *cfg, const struct vb_opts *o)
