@@ -106,8 +106,9 @@ static void warm_up(struct vb_client *c, struct vb_qp *q, uint32_t size,
 }
 
 static void lat_point(struct vb_client *c, struct bench_point *pt,
-		      uint64_t *ns)
+		      void *arg)
 {
+	uint64_t *ns = arg;
 	struct vb_qp *q = &c->qps[0];
 	uint32_t size = (uint32_t)pt->size;
 	struct vb_watch w;
@@ -141,8 +142,9 @@ static void *run_caller(void *arg)
 }
 
 static void tput_point(struct vb_client *c, struct bench_point *pt,
-		       struct caller *ks)
+		       void *arg)
 {
+	struct caller *ks = arg;
 	unsigned int t;
 
 	for (t = 0; t < c->nthreads; t++)
@@ -154,28 +156,14 @@ static void tput_point(struct vb_client *c, struct bench_point *pt,
 int vb_rpc(const struct bench_cfg *cfg, const struct vb_opts *o)
 {
 	bool tput = cfg->threads > 1 || cfg->duration_given;
-	struct bench_point pt = {
-		.bench = "verbs_rpc",
-		.op = vb_op_names[o->op],
-		.param = vb_param(cfg, o),
-	};
 	struct caller *ks = bench_zalloc(cfg->threads, sizeof(*ks));
 	uint64_t *ns = tput ? NULL : bench_zalloc(cfg->iters, sizeof(*ns));
-	struct vb_client c;
-	unsigned int i;
 
-	vb_client_open(&c, cfg, o);
-	vb_client_begin(&c, tput ? BENCH_TPUT : BENCH_LAT);
-	for (i = 0; i < cfg->nsizes; i++) {
-		pt.size = cfg->sizes[i];
-		for (pt.rep = 1; pt.rep <= cfg->reps; pt.rep++) {
-			if (tput)
-				tput_point(&c, &pt, ks);
-			else
-				lat_point(&c, &pt, ns);
-		}
-	}
-	vb_client_close(&c);
+	if (tput)
+		vb_client_sweep(cfg, o, "verbs_rpc", BENCH_TPUT, tput_point,
+				ks);
+	else
+		vb_client_sweep(cfg, o, "verbs_rpc", BENCH_LAT, lat_point, ns);
 	free(ks);
 	free(ns);
 	return 0;

@@ -118,9 +118,10 @@ static void *run_worker(void *arg)
 }
 
 static void run_point(struct vb_client *c, struct bench_point *pt,
-		      struct worker *ks)
+		      void *arg)
 {
 	const struct bench_cfg *cfg = c->cfg;
+	struct worker *ks = arg;
 	unsigned int t;
 
 	for (t = 0; t < c->nthreads; t++) {
@@ -136,23 +137,9 @@ static void run_point(struct vb_client *c, struct bench_point *pt,
 
 int vb_tput(const struct bench_cfg *cfg, const struct vb_opts *o)
 {
-	struct bench_point pt = {
-		.bench = "verbs_tput",
-		.op = vb_op_names[o->op],
-		.param = vb_param(cfg, o),
-	};
 	struct worker *ks = bench_zalloc(cfg->threads, sizeof(*ks));
-	struct vb_client c;
-	unsigned int i;
 
-	vb_client_open(&c, cfg, o);
-	vb_client_begin(&c, BENCH_TPUT);
-	for (i = 0; i < cfg->nsizes; i++) {
-		pt.size = cfg->sizes[i];
-		for (pt.rep = 1; pt.rep <= cfg->reps; pt.rep++)
-			run_point(&c, &pt, ks);
-	}
-	vb_client_close(&c);
+	vb_client_sweep(cfg, o, "verbs_tput", BENCH_TPUT, run_point, ks);
 	free(ks);
 	return 0;
 }
