@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "auth.h"
+#include "fixture.h"
 #include "proto.h"
 
 #define WAIT_MS		3000	/* for a message that must come */
@@ -337,19 +338,10 @@ static void expect_quiet(struct node *n)
 
 static void make_join(struct lite_msg *m, const char *name, unsigned int k)
 {
-	lite_msg_init(m, LITE_MSG_JOIN);
-	m->join.addr.gid[0] = 0xfe;
-	m->join.addr.gid[1] = 0x80;
+	fixture_join(m, name, k);
 	/* Each node its own GID, so a mixed-up PEER_UP shows. */
 	for (size_t i = 0; name[i] && i < 8; i++)
 		m->join.addr.gid[8 + i] = name[i];
-	m->join.addr.link_layer = LITE_LINK_ETHERNET;
-	m->join.addr.mtu = 3;
-	m->join.addr.gid_type = LITE_GID_ROCE_V2;
-	m->join.addr.rd_atom = 16;
-	m->join.qps_per_peer = htole16(k);
-	m->join.ib_port = 1;
-	snprintf(m->join.name, sizeof(m->join.name), "%s", name);
 }
 
 static void check_peer_up(struct node *to, const struct node *about)

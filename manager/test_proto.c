@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "fixture.h"
 #include "framer.h"
 #include "proto.h"
 
@@ -62,17 +63,8 @@ static void expect_err(const char *name, int want, int got, const char *why)
 
 static void valid_join(struct lite_msg *m)
 {
-	lite_msg_init(m, LITE_MSG_JOIN);
-	m->join.addr.gid[0] = 0xfe;
-	m->join.addr.gid[1] = 0x80;
+	fixture_join(m, "node-a", K);
 	m->join.addr.gid[15] = 0x01;
-	m->join.addr.link_layer = LITE_LINK_ETHERNET;
-	m->join.addr.mtu = 3;
-	m->join.addr.gid_type = LITE_GID_ROCE_V2;
-	m->join.addr.rd_atom = 16;
-	m->join.qps_per_peer = htole16(K);
-	m->join.ib_port = 1;
-	strcpy(m->join.name, "node-a");
 }
 
 static void valid_qp_info(struct lite_msg *m)
@@ -537,19 +529,11 @@ static void sink_log(void *ctx, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int sink_random(void *ctx, void *buf, size_t len)
-{
-	(void)ctx;
-	memset(buf, 0, len);
-	memcpy(buf, &nonces, sizeof(nonces));
-	nonces++;
-	return 0;
-}
-
+/* The cluster's ctx is &nonces. */
 static const struct lite_cluster_ops sink_ops = {
 	.send = sink_send,
 	.log = sink_log,
-	.random = sink_random,
+	.random = fixture_random,
 };
 
 /*
@@ -663,7 +647,7 @@ static void run_cluster_cases(void)
 	int ret;
 
 	memcpy(cfg.key, key, sizeof(key));
-	ret = lite_cluster_init(&c, &cfg, &sink_ops, NULL);
+	ret = lite_cluster_init(&c, &cfg, &sink_ops, &nonces);
 	report(!ret, "cluster init -> %s", err_str(ret));
 
 	/* Authentication: a wrong MAC, and a JOIN replayed on a new connection. */
