@@ -372,15 +372,24 @@ static void check_peer_down(struct node *to, const struct node *about)
 		    le32toh(m.peer_down.generation), about->id, about->gen);
 }
 
-/* The manager closes N and tells each of the NR OTHERS that N is down. */
+/*
+ * Member N broke the protocol (WHAT): the manager closes it and tells each
+ * of the NR OTHERS that N is down.
+ */
 static void expect_dropped(struct node *n, struct node *const *others,
-			   unsigned int nr)
+			   unsigned int nr, const char *what)
 {
+	char ids[64] = "";
+	size_t len = 0;
 	unsigned int i;
 
 	expect_closed(n);
-	for (i = 0; i < nr; i++)
+	for (i = 0; i < nr; i++) {
 		check_peer_down(others[i], n);
+		len += snprintf(ids + len, sizeof(ids) - len, "%s%u",
+				i ? ", " : "", others[i]->id);
+	}
+	ok("%s: node %u closed, PEER_DOWN(%u) to %s", what, n->id, n->id, ids);
 }
 
 /*
@@ -474,7 +483,7 @@ static void scenario_cluster(void)
 	struct node a, b, c, d, b2, e, f, g, h;
 	struct node *members[4];
 	/* Who sees a later node 4 dropped. */
-	struct node *const others[] = { &a, &c, &b2 };
+	struct node *const others[] = { &a, &b2, &c };
 	struct lite_msg m, q, replayed_join;
 	uint32_t b_gen;
 
@@ -641,8 +650,7 @@ static void scenario_cluster(void)
 	members[2] = &c;
 	check_welcome(&e, 4, members, 3);
 	send_msg(&e, &e.join);
-	expect_dropped(&e, others, 3);
-	ok("second JOIN: node 4 closed, PEER_DOWN(4) to 1, 2, 3");
+	expect_dropped(&e, others, 3, "second JOIN");
 
 	/* Manager-to-node messages from a node. */
 	join(&e, "node-e", K, 4, members, 3);
@@ -650,8 +658,7 @@ static void scenario_cluster(void)
 	m.peer_down.node_id = htole16(1);
 	m.peer_down.generation = htole32(a.gen);
 	send_msg(&e, &m);
-	expect_dropped(&e, others, 3);
-	ok("PEER_DOWN from a node: closed, PEER_DOWN(4) to 1, 2, 3");
+	expect_dropped(&e, others, 3, "PEER_DOWN from a node");
 
 	/* Still serving: members relay, and nothing stray arrived. */
 	expect_quiet(&a);
@@ -669,16 +676,14 @@ static void scenario_cluster(void)
 	send_bytes(&f, &m, lite_msg_size(&m));
 	expect_msg(&a, LITE_MSG_QP_INFO, &q);
 	send_bytes(&f, &m, lite_msg_size(&m));
-	expect_dropped(&f, others, 3);
-	ok("a replayed QP_INFO: node 4 closed, PEER_DOWN(4) to 1, 2, 3");
+	expect_dropped(&f, others, 3, "a replayed QP_INFO");
 
 	/* A member's QP_INFO with a flag this protocol does not have. */
 	join(&g, "node-g", K, 4, members, 3);
 	make_qp_info(&m, &g, &a, a.gen);
 	m.qp_info.qp[1].flags |= 0x80;
 	send_msg(&g, &m);
-	expect_dropped(&g, others, 3);
-	ok("QP_INFO with an unknown entry flag: node 4 closed, PEER_DOWN(4) to 1, 2, 3");
+	expect_dropped(&g, others, 3, "QP_INFO with an unknown entry flag");
 	node_close(&a);
 	node_close(&b2);
 	node_close(&c);
