@@ -251,30 +251,16 @@ static int recv_msg(struct node *n, struct lite_msg *m, int timeout_ms)
 	    lite_msg_verify(key, LITE_MAC_TO_NODE, &n->rx, m))
 		die("%s: %s from the manager with a wrong MAC", n->label,
 		    lite_msg_type_name(type));
-	switch (type) {
-	case LITE_MSG_WELCOME:
-		ret = lite_check_welcome(&m->welcome, &why);
-		break;
-	case LITE_MSG_REJECT:
-		ret = lite_check_reject(&m->reject, &why);
-		break;
-	case LITE_MSG_PEER_UP:
-		ret = lite_check_peer_up(&m->peer_up, &why);
-		break;
-	case LITE_MSG_PEER_DOWN:
-		ret = lite_check_peer_down(&m->peer_down, &why);
-		break;
-	case LITE_MSG_QP_INFO:
-		ret = 0;	/* compared byte for byte by the caller */
-		break;
-	default:
+	if (type == LITE_MSG_QP_INFO)
+		return type;	/* compared byte for byte by the caller */
+	ret = lite_check_manager_msg(m, &why);
+	if (ret == -ENOMSG)
 		die("%s: manager sent a %s", n->label,
-		    lite_msg_type_name(le16toh(m->hdr.type)));
-	}
+		    lite_msg_type_name(type));
 	if (ret)
 		die("%s: bad %s from the manager: %s", n->label,
-		    lite_msg_type_name(le16toh(m->hdr.type)), why);
-	return le16toh(m->hdr.type);
+		    lite_msg_type_name(type), why);
+	return type;
 }
 
 /* The next message but a CHALLENGE. */

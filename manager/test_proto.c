@@ -145,15 +145,10 @@ static int check_bytes(const void *buf, size_t len, const char **why)
 		return lite_check_join(&m->join, why);
 	case LITE_MSG_QP_INFO:
 		return lite_check_qp_info(&m->qp_info, K, SRC, SRC_GEN, why);
-	case LITE_MSG_WELCOME:
-		return lite_check_welcome(&m->welcome, why);
-	case LITE_MSG_REJECT:
-		return lite_check_reject(&m->reject, why);
-	case LITE_MSG_PEER_UP:
-		return lite_check_peer_up(&m->peer_up, why);
-	case LITE_MSG_PEER_DOWN:
-		return lite_check_peer_down(&m->peer_down, why);
 	}
+	ret = lite_check_manager_msg(m, why);
+	if (ret != -ENOMSG)
+		return ret;
 	*why = "framer passed an unknown type";
 	return -EFAULT;
 }
