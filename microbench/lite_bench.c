@@ -753,9 +753,7 @@ int main(int argc, char **argv)
 	bench_steps_start();
 	bench_parse(&cfg, &lite_prog, argc, argv);
 	if (lc.mode == MODE_CTRL) {
-		bench_default_sizes(&cfg, cfg.peer ? "8" : "4096");
-		if (cfg.peer && cfg.nsizes != 1)
-			bench_usage_error(&cfg, "--mode ctrl writes one size");
+		bench_steps_sizes(&cfg);
 		if (cfg.peer) {
 			ctrl_client();
 			return 0;

@@ -162,9 +162,7 @@ static void check_ctrl(struct bench_cfg *cfg, struct vb_opts *o)
 {
 	if (o->op)
 		bench_usage_error(cfg, "--mode ctrl takes no --op");
-	bench_default_sizes(cfg, cfg->peer ? "8" : "4096");
-	if (cfg->peer && cfg->nsizes != 1)
-		bench_usage_error(cfg, "--mode ctrl writes one size");
+	bench_steps_sizes(cfg);
 	o->server = !cfg->peer;
 	o->op = VB_OP_WRITE;
 	o->qps = 1;
