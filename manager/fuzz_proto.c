@@ -21,6 +21,7 @@
 
 #include "auth.h"
 #include "cluster.h"
+#include "fixture.h"
 #include "framer.h"
 #include "proto.h"
 #include "../lite/fuzz/invariant.h"
@@ -182,20 +183,11 @@ static void on_send(void *ctx, struct lite_sess *to, const void *buf,
 	}
 }
 
-/* Deterministic nonces: a crash must reproduce from its input. */
-static int on_random(void *ctx, void *buf, size_t len)
-{
-	(void)ctx;
-	memset(buf, 0, len);
-	memcpy(buf, &nonce_count, sizeof(nonce_count));
-	nonce_count++;
-	return 0;
-}
-
+/* Deterministic nonces, counted in the cluster's ctx, &nonce_count. */
 static const struct lite_cluster_ops ops = {
 	.send = on_send,
 	.log = on_log,
-	.random = on_random,
+	.random = fixture_random,
 };
 
 static void check_invariants(void)
@@ -261,19 +253,24 @@ static void input_sealed(unsigned int i, struct lite_msg *m, bool broken)
 	input(i, m, lite_msg_size(m));
 }
 
+/* A JOIN that passes lite_check_join() unless flags break it on purpose. */
 static void script_join(unsigned int i, struct input *in)
 {
 	unsigned int flags = next_byte(in);
 	struct lite_msg m;
+	char name[LITE_NAME_LEN];
 
-	lite_msg_init(&m, LITE_MSG_JOIN);
-	m.join.addr.link_layer = flags & 1 ? LITE_LINK_IB : LITE_LINK_ETHERNET;
+	snprintf(name, sizeof(name), "node-%u", i);
+	fixture_join(&m, name, 1);
+	if (flags & 1) {
+		m.join.addr.link_layer = LITE_LINK_IB;
+		m.join.addr.gid_type = LITE_GID_IB;
+	}
 	m.join.addr.mtu = 1 + next_byte(in) % 5;
 	m.join.addr.gid[15] = i;
 	m.join.qps_per_peer = htole16(1 + next_byte(in) % 4);
 	m.join.requested_id = htole16(flags & 2 ? next_byte(in) % 8 : 0);
 	m.join.ib_port = flags & 4 ? 2 : 1;
-	snprintf(m.join.name, sizeof(m.join.name), "node-%u", i);
 	m.join.nonce[0] = i;
 	m.join.nonce[1] = next_byte(in);
 	/* Now and then one field broken, straight from the input. */
@@ -357,7 +354,7 @@ static void fuzz_cluster(const uint8_t *data, size_t size)
 
 	memset(cfg.key, 0x5a, sizeof(cfg.key));
 	nonce_count = 0;
-	check(!lite_cluster_init(&cluster, &cfg, &ops, NULL));
+	check(!lite_cluster_init(&cluster, &cfg, &ops, &nonce_count));
 	for (unsigned int i = 0; i < NR_SESS; i++)
 		connect_sess(i);
 	while (in.len) {

@@ -281,3 +281,18 @@ int lite_check_peer_down(const struct lite_msg_peer_down *p, const char **why)
 		return fail(why, "generation 0", -EINVAL);
 	return 0;
 }
+
+int lite_check_manager_msg(const struct lite_msg *m, const char **why)
+{
+	switch (le16toh(m->hdr.type)) {
+	case LITE_MSG_WELCOME:
+		return lite_check_welcome(&m->welcome, why);
+	case LITE_MSG_REJECT:
+		return lite_check_reject(&m->reject, why);
+	case LITE_MSG_PEER_UP:
+		return lite_check_peer_up(&m->peer_up, why);
+	case LITE_MSG_PEER_DOWN:
+		return lite_check_peer_down(&m->peer_down, why);
+	}
+	return fail(why, "not a message the manager sends", -ENOMSG);
+}

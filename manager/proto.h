@@ -90,5 +90,7 @@ int lite_check_reject(const struct lite_msg_reject *r, const char **why);
 int lite_check_peer_up(const struct lite_msg_peer_up *p, const char **why);
 int lite_check_peer_down(const struct lite_msg_peer_down *p,
 			 const char **why);
+/* One of those four, by M's type; -ENOMSG for any other type. */
+int lite_check_manager_msg(const struct lite_msg *m, const char **why);
 
 #endif /* LITE_MANAGER_PROTO_H */

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "auth.h"
+#include "fixture.h"
 #include "proto.h"
 
 #define WAIT_MS		3000	/* for a message that must come */
@@ -250,30 +251,16 @@ static int recv_msg(struct node *n, struct lite_msg *m, int timeout_ms)
 	    lite_msg_verify(key, LITE_MAC_TO_NODE, &n->rx, m))
 		die("%s: %s from the manager with a wrong MAC", n->label,
 		    lite_msg_type_name(type));
-	switch (type) {
-	case LITE_MSG_WELCOME:
-		ret = lite_check_welcome(&m->welcome, &why);
-		break;
-	case LITE_MSG_REJECT:
-		ret = lite_check_reject(&m->reject, &why);
-		break;
-	case LITE_MSG_PEER_UP:
-		ret = lite_check_peer_up(&m->peer_up, &why);
-		break;
-	case LITE_MSG_PEER_DOWN:
-		ret = lite_check_peer_down(&m->peer_down, &why);
-		break;
-	case LITE_MSG_QP_INFO:
-		ret = 0;	/* compared byte for byte by the caller */
-		break;
-	default:
+	if (type == LITE_MSG_QP_INFO)
+		return type;	/* compared byte for byte by the caller */
+	ret = lite_check_manager_msg(m, &why);
+	if (ret == -ENOMSG)
 		die("%s: manager sent a %s", n->label,
-		    lite_msg_type_name(le16toh(m->hdr.type)));
-	}
+		    lite_msg_type_name(type));
 	if (ret)
 		die("%s: bad %s from the manager: %s", n->label,
-		    lite_msg_type_name(le16toh(m->hdr.type)), why);
-	return le16toh(m->hdr.type);
+		    lite_msg_type_name(type), why);
+	return type;
 }
 
 /* The next message but a CHALLENGE. */
@@ -337,19 +324,10 @@ static void expect_quiet(struct node *n)
 
 static void make_join(struct lite_msg *m, const char *name, unsigned int k)
 {
-	lite_msg_init(m, LITE_MSG_JOIN);
-	m->join.addr.gid[0] = 0xfe;
-	m->join.addr.gid[1] = 0x80;
+	fixture_join(m, name, k);
 	/* Each node its own GID, so a mixed-up PEER_UP shows. */
 	for (size_t i = 0; name[i] && i < 8; i++)
 		m->join.addr.gid[8 + i] = name[i];
-	m->join.addr.link_layer = LITE_LINK_ETHERNET;
-	m->join.addr.mtu = 3;
-	m->join.addr.gid_type = LITE_GID_ROCE_V2;
-	m->join.addr.rd_atom = 16;
-	m->join.qps_per_peer = htole16(k);
-	m->join.ib_port = 1;
-	snprintf(m->join.name, sizeof(m->join.name), "%s", name);
 }
 
 static void check_peer_up(struct node *to, const struct node *about)
@@ -380,15 +358,24 @@ static void check_peer_down(struct node *to, const struct node *about)
 		    le32toh(m.peer_down.generation), about->id, about->gen);
 }
 
-/* The manager closes N and tells each of the NR OTHERS that N is down. */
+/*
+ * Member N broke the protocol (WHAT): the manager closes it and tells each
+ * of the NR OTHERS that N is down.
+ */
 static void expect_dropped(struct node *n, struct node *const *others,
-			   unsigned int nr)
+			   unsigned int nr, const char *what)
 {
+	char ids[64] = "";
+	size_t len = 0;
 	unsigned int i;
 
 	expect_closed(n);
-	for (i = 0; i < nr; i++)
+	for (i = 0; i < nr; i++) {
 		check_peer_down(others[i], n);
+		len += snprintf(ids + len, sizeof(ids) - len, "%s%u",
+				i ? ", " : "", others[i]->id);
+	}
+	ok("%s: node %u closed, PEER_DOWN(%u) to %s", what, n->id, n->id, ids);
 }
 
 /*
@@ -482,7 +469,7 @@ static void scenario_cluster(void)
 	struct node a, b, c, d, b2, e, f, g, h;
 	struct node *members[4];
 	/* Who sees a later node 4 dropped. */
-	struct node *const others[] = { &a, &c, &b2 };
+	struct node *const others[] = { &a, &b2, &c };
 	struct lite_msg m, q, replayed_join;
 	uint32_t b_gen;
 
@@ -649,8 +636,7 @@ static void scenario_cluster(void)
 	members[2] = &c;
 	check_welcome(&e, 4, members, 3);
 	send_msg(&e, &e.join);
-	expect_dropped(&e, others, 3);
-	ok("second JOIN: node 4 closed, PEER_DOWN(4) to 1, 2, 3");
+	expect_dropped(&e, others, 3, "second JOIN");
 
 	/* Manager-to-node messages from a node. */
 	join(&e, "node-e", K, 4, members, 3);
@@ -658,8 +644,7 @@ static void scenario_cluster(void)
 	m.peer_down.node_id = htole16(1);
 	m.peer_down.generation = htole32(a.gen);
 	send_msg(&e, &m);
-	expect_dropped(&e, others, 3);
-	ok("PEER_DOWN from a node: closed, PEER_DOWN(4) to 1, 2, 3");
+	expect_dropped(&e, others, 3, "PEER_DOWN from a node");
 
 	/* Still serving: members relay, and nothing stray arrived. */
 	expect_quiet(&a);
@@ -677,16 +662,14 @@ static void scenario_cluster(void)
 	send_bytes(&f, &m, lite_msg_size(&m));
 	expect_msg(&a, LITE_MSG_QP_INFO, &q);
 	send_bytes(&f, &m, lite_msg_size(&m));
-	expect_dropped(&f, others, 3);
-	ok("a replayed QP_INFO: node 4 closed, PEER_DOWN(4) to 1, 2, 3");
+	expect_dropped(&f, others, 3, "a replayed QP_INFO");
 
 	/* A member's QP_INFO with a flag this protocol does not have. */
 	join(&g, "node-g", K, 4, members, 3);
 	make_qp_info(&m, &g, &a, a.gen);
 	m.qp_info.qp[1].flags |= 0x80;
 	send_msg(&g, &m);
-	expect_dropped(&g, others, 3);
-	ok("QP_INFO with an unknown entry flag: node 4 closed, PEER_DOWN(4) to 1, 2, 3");
+	expect_dropped(&g, others, 3, "QP_INFO with an unknown entry flag");
 	node_close(&a);
 	node_close(&b2);
 	node_close(&c);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "fixture.h"
 #include "framer.h"
 #include "proto.h"
 
@@ -62,17 +63,8 @@ static void expect_err(const char *name, int want, int got, const char *why)
 
 static void valid_join(struct lite_msg *m)
 {
-	lite_msg_init(m, LITE_MSG_JOIN);
-	m->join.addr.gid[0] = 0xfe;
-	m->join.addr.gid[1] = 0x80;
+	fixture_join(m, "node-a", K);
 	m->join.addr.gid[15] = 0x01;
-	m->join.addr.link_layer = LITE_LINK_ETHERNET;
-	m->join.addr.mtu = 3;
-	m->join.addr.gid_type = LITE_GID_ROCE_V2;
-	m->join.addr.rd_atom = 16;
-	m->join.qps_per_peer = htole16(K);
-	m->join.ib_port = 1;
-	strcpy(m->join.name, "node-a");
 }
 
 static void valid_qp_info(struct lite_msg *m)
@@ -88,6 +80,40 @@ static void valid_qp_info(struct lite_msg *m)
 		m->qp_info.qp[i].psn = htole32(0xabcdef - i);
 		m->qp_info.qp[i].flags = LITE_QP_EP_SET;
 	}
+}
+
+static void welcome_ok(struct lite_msg *m)
+{
+	lite_msg_init(m, LITE_MSG_WELCOME);
+	m->welcome.node_id = htole16(1);
+	m->welcome.qps_per_peer = htole16(K);
+	m->welcome.generation = htole32(1);
+}
+
+static void reject_ok(struct lite_msg *m)
+{
+	lite_msg_init(m, LITE_MSG_REJECT);
+	m->reject.error = htole32(EINVAL);
+	strcpy(m->reject.reason, "no");
+}
+
+static void peer_up_ok(struct lite_msg *m)
+{
+	struct lite_msg j;
+
+	valid_join(&j);
+	lite_msg_init(m, LITE_MSG_PEER_UP);
+	m->peer_up.node_id = htole16(2);
+	m->peer_up.generation = htole32(5);
+	m->peer_up.addr = j.join.addr;
+	memcpy(m->peer_up.name, j.join.name, LITE_NAME_LEN);
+}
+
+static void peer_down_ok(struct lite_msg *m)
+{
+	lite_msg_init(m, LITE_MSG_PEER_DOWN);
+	m->peer_down.node_id = htole16(2);
+	m->peer_down.generation = htole32(5);
 }
 
 /*
@@ -119,243 +145,209 @@ static int check_bytes(const void *buf, size_t len, const char **why)
 		return lite_check_join(&m->join, why);
 	case LITE_MSG_QP_INFO:
 		return lite_check_qp_info(&m->qp_info, K, SRC, SRC_GEN, why);
-	case LITE_MSG_WELCOME:
-		return lite_check_welcome(&m->welcome, why);
-	case LITE_MSG_REJECT:
-		return lite_check_reject(&m->reject, why);
-	case LITE_MSG_PEER_UP:
-		return lite_check_peer_up(&m->peer_up, why);
-	case LITE_MSG_PEER_DOWN:
-		return lite_check_peer_down(&m->peer_down, why);
 	}
+	ret = lite_check_manager_msg(m, why);
+	if (ret != -ENOMSG)
+		return ret;
 	*why = "framer passed an unknown type";
 	return -EFAULT;
 }
 
 /* --- the table --- */
 
-#define MUT(fn) static void fn(struct lite_msg *m)
+/* What a single field cannot say. */
+#define FIXUP(fn) static void fn(struct lite_msg *m)
 
-MUT(hdr_bad_magic) { m->hdr.magic = htole32(0x4554494d); }
-MUT(hdr_magic_be) { m->hdr.magic = htobe32(LITE_PROTO_MAGIC); }
-MUT(hdr_version_next) { m->hdr.version = htole16(LITE_PROTO_VERSION + 1); }
-MUT(hdr_version_0) { m->hdr.version = 0; }
-MUT(hdr_version_be) { m->hdr.version = htobe16(1); }
-MUT(hdr_type_0) { m->hdr.type = 0; }
-MUT(hdr_type_8) { m->hdr.type = htole16(8); }
-MUT(hdr_type_ffff) { m->hdr.type = 0xffff; }
-MUT(hdr_reserved) { m->hdr.reserved = htole32(1); }
-MUT(hdr_reserved_top) { m->hdr.reserved = htole32(0x80000000); }
-MUT(hdr_len_max) { m->hdr.length = 0xffffffff; }
-MUT(hdr_len_145) { m->hdr.length = htole32(LITE_MSG_MAX_PAYLOAD + 1); }
-MUT(hdr_len_be) { m->hdr.length = htobe32(64); }
-MUT(hdr_len_0) { m->hdr.length = 0; }
-MUT(hdr_len_63) { m->hdr.length = htole32(63); }
-MUT(hdr_len_65) { m->hdr.length = htole32(65); }
-MUT(hdr_len_144) { m->hdr.length = htole32(144); }
-MUT(hdr_len_143) { m->hdr.length = htole32(143); }
+FIXUP(join_ll_ib) { m->join.addr.link_layer = LITE_LINK_IB;
+		    m->join.addr.gid_type = LITE_GID_IB;
+		    m->join.addr.lid = htole16(7); }
+FIXUP(join_name_unterminated) { memset(m->join.name, 'a', LITE_NAME_LEN); }
+FIXUP(join_name_31) { memset(m->join.name, 'a', LITE_NAME_LEN - 1); }
+FIXUP(join_name_empty) { memset(m->join.name, 0, LITE_NAME_LEN); }
+FIXUP(join_name_spaces) { strcpy(m->join.name, "rack 3 / node-7"); }
+FIXUP(qp_qpn_max) { m->qp_info.qp[1].qpn = htole32(0xffffff);
+		    m->qp_info.qp[1].psn = htole32(0xffffff); }
+FIXUP(qp_one_rtr) { memset(&m->qp_info.qp[0], 0, sizeof(m->qp_info.qp[0]));
+		    m->qp_info.qp[1].flags |= LITE_QP_EP_RTR;
+		    m->qp_info.qp[1].epoch = htole32(3); }
+FIXUP(qp_none_set) { memset(m->qp_info.qp, 0, sizeof(m->qp_info.qp)); }
+FIXUP(qp_nr_5) { m->qp_info.nr_qps = htole16(K + 1);
+		 m->qp_info.qp[K].qpn = htole32(5); }
+FIXUP(reject_unterminated) { memset(m->reject.reason, 'r', LITE_REASON_LEN); }
 
-MUT(join_k_0) { m->join.qps_per_peer = 0; }
-MUT(join_k_1) { m->join.qps_per_peer = htole16(1); }
-MUT(join_k_16) { m->join.qps_per_peer = htole16(16); }
-MUT(join_k_17) { m->join.qps_per_peer = htole16(17); }
-MUT(join_k_be) { m->join.qps_per_peer = htobe16(4); }
-MUT(join_ll_0) { m->join.addr.link_layer = 0; }
-MUT(join_ll_3) { m->join.addr.link_layer = 3; }
-MUT(join_ll_ib) { m->join.addr.link_layer = LITE_LINK_IB;
-		  m->join.addr.gid_type = LITE_GID_IB;
-		  m->join.addr.lid = htole16(7); }
-MUT(join_ll_ib_roce) { m->join.addr.link_layer = LITE_LINK_IB; }
-MUT(join_gid_ib_eth) { m->join.addr.gid_type = LITE_GID_IB; }
-MUT(join_gid_v1) { m->join.addr.gid_type = LITE_GID_ROCE_V1; }
-MUT(join_gid_0) { m->join.addr.gid_type = 0; }
-MUT(join_gid_4) { m->join.addr.gid_type = 4; }
-MUT(join_rd_atom_0) { m->join.addr.rd_atom = 0; }
-MUT(join_rd_atom_1) { m->join.addr.rd_atom = 1; }
-MUT(join_mtu_0) { m->join.addr.mtu = 0; }
-MUT(join_mtu_1) { m->join.addr.mtu = 1; }
-MUT(join_mtu_5) { m->join.addr.mtu = 5; }
-MUT(join_mtu_6) { m->join.addr.mtu = 6; }
-MUT(join_addr_reserved) { m->join.addr.reserved[1] = 0x80; }
-MUT(join_reserved_0) { m->join.reserved[0] = 1; }
-MUT(join_reserved_2) { m->join.reserved[2] = 0x80; }
-MUT(join_name_unterminated) { memset(m->join.name, 'a', LITE_NAME_LEN); }
-MUT(join_name_31) { memset(m->join.name, 'a', LITE_NAME_LEN - 1); }
-MUT(join_name_ctrl) { m->join.name[2] = '\n'; }
-MUT(join_name_del) { m->join.name[0] = 0x7f; }
-MUT(join_name_high) { m->join.name[5] = (char)0xc3; }
-MUT(join_name_empty) { memset(m->join.name, 0, LITE_NAME_LEN); }
-MUT(join_name_unpadded) { m->join.name[LITE_NAME_LEN - 1] = 'x'; }
-MUT(join_name_spaces) { strcpy(m->join.name, "rack 3 / node-7"); }
-MUT(join_id_63) { m->join.requested_id = htole16(63); }
-MUT(join_id_64) { m->join.requested_id = htole16(64); }
-MUT(join_ib_port_0) { m->join.ib_port = 0; }
-
-MUT(qp_qpn_24) { m->qp_info.qp[0].qpn = htole32(1U << 24); }
-MUT(qp_psn_24) { m->qp_info.qp[K - 1].psn = htole32(1U << 24); }
-MUT(qp_qpn_max) { m->qp_info.qp[1].qpn = htole32(0xffffff);
-		  m->qp_info.qp[1].psn = htole32(0xffffff); }
-MUT(qp_qpn_top) { m->qp_info.qp[2].qpn = htole32(0xff000000); }
-MUT(qp_beyond_qpn) { m->qp_info.qp[K].qpn = htole32(1); }
-MUT(qp_beyond_psn) { m->qp_info.qp[15].psn = htole32(1); }
-MUT(qp_one_rtr) { memset(&m->qp_info.qp[0], 0, sizeof(m->qp_info.qp[0]));
-		 m->qp_info.qp[1].flags |= LITE_QP_EP_RTR;
-		 m->qp_info.qp[1].epoch = htole32(3); }
-MUT(qp_none_set) { memset(m->qp_info.qp, 0, sizeof(m->qp_info.qp)); }
-MUT(qp_unset_psn) { m->qp_info.qp[2].flags = 0; }
-MUT(qp_flag_4) { m->qp_info.qp[0].flags |= 4; }
-MUT(qp_ep_reserved) { m->qp_info.qp[K - 1].reserved[1] = 1; }
-MUT(qp_src_is_dst) { m->qp_info.dst_node = htole16(SRC); }
-MUT(qp_dst_0) { m->qp_info.dst_node = 0; }
-MUT(qp_dst_64) { m->qp_info.dst_node = htole16(64); }
-MUT(qp_dst_63) { m->qp_info.dst_node = htole16(63); }
-MUT(qp_nr_3) { m->qp_info.nr_qps = htole16(K - 1); }
-MUT(qp_nr_5) { m->qp_info.nr_qps = htole16(K + 1);
-	       m->qp_info.qp[K].qpn = htole32(5); }
-MUT(qp_nr_0) { m->qp_info.nr_qps = 0; }
-MUT(qp_nr_17) { m->qp_info.nr_qps = htole16(17); }
-MUT(qp_nr_ffff) { m->qp_info.nr_qps = 0xffff; }
-MUT(qp_forged_src) { m->qp_info.src_node = htole16(SRC + 1); }
-MUT(qp_forged_gen) { m->qp_info.src_gen = htole32(SRC_GEN - 1); }
-MUT(qp_reserved) { m->qp_info.reserved = htole16(1); }
-
-MUT(welcome_ok) { lite_msg_init(m, LITE_MSG_WELCOME);
-		  m->welcome.node_id = htole16(1);
-		  m->welcome.qps_per_peer = htole16(K);
-		  m->welcome.generation = htole32(1); }
-MUT(welcome_id_0) { welcome_ok(m); m->welcome.node_id = 0; }
-MUT(welcome_gen_0) { welcome_ok(m); m->welcome.generation = 0; }
-MUT(reject_ok) { lite_msg_init(m, LITE_MSG_REJECT);
-		 m->reject.error = htole32(EINVAL);
-		 strcpy(m->reject.reason, "no"); }
-MUT(reject_err_0) { reject_ok(m); m->reject.error = 0; }
-MUT(reject_err_neg) { reject_ok(m); m->reject.error = htole32(-EINVAL); }
-MUT(reject_unterminated) { reject_ok(m);
-			   memset(m->reject.reason, 'r', LITE_REASON_LEN); }
-MUT(peer_up_ok) { struct lite_msg j;
-		  valid_join(&j);
-		  lite_msg_init(m, LITE_MSG_PEER_UP);
-		  m->peer_up.node_id = htole16(2);
-		  m->peer_up.generation = htole32(5);
-		  m->peer_up.addr = j.join.addr;
-		  memcpy(m->peer_up.name, j.join.name, LITE_NAME_LEN); }
-MUT(peer_up_reserved) { peer_up_ok(m); m->peer_up.reserved = 1; }
-MUT(peer_up_bad_name) { peer_up_ok(m); m->peer_up.name[0] = 1; }
-MUT(peer_down_ok) { lite_msg_init(m, LITE_MSG_PEER_DOWN);
-		    m->peer_down.node_id = htole16(2);
-		    m->peer_down.generation = htole32(5); }
-MUT(peer_down_id_64) { peer_down_ok(m);
-		       m->peer_down.node_id = htole16(64); }
-
+/*
+ * A case: its template, one change (SET: field f becomes v, little-endian
+ * as on the wire; SET_BE: big-endian; FIX: a function), the error wanted.
+ */
 struct msg_case {
 	const char *name;
 	void (*base)(struct lite_msg *m);
-	void (*mutate)(struct lite_msg *m);
+	size_t off, len;
+	uint64_t val;
+	bool be;
+	void (*fix)(struct lite_msg *m);
 	int err;
 };
 
+#define FIELD(f)	offsetof(struct lite_msg, f), \
+			sizeof(((struct lite_msg *)0)->f)
+#define SET(f, v)	FIELD(f), (uint64_t)(v), false, NULL
+#define SET_BE(f, v)	FIELD(f), (uint64_t)(v), true, NULL
+#define FIX(fn)		0, 0, 0, false, fn
+#define AS_IS		0, 0, 0, false, NULL
+
 static const struct msg_case msg_cases[] = {
-	{ "valid JOIN", valid_join, NULL, 0 },
-	{ "valid QP_INFO", valid_qp_info, NULL, 0 },
-	{ "header: bad magic", valid_join, hdr_bad_magic, -EBADMSG },
-	{ "header: big-endian magic", valid_join, hdr_magic_be, -EBADMSG },
-	{ "header: next version", valid_join, hdr_version_next, -EPROTONOSUPPORT },
-	{ "header: version 0", valid_join, hdr_version_0, -EPROTONOSUPPORT },
-	{ "header: big-endian version", valid_join, hdr_version_be,
+	{ "valid JOIN", valid_join, AS_IS, 0 },
+	{ "valid QP_INFO", valid_qp_info, AS_IS, 0 },
+	{ "header: bad magic", valid_join, SET(hdr.magic, 0x4554494d),
+	  -EBADMSG },
+	{ "header: big-endian magic", valid_join,
+	  SET_BE(hdr.magic, LITE_PROTO_MAGIC), -EBADMSG },
+	{ "header: next version", valid_join,
+	  SET(hdr.version, LITE_PROTO_VERSION + 1), -EPROTONOSUPPORT },
+	{ "header: version 0", valid_join, SET(hdr.version, 0),
 	  -EPROTONOSUPPORT },
-	{ "header: type 0", valid_join, hdr_type_0, -ENOMSG },
-	{ "header: type 8", valid_join, hdr_type_8, -ENOMSG },
-	{ "header: type 0xffff", valid_join, hdr_type_ffff, -ENOMSG },
-	{ "header: reserved 1", valid_join, hdr_reserved, -EINVAL },
-	{ "header: reserved top bit", valid_join, hdr_reserved_top, -EINVAL },
-	{ "header: length 0xffffffff", valid_join, hdr_len_max, -EMSGSIZE },
-	{ "header: length max+1", valid_qp_info, hdr_len_145, -EMSGSIZE },
-	{ "header: big-endian length", valid_join, hdr_len_be, -EMSGSIZE },
-	{ "header: JOIN length 0", valid_join, hdr_len_0, -EBADMSG },
-	{ "header: JOIN length 63 (one short)", valid_join, hdr_len_63,
+	{ "header: big-endian version", valid_join, SET_BE(hdr.version, 1),
+	  -EPROTONOSUPPORT },
+	{ "header: type 0", valid_join, SET(hdr.type, 0), -ENOMSG },
+	{ "header: type 8", valid_join, SET(hdr.type, 8), -ENOMSG },
+	{ "header: type 0xffff", valid_join, SET(hdr.type, 0xffff), -ENOMSG },
+	{ "header: reserved 1", valid_join, SET(hdr.reserved, 1), -EINVAL },
+	{ "header: reserved top bit", valid_join,
+	  SET(hdr.reserved, 0x80000000), -EINVAL },
+	{ "header: length 0xffffffff", valid_join,
+	  SET(hdr.length, 0xffffffff), -EMSGSIZE },
+	{ "header: length max+1", valid_qp_info,
+	  SET(hdr.length, LITE_MSG_MAX_PAYLOAD + 1), -EMSGSIZE },
+	{ "header: big-endian length", valid_join, SET_BE(hdr.length, 64),
+	  -EMSGSIZE },
+	{ "header: JOIN length 0", valid_join, SET(hdr.length, 0), -EBADMSG },
+	{ "header: JOIN length 63 (one short)", valid_join,
+	  SET(hdr.length, 63), -EBADMSG },
+	{ "header: JOIN length 65 (one over)", valid_join,
+	  SET(hdr.length, 65), -EBADMSG },
+	{ "header: JOIN length 144", valid_join, SET(hdr.length, 144),
 	  -EBADMSG },
-	{ "header: JOIN length 65 (one over)", valid_join, hdr_len_65,
-	  -EBADMSG },
-	{ "header: JOIN length 144", valid_join, hdr_len_144, -EBADMSG },
-	{ "header: QP_INFO length 143 (one short)", valid_qp_info, hdr_len_143,
-	  -EBADMSG },
-	{ "JOIN: K=0", valid_join, join_k_0, -EINVAL },
-	{ "JOIN: K=1", valid_join, join_k_1, 0 },
-	{ "JOIN: K=16", valid_join, join_k_16, 0 },
-	{ "JOIN: K=17", valid_join, join_k_17, -EINVAL },
-	{ "JOIN: K big-endian", valid_join, join_k_be, -EINVAL },
-	{ "JOIN: link layer 0", valid_join, join_ll_0, -EINVAL },
-	{ "JOIN: link layer 3", valid_join, join_ll_3, -EINVAL },
-	{ "JOIN: link layer IB", valid_join, join_ll_ib, 0 },
-	{ "JOIN: IB with a RoCE GID type", valid_join, join_ll_ib_roce, -EINVAL },
-	{ "JOIN: Ethernet with GID type IB", valid_join, join_gid_ib_eth, -EINVAL },
-	{ "JOIN: RoCE v1", valid_join, join_gid_v1, 0 },
-	{ "JOIN: gid_type 0", valid_join, join_gid_0, -EINVAL },
-	{ "JOIN: gid_type 4", valid_join, join_gid_4, -EINVAL },
-	{ "JOIN: rd_atom 0", valid_join, join_rd_atom_0, -EINVAL },
-	{ "JOIN: rd_atom 1", valid_join, join_rd_atom_1, 0 },
-	{ "JOIN: mtu 0", valid_join, join_mtu_0, -EINVAL },
-	{ "JOIN: mtu 1", valid_join, join_mtu_1, 0 },
-	{ "JOIN: mtu 5", valid_join, join_mtu_5, 0 },
-	{ "JOIN: mtu 6", valid_join, join_mtu_6, -EINVAL },
-	{ "JOIN: addr reserved", valid_join, join_addr_reserved, -EINVAL },
-	{ "JOIN: reserved[0]", valid_join, join_reserved_0, -EINVAL },
-	{ "JOIN: reserved[2]", valid_join, join_reserved_2, -EINVAL },
-	{ "JOIN: name unterminated", valid_join, join_name_unterminated,
+	{ "header: QP_INFO length 143 (one short)", valid_qp_info,
+	  SET(hdr.length, 143), -EBADMSG },
+	{ "JOIN: K=0", valid_join, SET(join.qps_per_peer, 0), -EINVAL },
+	{ "JOIN: K=1", valid_join, SET(join.qps_per_peer, 1), 0 },
+	{ "JOIN: K=16", valid_join, SET(join.qps_per_peer, 16), 0 },
+	{ "JOIN: K=17", valid_join, SET(join.qps_per_peer, 17), -EINVAL },
+	{ "JOIN: K big-endian", valid_join, SET_BE(join.qps_per_peer, 4),
 	  -EINVAL },
-	{ "JOIN: name of 31 chars", valid_join, join_name_31, 0 },
-	{ "JOIN: name with newline", valid_join, join_name_ctrl, -EINVAL },
-	{ "JOIN: name with DEL", valid_join, join_name_del, -EINVAL },
-	{ "JOIN: name with byte 0xc3", valid_join, join_name_high, -EINVAL },
-	{ "JOIN: empty name", valid_join, join_name_empty, -EINVAL },
-	{ "JOIN: name not NUL-padded", valid_join, join_name_unpadded,
+	{ "JOIN: link layer 0", valid_join, SET(join.addr.link_layer, 0),
 	  -EINVAL },
-	{ "JOIN: name with spaces", valid_join, join_name_spaces, 0 },
-	{ "JOIN: requested_id 63", valid_join, join_id_63, 0 },
-	{ "JOIN: requested_id 64", valid_join, join_id_64, -EINVAL },
-	{ "JOIN: ib_port 0", valid_join, join_ib_port_0, -EINVAL },
-	{ "QP_INFO: qpn 2^24", valid_qp_info, qp_qpn_24, -ERANGE },
-	{ "QP_INFO: psn 2^24", valid_qp_info, qp_psn_24, -ERANGE },
-	{ "QP_INFO: qpn, psn 2^24-1", valid_qp_info, qp_qpn_max, 0 },
-	{ "QP_INFO: qpn 0xff000000", valid_qp_info, qp_qpn_top, -ERANGE },
-	{ "QP_INFO: qpn set beyond nr_qps", valid_qp_info, qp_beyond_qpn,
+	{ "JOIN: link layer 3", valid_join, SET(join.addr.link_layer, 3),
 	  -EINVAL },
-	{ "QP_INFO: last psn set beyond nr_qps", valid_qp_info, qp_beyond_psn,
+	{ "JOIN: link layer IB", valid_join, FIX(join_ll_ib), 0 },
+	{ "JOIN: IB with a RoCE GID type", valid_join,
+	  SET(join.addr.link_layer, LITE_LINK_IB), -EINVAL },
+	{ "JOIN: Ethernet with GID type IB", valid_join,
+	  SET(join.addr.gid_type, LITE_GID_IB), -EINVAL },
+	{ "JOIN: RoCE v1", valid_join,
+	  SET(join.addr.gid_type, LITE_GID_ROCE_V1), 0 },
+	{ "JOIN: gid_type 0", valid_join, SET(join.addr.gid_type, 0),
 	  -EINVAL },
+	{ "JOIN: gid_type 4", valid_join, SET(join.addr.gid_type, 4),
+	  -EINVAL },
+	{ "JOIN: rd_atom 0", valid_join, SET(join.addr.rd_atom, 0), -EINVAL },
+	{ "JOIN: rd_atom 1", valid_join, SET(join.addr.rd_atom, 1), 0 },
+	{ "JOIN: mtu 0", valid_join, SET(join.addr.mtu, 0), -EINVAL },
+	{ "JOIN: mtu 1", valid_join, SET(join.addr.mtu, 1), 0 },
+	{ "JOIN: mtu 5", valid_join, SET(join.addr.mtu, 5), 0 },
+	{ "JOIN: mtu 6", valid_join, SET(join.addr.mtu, 6), -EINVAL },
+	{ "JOIN: addr reserved", valid_join,
+	  SET(join.addr.reserved[1], 0x80), -EINVAL },
+	{ "JOIN: reserved[0]", valid_join, SET(join.reserved[0], 1), -EINVAL },
+	{ "JOIN: reserved[2]", valid_join, SET(join.reserved[2], 0x80),
+	  -EINVAL },
+	{ "JOIN: name unterminated", valid_join, FIX(join_name_unterminated),
+	  -EINVAL },
+	{ "JOIN: name of 31 chars", valid_join, FIX(join_name_31), 0 },
+	{ "JOIN: name with newline", valid_join, SET(join.name[2], '\n'),
+	  -EINVAL },
+	{ "JOIN: name with DEL", valid_join, SET(join.name[0], 0x7f),
+	  -EINVAL },
+	{ "JOIN: name with byte 0xc3", valid_join, SET(join.name[5], 0xc3),
+	  -EINVAL },
+	{ "JOIN: empty name", valid_join, FIX(join_name_empty), -EINVAL },
+	{ "JOIN: name not NUL-padded", valid_join,
+	  SET(join.name[LITE_NAME_LEN - 1], 'x'), -EINVAL },
+	{ "JOIN: name with spaces", valid_join, FIX(join_name_spaces), 0 },
+	{ "JOIN: requested_id 63", valid_join, SET(join.requested_id, 63), 0 },
+	{ "JOIN: requested_id 64", valid_join, SET(join.requested_id, 64),
+	  -EINVAL },
+	{ "JOIN: ib_port 0", valid_join, SET(join.ib_port, 0), -EINVAL },
+	{ "QP_INFO: qpn 2^24", valid_qp_info,
+	  SET(qp_info.qp[0].qpn, 1U << 24), -ERANGE },
+	{ "QP_INFO: psn 2^24", valid_qp_info,
+	  SET(qp_info.qp[K - 1].psn, 1U << 24), -ERANGE },
+	{ "QP_INFO: qpn, psn 2^24-1", valid_qp_info, FIX(qp_qpn_max), 0 },
+	{ "QP_INFO: qpn 0xff000000", valid_qp_info,
+	  SET(qp_info.qp[2].qpn, 0xff000000), -ERANGE },
+	{ "QP_INFO: qpn set beyond nr_qps", valid_qp_info,
+	  SET(qp_info.qp[K].qpn, 1), -EINVAL },
+	{ "QP_INFO: last psn set beyond nr_qps", valid_qp_info,
+	  SET(qp_info.qp[15].psn, 1), -EINVAL },
 	{ "QP_INFO: one entry zero, one RTR of epoch 3", valid_qp_info,
-	  qp_one_rtr, 0 },
-	{ "QP_INFO: no entry SET", valid_qp_info, qp_none_set, -EINVAL },
-	{ "QP_INFO: an entry not SET with a qpn", valid_qp_info, qp_unset_psn,
+	  FIX(qp_one_rtr), 0 },
+	{ "QP_INFO: no entry SET", valid_qp_info, FIX(qp_none_set), -EINVAL },
+	{ "QP_INFO: an entry not SET with a qpn", valid_qp_info,
+	  SET(qp_info.qp[2].flags, 0), -EINVAL },
+	{ "QP_INFO: unknown entry flag 4", valid_qp_info,
+	  SET(qp_info.qp[0].flags, LITE_QP_EP_SET | 4), -EINVAL },
+	{ "QP_INFO: an entry's reserved byte", valid_qp_info,
+	  SET(qp_info.qp[K - 1].reserved[1], 1), -EINVAL },
+	{ "QP_INFO: src == dst", valid_qp_info, SET(qp_info.dst_node, SRC),
 	  -EINVAL },
-	{ "QP_INFO: unknown entry flag 4", valid_qp_info, qp_flag_4, -EINVAL },
-	{ "QP_INFO: an entry's reserved byte", valid_qp_info, qp_ep_reserved,
+	{ "QP_INFO: dst 0", valid_qp_info, SET(qp_info.dst_node, 0), -EINVAL },
+	{ "QP_INFO: dst 64", valid_qp_info, SET(qp_info.dst_node, 64),
 	  -EINVAL },
-	{ "QP_INFO: src == dst", valid_qp_info, qp_src_is_dst, -EINVAL },
-	{ "QP_INFO: dst 0", valid_qp_info, qp_dst_0, -EINVAL },
-	{ "QP_INFO: dst 64", valid_qp_info, qp_dst_64, -EINVAL },
-	{ "QP_INFO: dst 63", valid_qp_info, qp_dst_63, 0 },
-	{ "QP_INFO: nr_qps K-1", valid_qp_info, qp_nr_3, -EINVAL },
-	{ "QP_INFO: nr_qps K+1", valid_qp_info, qp_nr_5, -EINVAL },
-	{ "QP_INFO: nr_qps 0", valid_qp_info, qp_nr_0, -EINVAL },
-	{ "QP_INFO: nr_qps 17", valid_qp_info, qp_nr_17, -EINVAL },
-	{ "QP_INFO: nr_qps 0xffff", valid_qp_info, qp_nr_ffff, -EINVAL },
-	{ "QP_INFO: forged src_node", valid_qp_info, qp_forged_src, -EPERM },
-	{ "QP_INFO: forged src_gen", valid_qp_info, qp_forged_gen, -EPERM },
-	{ "QP_INFO: reserved", valid_qp_info, qp_reserved, -EINVAL },
-	{ "WELCOME: valid", welcome_ok, NULL, 0 },
-	{ "WELCOME: node_id 0", welcome_ok, welcome_id_0, -EINVAL },
-	{ "WELCOME: generation 0", welcome_ok, welcome_gen_0, -EINVAL },
-	{ "REJECT: valid", reject_ok, NULL, 0 },
-	{ "REJECT: error 0", reject_ok, reject_err_0, -EINVAL },
-	{ "REJECT: negative error", reject_ok, reject_err_neg, -EINVAL },
-	{ "REJECT: reason unterminated", reject_ok, reject_unterminated,
+	{ "QP_INFO: dst 63", valid_qp_info, SET(qp_info.dst_node, 63), 0 },
+	{ "QP_INFO: nr_qps K-1", valid_qp_info, SET(qp_info.nr_qps, K - 1),
 	  -EINVAL },
-	{ "PEER_UP: valid", peer_up_ok, NULL, 0 },
-	{ "PEER_UP: reserved", peer_up_ok, peer_up_reserved, -EINVAL },
-	{ "PEER_UP: bad name", peer_up_ok, peer_up_bad_name, -EINVAL },
-	{ "PEER_DOWN: valid", peer_down_ok, NULL, 0 },
-	{ "PEER_DOWN: node 64", peer_down_ok, peer_down_id_64, -EINVAL },
+	{ "QP_INFO: nr_qps K+1", valid_qp_info, FIX(qp_nr_5), -EINVAL },
+	{ "QP_INFO: nr_qps 0", valid_qp_info, SET(qp_info.nr_qps, 0), -EINVAL },
+	{ "QP_INFO: nr_qps 17", valid_qp_info, SET(qp_info.nr_qps, 17),
+	  -EINVAL },
+	{ "QP_INFO: nr_qps 0xffff", valid_qp_info,
+	  SET(qp_info.nr_qps, 0xffff), -EINVAL },
+	{ "QP_INFO: forged src_node", valid_qp_info,
+	  SET(qp_info.src_node, SRC + 1), -EPERM },
+	{ "QP_INFO: forged src_gen", valid_qp_info,
+	  SET(qp_info.src_gen, SRC_GEN - 1), -EPERM },
+	{ "QP_INFO: reserved", valid_qp_info, SET(qp_info.reserved, 1),
+	  -EINVAL },
+	{ "WELCOME: valid", welcome_ok, AS_IS, 0 },
+	{ "WELCOME: node_id 0", welcome_ok, SET(welcome.node_id, 0), -EINVAL },
+	{ "WELCOME: generation 0", welcome_ok, SET(welcome.generation, 0),
+	  -EINVAL },
+	{ "REJECT: valid", reject_ok, AS_IS, 0 },
+	{ "REJECT: error 0", reject_ok, SET(reject.error, 0), -EINVAL },
+	{ "REJECT: negative error", reject_ok,
+	  SET(reject.error, (uint32_t)-EINVAL), -EINVAL },
+	{ "REJECT: reason unterminated", reject_ok, FIX(reject_unterminated),
+	  -EINVAL },
+	{ "PEER_UP: valid", peer_up_ok, AS_IS, 0 },
+	{ "PEER_UP: reserved", peer_up_ok, SET(peer_up.reserved, 1), -EINVAL },
+	{ "PEER_UP: bad name", peer_up_ok, SET(peer_up.name[0], 1), -EINVAL },
+	{ "PEER_DOWN: valid", peer_down_ok, AS_IS, 0 },
+	{ "PEER_DOWN: node 64", peer_down_ok, SET(peer_down.node_id, 64),
+	  -EINVAL },
 };
+
+/* Case T's message: its template with its change. */
+static void build(const struct msg_case *t, struct lite_msg *m)
+{
+	unsigned char *p = (unsigned char *)m + t->off;
+
+	t->base(m);
+	for (size_t i = 0; i < t->len; i++)
+		p[i] = t->val >> 8 * (t->be ? t->len - 1 - i : i);
+	if (t->fix)
+		t->fix(m);
+}
 
 static void run_msg_cases(void)
 {
@@ -370,8 +362,7 @@ static void run_msg_cases(void)
 		/* The template's payload, whatever the header then says. */
 		len = sizeof(m.hdr) +
 		      lite_msg_payload_size(le16toh(m.hdr.type));
-		if (t->mutate)
-			t->mutate(&m);
+		build(t, &m);
 		ret = check_bytes(&m, len, &why);
 		expect_err(t->name, t->err, ret, why);
 	}
@@ -454,7 +445,7 @@ static void run_stream_cases(void)
 	       err_str(ret));
 
 	/* A bad header is refused at its 16th byte, not at the payload's. */
-	hdr_len_max(&a);
+	a.hdr.length = 0xffffffff;
 	memcpy(buf, &a, sizeof(a.hdr));
 	ret = feed(buf, sizeof(a.hdr), 1, types, &nr, &used, &why);
 	report(ret == -EMSGSIZE && used == sizeof(a.hdr),
@@ -490,8 +481,7 @@ static void run_stream_cases(void)
 
 		if (strncmp(t->name, "header:", 7))
 			continue;
-		t->base(&m);
-		t->mutate(&m);
+		build(t, &m);
 		ret = feed(&m, sizeof(m.hdr), 16, types, &nr, &used, &why);
 		snprintf(name, sizeof(name), "%s, header only", t->name);
 		expect_err(name, t->err, ret, why);
@@ -537,19 +527,11 @@ static void sink_log(void *ctx, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int sink_random(void *ctx, void *buf, size_t len)
-{
-	(void)ctx;
-	memset(buf, 0, len);
-	memcpy(buf, &nonces, sizeof(nonces));
-	nonces++;
-	return 0;
-}
-
+/* The cluster's ctx is &nonces. */
 static const struct lite_cluster_ops sink_ops = {
 	.send = sink_send,
 	.log = sink_log,
-	.random = sink_random,
+	.random = fixture_random,
 };
 
 /*
@@ -663,7 +645,7 @@ static void run_cluster_cases(void)
 	int ret;
 
 	memcpy(cfg.key, key, sizeof(key));
-	ret = lite_cluster_init(&c, &cfg, &sink_ops, NULL);
+	ret = lite_cluster_init(&c, &cfg, &sink_ops, &nonces);
 	report(!ret, "cluster init -> %s", err_str(ret));
 
 	/* Authentication: a wrong MAC, and a JOIN replayed on a new connection. */
@@ -789,7 +771,7 @@ static void run_cluster_cases(void)
 	ret = send_as(&c, 4, &q);
 	expect_reject("QP_INFO before JOIN", 4, -EPROTO);
 	connect_as(&c, 4, "x");
-	hdr_version_next(&q);
+	q.hdr.version = htole16(LITE_PROTO_VERSION + 1);
 	ret = lite_sess_input(&c, &sess[4], &q, sizeof(q.hdr));
 	expect_reject("next version before JOIN", 4, -EPROTONOSUPPORT);
 	lite_cluster_cleanup(&c);

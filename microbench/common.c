@@ -17,46 +17,63 @@
 #include "common.h"
 
 #define MAX_OPTS	64
+/* What getopt_long returns for long-only option i: LONG_ONLY + i. */
+#define LONG_ONLY	256
 
 static const char *prog_name = "microbench";
 static FILE *samples_fp;
 
+/* Where the common options' values go. */
+#define CFG	struct bench_cfg
+
 static const struct bench_opt common_opts[] = {
-	{ "help", 'h', NULL, "print this help and exit" },
+	{ "help", 'h', NULL, "print this help and exit",
+	  .type = BENCH_ARG_NONE },
 	{ "size", 's', "LIST",
-	  "message sizes in bytes, comma-separated, K/M/G suffixes" },
+	  "message sizes in bytes, comma-separated, K/M/G suffixes",
+	  .type = BENCH_ARG_SIZES },
 	{ "iters", 'n', "N", "timed operations per latency point and rep "
-	  "(default 10000)" },
+	  "(default 10000)", BENCH_U64(CFG, iters, 1, 100000000) },
 	{ "duration", 'D', "SEC", "measured window of a throughput point "
-	  "(default 5)" },
-	{ "warmup", 'w', "SEC", "untimed run before each rep (default 1)" },
-	{ "threads", 't', "N", "client threads (default 1)" },
-	{ "rate", BENCH_KEY_RATE, "OPS", "rpc throughput: offered calls per "
-	  "second over all threads (default 0: as fast as replies come)" },
-	{ "seed", BENCH_KEY_SEED, "N", "seed of pseudo-random choices "
-	  "(default 1)" },
+	  "(default 5)", BENCH_SEC(CFG, duration, 1) },
+	{ "warmup", 'w', "SEC", "untimed run before each rep (default 1)",
+	  BENCH_SEC(CFG, warmup, 0) },
+	{ "threads", 't', "N", "client threads (default 1)",
+	  BENCH_UINT(CFG, threads, 1, 256) },
+	{ "rate", 0, "OPS", "rpc throughput: offered calls per "
+	  "second over all threads (default 0: as fast as replies come)",
+	  BENCH_U64(CFG, rate, 0, 10000000) },
+	{ "seed", 0, "N", "seed of pseudo-random choices (default 1)",
+	  BENCH_U64(CFG, seed, 0, UINT64_MAX) },
 	{ "reps", 'r', "N", "repetitions of each point, a row each "
-	  "(default 3)" },
-	{ "port", 'p', "PORT", "port of the connection setup (default 18515)" },
-	{ "timeout", BENCH_KEY_TIMEOUT, "SEC", "bound on connection setup, "
-	  "server: on waiting for its client (default 30)" },
-	{ "session-timeout", BENCH_KEY_SESSION_TIMEOUT, "SEC",
-	  "server: bound on the whole client session (default 3600)" },
-	{ "samples", BENCH_KEY_SAMPLES, "FILE", "latency rows: also write "
-	  "every sample to FILE (CSV: bench,op,size,param,rep,ns)" },
-	{ NULL, 0, NULL, NULL }
+	  "(default 3)", BENCH_UINT(CFG, reps, 1, 1000) },
+	{ "port", 'p', "PORT", "port of the connection setup (default 18515)",
+	  BENCH_UINT(CFG, port, 1, 65535) },
+	{ "timeout", 0, "SEC", "bound on connection setup, "
+	  "server: on waiting for its client (default 30)",
+	  BENCH_SEC(CFG, timeout, 1) },
+	{ "session-timeout", 0, "SEC",
+	  "server: bound on the whole client session (default 3600)",
+	  BENCH_SEC(CFG, session_timeout, 1) },
+	{ "samples", 0, "FILE", "latency rows: also write "
+	  "every sample to FILE (CSV: bench,op,size,param,rep,ns)",
+	  BENCH_STR(CFG, samples) },
+	{ .name = NULL }
 };
 
 static const struct bench_opt rdma_opts[] = {
 	{ "dev", 'd', "NAME", "RDMA device (default: the first; with a peer, "
-	  "the one rdma_cm routes to, checked against NAME)" },
+	  "the one rdma_cm routes to, checked against NAME)",
+	  BENCH_STR(CFG, dev) },
 	{ "gid-index", 'g', "N", "GID index expected for RoCE (default 1); "
-	  "rdma_cm picks the GID, this is checked and reported" },
-	{ "qp-timeout", BENCH_KEY_QP_TIMEOUT, "N", "local ACK timeout of the "
-	  "RC QPs, 4.096 us * 2^N, 1..31 (default: rdma_cm's)" },
-	{ "qp-retry", BENCH_KEY_QP_RETRY, "N", "transport retries of the RC "
-	  "QPs, 0..7 (default 7)" },
-	{ NULL, 0, NULL, NULL }
+	  "rdma_cm picks the GID, this is checked and reported",
+	  BENCH_UINT(CFG, gid_index, 0, 255) },
+	{ "qp-timeout", 0, "N", "local ACK timeout of the "
+	  "RC QPs, 4.096 us * 2^N, 1..31 (default: rdma_cm's)",
+	  BENCH_UINT(CFG, qp_timeout, 1, 31) },
+	{ "qp-retry", 0, "N", "transport retries of the RC "
+	  "QPs, 0..7 (default 7)", BENCH_UINT(CFG, qp_retry, 0, 7) },
+	{ .name = NULL }
 };
 
 static __attribute__((format(printf, 1, 0)))
@@ -108,7 +125,7 @@ static void print_opt(FILE *f, const struct bench_opt *o)
 	char head[64];
 	int n;
 
-	if (o->key < 256)
+	if (o->key)
 		n = snprintf(head, sizeof(head), "  -%c, --%s", o->key,
 			     o->name);
 	else
@@ -202,8 +219,8 @@ int bench_parse_u64(const char *opt, const char *arg, uint64_t min,
 	return check_range(opt, arg, *val, min, max);
 }
 
-int bench_parse_uint(const char *opt, const char *arg, uint64_t min,
-		     uint64_t max, unsigned int *val)
+static int parse_uint(const char *opt, const char *arg, uint64_t min,
+		      uint64_t max, unsigned int *val)
 {
 	uint64_t v;
 
@@ -235,8 +252,8 @@ static int parse_bytes(const char *arg, uint64_t *val, const char **rest)
 	return 0;
 }
 
-int bench_parse_bytes(const char *opt, const char *arg, uint64_t min,
-		      uint64_t max, uint64_t *val)
+static int parse_byte_count(const char *opt, const char *arg, uint64_t min,
+			    uint64_t max, uint64_t *val)
 {
 	const char *rest;
 
@@ -245,8 +262,9 @@ int bench_parse_bytes(const char *opt, const char *arg, uint64_t min,
 	return check_range(opt, arg, *val, min, max);
 }
 
-int bench_parse_choice(const char *opt, const char *arg,
-		       const char *const *names, unsigned int n, int *val)
+/* @arg as the index of one of @names[0..n) (NULL entries skipped). */
+static int parse_choice(const char *opt, const char *arg,
+			const char *const *names, unsigned int n, int *val)
 {
 	unsigned int i;
 	const char *sep = "";
@@ -340,99 +358,118 @@ static void defaults(struct bench_cfg *cfg, const struct bench_prog *prog)
 	cfg->qp_retry = 7;
 }
 
-/* One common option; 1 when key is not one of them. */
-static int set_common(struct bench_cfg *cfg, int key, const char *arg)
+/* o's argument into its value at base + o->off. */
+static int set_value(const struct bench_opt *o, void *base, const char *arg)
 {
-	switch (key) {
-	case 's':
-		cfg->sizes_given = true;
-		return parse_sizes(arg, cfg);
-	case 'n':
-		return bench_parse_u64("iters", arg, 1, 100000000, &cfg->iters);
-	case 'D':
-		cfg->duration_given = true;
-		return parse_sec("duration", arg, 1e-3, &cfg->duration);
-	case 'w':
-		return parse_sec("warmup", arg, 0, &cfg->warmup);
-	case 't':
-		return bench_parse_uint("threads", arg, 1, 256, &cfg->threads);
-	case BENCH_KEY_RATE:
-		return bench_parse_u64("rate", arg, 0, 10000000, &cfg->rate);
-	case BENCH_KEY_SEED:
-		return bench_parse_u64("seed", arg, 0, UINT64_MAX, &cfg->seed);
-	case 'r':
-		return bench_parse_uint("reps", arg, 1, 1000, &cfg->reps);
-	case 'p':
-		return bench_parse_uint("port", arg, 1, 65535, &cfg->port);
-	case BENCH_KEY_TIMEOUT:
-		return parse_sec("timeout", arg, 1e-3, &cfg->timeout);
-	case BENCH_KEY_SESSION_TIMEOUT:
-		return parse_sec("session-timeout", arg, 1e-3,
-				 &cfg->session_timeout);
-	case BENCH_KEY_SAMPLES:
-		cfg->samples = arg;
+	void *v = (char *)base + o->off;
+
+	switch (o->type) {
+	case BENCH_ARG_UINT:
+		return parse_uint(o->name, arg, o->min, o->max, v);
+	case BENCH_ARG_U64:
+		return bench_parse_u64(o->name, arg, o->min, o->max, v);
+	case BENCH_ARG_BYTES:
+		return parse_byte_count(o->name, arg, o->min, o->max, v);
+	case BENCH_ARG_SEC:
+		return parse_sec(o->name, arg, o->min / 1e3, v);
+	case BENCH_ARG_CHOICE:
+		return parse_choice(o->name, arg, o->names, o->nnames, v);
+	case BENCH_ARG_STR:
+		*(const char **)v = arg;
 		return 0;
-	case 'd':
-		cfg->dev = arg;
-		return 0;
-	case 'g':
-		cfg->gid_index_given = true;
-		return bench_parse_uint("gid-index", arg, 0, 255,
-					&cfg->gid_index);
-	case BENCH_KEY_QP_TIMEOUT:
-		return bench_parse_uint("qp-timeout", arg, 1, 31,
-					&cfg->qp_timeout);
-	case BENCH_KEY_QP_RETRY:
-		return bench_parse_uint("qp-retry", arg, 0, 7, &cfg->qp_retry);
+	case BENCH_ARG_SIZES:
+		return parse_sizes(arg, base);
 	default:
-		return 1;
+		abort();
 	}
 }
 
-/* getopt_long's tables from ours; returns the number of entries. */
-static unsigned int add_opts(const struct bench_opt *o, struct option *lo,
-			     unsigned int n, char *shorts)
+/* Whether these were given at all matters, not only their values. */
+static void note_given(struct bench_cfg *cfg, int key)
+{
+	if (key == 's')
+		cfg->sizes_given = true;
+	if (key == 'D')
+		cfg->duration_given = true;
+	if (key == 'g')
+		cfg->gid_index_given = true;
+}
+
+/* Every option a program takes, in --help order, and where each goes. */
+struct opt_list {
+	const struct bench_opt *o[MAX_OPTS];
+	void *base[MAX_OPTS];
+	unsigned int n;
+};
+
+static void add_opts(struct opt_list *l, const struct bench_opt *o,
+		     void *base)
 {
 	for (; o->name; o++) {
-		if (n == MAX_OPTS - 1)
+		if (l->n == MAX_OPTS)
 			abort();
-		lo[n].name = o->name;
-		lo[n].has_arg = o->arg ? required_argument : no_argument;
-		lo[n].flag = NULL;
-		lo[n].val = o->key;
-		n++;
-		if (o->key < 256) {
-			size_t len = strlen(shorts);
+		l->o[l->n] = o;
+		l->base[l->n++] = base;
+	}
+}
 
+/* getopt_long's tables: a short option returns its letter. */
+static void getopt_tables(const struct opt_list *l, struct option *lo,
+			  char *shorts)
+{
+	unsigned int i;
+	size_t len = 0;
+
+	for (i = 0; i < l->n; i++) {
+		const struct bench_opt *o = l->o[i];
+
+		lo[i] = (struct option){
+			.name = o->name,
+			.has_arg = o->arg ? required_argument : no_argument,
+			.val = o->key ? o->key : (int)(LONG_ONLY + i),
+		};
+		if (o->key) {
 			shorts[len++] = (char)o->key;
 			if (o->arg)
 				shorts[len++] = ':';
-			shorts[len] = '\0';
 		}
 	}
-	return n;
+	memset(&lo[i], 0, sizeof(lo[i]));
+	shorts[len] = '\0';
+}
+
+/* The index in l of what getopt_long returned. */
+static unsigned int find_opt(const struct opt_list *l, int key)
+{
+	unsigned int i;
+
+	if (key >= LONG_ONLY)
+		return (unsigned int)(key - LONG_ONLY);
+	for (i = 0; l->o[i]->key != key; i++)
+		;
+	return i;
 }
 
 void bench_parse(struct bench_cfg *cfg, const struct bench_prog *prog,
 		 int argc, char **argv)
 {
-	struct option lo[MAX_OPTS];
-	char shorts[2 * MAX_OPTS + 2] = "";
-	unsigned int n = 0;
+	struct opt_list l = { .n = 0 };
+	struct option lo[MAX_OPTS + 1];
+	char shorts[2 * MAX_OPTS + 1];
 	int key;
 
 	prog_name = prog->name;
 	/* Rows reach a log even when a script's timeout kills us. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	defaults(cfg, prog);
-	n = add_opts(common_opts, lo, n, shorts);
+	add_opts(&l, common_opts, cfg);
 	if (prog->flags & BENCH_OPT_RDMA)
-		n = add_opts(rdma_opts, lo, n, shorts);
-	n = add_opts(prog->opts, lo, n, shorts);
-	memset(&lo[n], 0, sizeof(lo[n]));
+		add_opts(&l, rdma_opts, cfg);
+	add_opts(&l, prog->opts, prog->ctx);
+	getopt_tables(&l, lo, shorts);
 
 	while ((key = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
-		int ret;
+		unsigned int i;
 
 		if (key == 'h') {
 			usage(stdout, prog, true);
@@ -440,11 +477,10 @@ void bench_parse(struct bench_cfg *cfg, const struct bench_prog *prog,
 		}
 		if (key == '?')
 			bench_usage_error(cfg, NULL);
-		ret = set_common(cfg, key, optarg);
-		if (ret > 0)
-			ret = prog->set(prog->ctx, key, optarg);
-		if (ret)
+		i = find_opt(&l, key);
+		if (set_value(l.o[i], l.base[i], optarg))
 			bench_usage_error(cfg, NULL);
+		note_given(cfg, key);
 	}
 	if (argc - optind > 1)
 		bench_usage_error(cfg, "one peer address at most");

@@ -20,25 +20,53 @@
 /* bench_prog.flags: which of the optional common options a program takes. */
 #define BENCH_OPT_RDMA		0x1	/* --dev, --gid-index */
 
-/* Keys of the long-only common options; a program's own keys start at
- * BENCH_KEY_PROG (or are short option letters it does not share). */
-enum {
-	BENCH_KEY_SEED = 256,
-	BENCH_KEY_TIMEOUT,
-	BENCH_KEY_SESSION_TIMEOUT,
-	BENCH_KEY_RATE,
-	BENCH_KEY_SAMPLES,
-	BENCH_KEY_QP_TIMEOUT,
-	BENCH_KEY_QP_RETRY,
-	BENCH_KEY_PROG = 512,
+/* What an option's argument is, and how bench_parse() takes it. */
+enum bench_arg {
+	BENCH_ARG_NONE,		/* a flag bench_parse() acts on (--help) */
+	BENCH_ARG_UINT,		/* unsigned int in [min, max] */
+	BENCH_ARG_U64,		/* uint64_t in [min, max] */
+	BENCH_ARG_BYTES,	/* uint64_t, K/M/G suffixes, in [min, max] */
+	BENCH_ARG_SEC,		/* double seconds, at least min ms */
+	BENCH_ARG_CHOICE,	/* int: the argument's index in names */
+	BENCH_ARG_STR,		/* const char *: the argument itself */
+	BENCH_ARG_SIZES,	/* --size: struct bench_cfg's sizes list */
 };
 
+/*
+ * One option: its --help entry and where its value goes, at off in the
+ * program's ctx (a common option's: in struct bench_cfg). The
+ * BENCH_UINT() .. BENCH_STR() macros fill the value part and check that
+ * the field has the type the argument is parsed into.
+ */
 struct bench_opt {
 	const char *name;	/* long name, without the dashes */
-	int key;		/* short option letter, or a key >= 256 */
+	int key;		/* short option letter, or 0: long only */
 	const char *arg;	/* argument name for --help, NULL for a flag */
 	const char *help;
+	enum bench_arg type;
+	size_t off;
+	uint64_t min, max;
+	const char *const *names;	/* BENCH_ARG_CHOICE: NULLs skipped */
+	unsigned int nnames;
 };
+
+/* The entries of an array. */
+#define BENCH_NR(a)	(sizeof(a) / sizeof((a)[0]))
+/* offsetof(t, f), a compile error unless f is a ctype. */
+#define BENCH_OFF(t, f, ctype) \
+	(offsetof(t, f) + 0 * sizeof((ctype *){ &((t *)0)->f }))
+#define BENCH_UINT(t, f, lo, hi) .type = BENCH_ARG_UINT, \
+	.off = BENCH_OFF(t, f, unsigned int), .min = (lo), .max = (hi)
+#define BENCH_U64(t, f, lo, hi) .type = BENCH_ARG_U64, \
+	.off = BENCH_OFF(t, f, uint64_t), .min = (lo), .max = (hi)
+#define BENCH_BYTES(t, f, lo, hi) .type = BENCH_ARG_BYTES, \
+	.off = BENCH_OFF(t, f, uint64_t), .min = (lo), .max = (hi)
+#define BENCH_SEC(t, f, lo_ms) .type = BENCH_ARG_SEC, \
+	.off = BENCH_OFF(t, f, double), .min = (lo_ms)
+#define BENCH_CHOICE(t, f, list) .type = BENCH_ARG_CHOICE, \
+	.off = BENCH_OFF(t, f, int), .names = (list), .nnames = BENCH_NR(list)
+#define BENCH_STR(t, f) .type = BENCH_ARG_STR, \
+	.off = BENCH_OFF(t, f, const char *)
 
 struct bench_prog {
 	const char *name;
@@ -46,11 +74,9 @@ struct bench_prog {
 	const char *notes;	/* printed after the option list */
 	unsigned int flags;	/* BENCH_OPT_* */
 	const struct bench_opt *opts;	/* own options, end with name NULL */
-	/* Takes one of opts; 0, or -1 for a bad value (after saying why). */
-	int (*set)(void *ctx, int key, const char *arg);
 	/* Prints the program's parameters with bench_meta(). */
 	void (*params)(void *ctx);
-	void *ctx;
+	void *ctx;		/* where opts' values go */
 };
 
 struct bench_cfg {
@@ -104,19 +130,9 @@ void bench_usage_error(const struct bench_cfg *cfg, const char *fmt, ...)
 void bench_die(const char *fmt, ...)
 	__attribute__((noreturn, format(printf, 1, 2)));
 
-/* Option values: 0, or -1 after printing what is wrong with arg. */
+/* A number in [min, max] for opt: 0, or -1 after saying what is wrong. */
 int bench_parse_u64(const char *opt, const char *arg, uint64_t min,
 		    uint64_t max, uint64_t *val);
-/* The same into an unsigned int: max must fit one. */
-int bench_parse_uint(const char *opt, const char *arg, uint64_t min,
-		     uint64_t max, unsigned int *val);
-int bench_parse_bytes(const char *opt, const char *arg, uint64_t min,
-		      uint64_t max, uint64_t *val);
-/* @arg as the index of one of @names[0..n) (NULL entries skipped). */
-int bench_parse_choice(const char *opt, const char *arg,
-		       const char *const *names, unsigned int n, int *val);
-/* The entries of an array, for the @n above. */
-#define BENCH_NR(a)	(sizeof(a) / sizeof((a)[0]))
 /* Fills cfg->sizes from a list unless --size was given; the list is ours. */
 void bench_default_sizes(struct bench_cfg *cfg, const char *list);
 /* The largest of cfg->sizes: what a buffer for every point must hold. */

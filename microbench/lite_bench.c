@@ -50,12 +50,6 @@ static const char *const mode_names[] = { "lat", "tput", "reg", "rpc", "ctrl" };
 static const char *const op_names[] = { "write", "read", "fadd", "cas" };
 static const char *const prio_names[] = { "normal", "high", "low" };
 
-enum {
-	KEY_MODE = 'm', KEY_OP = 'o', KEY_MR_TOTAL = BENCH_KEY_PROG, KEY_MR_COUNT,
-	KEY_PRIO, KEY_LITE_PORT, KEY_PARAM_NAME, KEY_DEPTH, KEY_REP,
-	KEY_TICKS_MS,
-};
-
 #define MAX_DEPTH	64	/* per thread */
 
 struct lite_cfg {
@@ -71,66 +65,38 @@ struct lite_cfg {
 	unsigned int ticks_ms;	/* tput: progress lines every so often; 0: none */
 };
 
+/* Where lite_opts' values go. */
+#define LC	struct lite_cfg
+
 static const struct bench_opt lite_opts[] = {
-	{ "mode", KEY_MODE, "MODE", "lat, tput, reg, rpc or ctrl (default "
-	  "lat)" },
-	{ "op", KEY_OP, "OP", "write or read (default write); lat also fadd "
-	  "or cas (fetch-and-add, compare-and-swap of 8 bytes)" },
-	{ "mr-total", KEY_MR_TOTAL, "BYTES", "tput: bytes of LMRs written "
-	  "at random (default 1M)" },
-	{ "mr-count", KEY_MR_COUNT, "N", "tput: LMRs the total is split "
-	  "into (default 1)" },
-	{ "prio", KEY_PRIO, "P", "normal, high or low (default normal)" },
-	{ "lite-port", KEY_LITE_PORT, "N", "rpc: LITE port 0..63 (default 1)" },
-	{ "param-name", KEY_PARAM_NAME, "NAME", "tput: which value the param "
-	  "column holds: mr-total, mr-count or threads (default mr-total)" },
-	{ "depth", KEY_DEPTH, "N", "tput: operations each thread keeps in "
-	  "flight, posted without waiting (1..64; default 0: synchronous)" },
-	{ "rep", KEY_REP, "N", "ctrl: the number in the rep column "
-	  "(default 1)" },
-	{ "ticks-ms", KEY_TICKS_MS, "MS", "tput: every MS milliseconds print "
+	{ "mode", 'm', "MODE", "lat, tput, reg, rpc or ctrl (default lat)",
+	  BENCH_CHOICE(LC, mode, mode_names) },
+	{ "op", 'o', "OP", "write or read (default write); lat also fadd "
+	  "or cas (fetch-and-add, compare-and-swap of 8 bytes)",
+	  BENCH_CHOICE(LC, op, op_names) },
+	{ "mr-total", 0, "BYTES", "tput: bytes of LMRs written "
+	  "at random (default 1M)",
+	  BENCH_BYTES(LC, mr_total, 4096, LITE_LMR_MAX_SIZE * 4) },
+	{ "mr-count", 0, "N", "tput: LMRs the total is split "
+	  "into (default 1)", BENCH_UINT(LC, mr_count, 1, 65536) },
+	{ "prio", 0, "P", "normal, high or low (default normal)",
+	  BENCH_CHOICE(LC, prio, prio_names) },
+	{ "lite-port", 0, "N", "rpc: LITE port 0..63 (default 1)",
+	  BENCH_UINT(LC, lite_port, 0, LITE_MAX_PORT - 1) },
+	{ "param-name", 0, "NAME", "tput: which value the param "
+	  "column holds: mr-total, mr-count or threads (default mr-total)",
+	  BENCH_STR(LC, param_name) },
+	{ "depth", 0, "N", "tput: operations each thread keeps in "
+	  "flight, posted without waiting (1..64; default 0: synchronous)",
+	  BENCH_UINT(LC, depth, 0, MAX_DEPTH) },
+	{ "rep", 0, "N", "ctrl: the number in the rep column "
+	  "(default 1)", BENCH_UINT(LC, rep, 0, 1000000) },
+	{ "ticks-ms", 0, "MS", "tput: every MS milliseconds print "
 	  "'# tick=NS,OPS' (CLOCK_MONOTONIC, operations completed so far, "
 	  "warm-up included), to line the rate up with other programs' "
-	  "windows (default 0: none)" },
-	{ NULL, 0, NULL, NULL },
+	  "windows (default 0: none)", BENCH_UINT(LC, ticks_ms, 0, 60000) },
+	{ .name = NULL }
 };
-
-static int lite_set(void *ctx, int key, const char *arg)
-{
-	struct lite_cfg *lc = ctx;
-
-	switch (key) {
-	case KEY_MODE:
-		return bench_parse_choice("mode", arg, mode_names,
-					  BENCH_NR(mode_names), &lc->mode);
-	case KEY_OP:
-		return bench_parse_choice("op", arg, op_names,
-					  BENCH_NR(op_names), &lc->op);
-	case KEY_PRIO:
-		return bench_parse_choice("prio", arg, prio_names,
-					  BENCH_NR(prio_names), &lc->prio);
-	case KEY_MR_TOTAL:
-		return bench_parse_bytes("mr-total", arg, 4096,
-					 LITE_LMR_MAX_SIZE * 4, &lc->mr_total);
-	case KEY_MR_COUNT:
-		return bench_parse_uint("mr-count", arg, 1, 65536,
-					&lc->mr_count);
-	case KEY_LITE_PORT:
-		return bench_parse_uint("lite-port", arg, 0, LITE_MAX_PORT - 1,
-					&lc->lite_port);
-	case KEY_PARAM_NAME:
-		lc->param_name = arg;
-		return 0;
-	case KEY_DEPTH:
-		return bench_parse_uint("depth", arg, 0, MAX_DEPTH, &lc->depth);
-	case KEY_REP:
-		return bench_parse_uint("rep", arg, 0, 1000000, &lc->rep);
-	case KEY_TICKS_MS:
-		return bench_parse_uint("ticks-ms", arg, 0, 60000,
-					&lc->ticks_ms);
-	}
-	return -1;
-}
 
 static void lite_params(void *ctx)
 {
@@ -166,7 +132,6 @@ static const struct bench_prog lite_prog = {
 		 "fresh process asks each NODE for it and writes once, every\n"
 		 "step timed (rows: bench,step,peer,peers,rep,start_us,us).\n",
 	.opts = lite_opts,
-	.set = lite_set,
 	.params = lite_params,
 	.ctx = &lc,
 };
@@ -788,9 +753,7 @@ int main(int argc, char **argv)
 	bench_steps_start();
 	bench_parse(&cfg, &lite_prog, argc, argv);
 	if (lc.mode == MODE_CTRL) {
-		bench_default_sizes(&cfg, cfg.peer ? "8" : "4096");
-		if (cfg.peer && cfg.nsizes != 1)
-			bench_usage_error(&cfg, "--mode ctrl writes one size");
+		bench_steps_sizes(&cfg);
 		if (cfg.peer) {
 			ctrl_client();
 			return 0;

@@ -27,6 +27,13 @@ void bench_steps_start(void)
 	bench_steps.n = 0;
 }
 
+void bench_steps_sizes(struct bench_cfg *cfg)
+{
+	bench_default_sizes(cfg, cfg->peer ? "8" : "4096");
+	if (cfg->peer && cfg->nsizes != 1)
+		bench_usage_error(cfg, "--mode ctrl writes one size");
+}
+
 void bench_steps_mark(const char *name, unsigned int peer)
 {
 	uint64_t now = bench_now_ns();

@@ -17,6 +17,8 @@
 
 #include <stdint.h>
 
+#include "common.h"
+
 #define BENCH_STEPS_MAX		1024
 
 struct bench_step {
@@ -36,6 +38,11 @@ struct bench_steps {
 extern struct bench_steps bench_steps;
 
 void bench_steps_start(void);
+/*
+ * The sizes of -m ctrl: a client writes one (default 8 bytes), a server's
+ * region holds the largest given (default 4096); a usage error otherwise.
+ */
+void bench_steps_sizes(struct bench_cfg *cfg);
 /* The step that began at the previous mark (or main) ends now. */
 void bench_steps_mark(const char *name, unsigned int peer);
 /* The header and every row: exec (if known), the steps, then total. */

@@ -4,8 +4,6 @@
 
 #include "tcp.h"
 
-enum { KEY_PARAM = BENCH_KEY_PROG };
-
 static const char *const mode_names[] = {
 	[TB_MODE_LAT] = "lat", [TB_MODE_RPC] = "rpc",
 };
@@ -16,27 +14,13 @@ static const char *const param_names[] = {
 static struct tb_opts opts;
 
 static const struct bench_opt tcp_opts[] = {
-	{ "mode", 'm', "MODE", "lat or rpc (default lat)" },
-	{ "param-name", KEY_PARAM, "NAME", "what the param column holds: "
-	  "threads or none (default: 0)" },
-	{ NULL, 0, NULL, NULL }
+	{ "mode", 'm', "MODE", "lat or rpc (default lat)",
+	  BENCH_CHOICE(struct tb_opts, mode, mode_names) },
+	{ "param-name", 0, "NAME", "what the param column holds: "
+	  "threads or none (default: 0)",
+	  BENCH_CHOICE(struct tb_opts, param, param_names) },
+	{ .name = NULL }
 };
-
-static int set_opt(void *ctx, int key, const char *arg)
-{
-	struct tb_opts *o = ctx;
-
-	switch (key) {
-	case 'm':
-		return bench_parse_choice("mode", arg, mode_names,
-					  BENCH_NR(mode_names), &o->mode);
-	case KEY_PARAM:
-		return bench_parse_choice("param-name", arg, param_names,
-					  BENCH_NR(param_names), &o->param);
-	default:
-		return -1;
-	}
-}
 
 static void print_params(void *ctx)
 {
@@ -62,7 +46,6 @@ static const struct bench_prog prog = {
 		 "Default sizes: 8,64,512,4096,65536.\n"
 		 "Exit status: 0 done, 1 run-time failure, 2 usage error.\n",
 	.opts = tcp_opts,
-	.set = set_opt,
 	.params = print_params,
 	.ctx = &opts,
 };

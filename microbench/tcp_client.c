@@ -21,12 +21,11 @@
 #define RETRY_NS	200000000ULL
 
 struct conn {
+	struct bench_worker w;	/* first: window.h; counts calls */
 	int fd;
 	char *req;		/* header + payload */
 	char *rep;
-	struct bench_window *win;
 	uint64_t size;
-	uint64_t calls;
 } __attribute__((aligned(BENCH_CACHE_LINE)));
 
 /* Non-blocking connect, so the wait is bounded by deadline. */
@@ -154,10 +153,9 @@ static void *run_conn(void *arg)
 {
 	struct conn *c = arg;
 
-	while (bench_phase(c->win) != BENCH_STOP) {
+	while (bench_phase(&c->w) != BENCH_STOP) {
 		call(c, (uint32_t)c->size);
-		if (bench_phase(c->win) == BENCH_MEASURE)
-			c->calls++;
+		bench_count(&c->w, 1);
 	}
 	return NULL;
 }
@@ -165,21 +163,11 @@ static void *run_conn(void *arg)
 static void tput_point(const struct bench_cfg *cfg, struct conn *cs,
 		       const struct bench_point *pt)
 {
-	struct bench_window win;
-	uint64_t calls = 0;
-	double seconds;
 	unsigned int i;
 
-	for (i = 0; i < cfg->threads; i++) {
-		cs[i].win = &win;
-		cs[i].size = pt->size;
-		cs[i].calls = 0;
-	}
-	seconds = bench_window_run(&win, cfg->threads, run_conn, cs,
-				   sizeof(*cs), cfg->warmup, cfg->duration);
 	for (i = 0; i < cfg->threads; i++)
-		calls += cs[i].calls;
-	bench_tput_row(pt, seconds, calls);
+		cs[i].size = pt->size;
+	bench_window_point(cfg, pt, cfg->threads, run_conn, cs, sizeof(*cs));
 }
 
 int tb_client(const struct bench_cfg *cfg, const struct tb_opts *o)

@@ -210,11 +210,17 @@ void vb_set_qp_timeout(const struct bench_cfg *cfg, struct rdma_cm_id *id);
 uint64_t vb_param(const struct bench_cfg *cfg, const struct vb_opts *o);
 
 /* verbs_client.c */
-void vb_client_open(struct vb_client *c, const struct bench_cfg *cfg,
-		    const struct vb_opts *o);
-void vb_client_begin(const struct vb_client *c, enum bench_kind kind);
+/* One point of a client mode: pt's size and rep are set; arg is the mode's. */
+typedef void vb_point_fn(struct vb_client *c, struct bench_point *pt,
+			 void *arg);
+/*
+ * A client's run: connect every QP, print the provenance and the header of
+ * kind, call point for every size and every rep of it, disconnect.
+ */
+void vb_client_sweep(const struct bench_cfg *cfg, const struct vb_opts *o,
+		     const char *bench, enum bench_kind kind,
+		     vb_point_fn *point, void *arg);
 void vb_client_reply_recv(const struct vb_client *c, struct vb_qp *q);
-void vb_client_close(struct vb_client *c);
 
 /* The modes; each returns the exit status. */
 int vb_lat(const struct bench_cfg *cfg, const struct vb_opts *o);

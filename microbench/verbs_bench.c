@@ -6,16 +6,6 @@
 #include "steps.h"
 #include "verbs.h"
 
-enum {
-	KEY_MR_TOTAL = BENCH_KEY_PROG,
-	KEY_MR_COUNT,
-	KEY_DEPTH,
-	KEY_INLINE,
-	KEY_PARAM,
-	KEY_REP,
-	KEY_SERVER_WAIT,
-};
-
 const char *const vb_mode_names[] = {
 	[VB_MODE_LAT] = "lat", [VB_MODE_TPUT] = "tput",
 	[VB_MODE_RPC] = "rpc", [VB_MODE_REG] = "reg", [VB_MODE_CTRL] = "ctrl",
@@ -34,28 +24,39 @@ static const char *const param_names[] = {
 
 static const char *const server_wait_names[] = { "busy", "event" };
 
+/* Where verbs_opts' values go. */
+#define VB	struct vb_opts
+
 static const struct bench_opt verbs_opts[] = {
-	{ "mode", 'm', "MODE", "lat, tput, rpc, reg or ctrl (default lat)" },
+	{ "mode", 'm', "MODE", "lat, tput, rpc, reg or ctrl (default lat)",
+	  BENCH_CHOICE(VB, mode, vb_mode_names) },
 	{ "op", 'o', "OP", "lat, tput: write (default) or read; "
-	  "rpc: writeimm (default) or sendrecv" },
-	{ "mr-total", KEY_MR_TOTAL, "BYTES", "tput: server memory targeted, "
-	  "K/M/G suffixes (default 64M)" },
-	{ "mr-count", KEY_MR_COUNT, "N", "tput: MRs that memory is split "
-	  "into, each registered alone (default 1)" },
+	  "rpc: writeimm (default) or sendrecv",
+	  BENCH_CHOICE(VB, op, vb_op_names) },
+	{ "mr-total", 0, "BYTES", "tput: server memory targeted, "
+	  "K/M/G suffixes (default 64M)",
+	  BENCH_BYTES(VB, mr_total, 64, 1ULL << 40) },
+	{ "mr-count", 0, "N", "tput: MRs that memory is split "
+	  "into, each registered alone (default 1)",
+	  BENCH_U64(VB, mr_count, 1, VB_MAX_MRS) },
 	{ "qps", 'q', "N", "tput: QPs, one connection each, spread over the "
-	  "threads (default: --threads)" },
-	{ "depth", KEY_DEPTH, "N", "tput: operations in flight per QP; rpc: "
-	  "server ring slots per QP (default 16)" },
-	{ "inline", KEY_INLINE, "BYTES", "post writes and sends of up to "
-	  "BYTES inline (default 0: never)" },
-	{ "param-name", KEY_PARAM, "NAME", "what the param column holds: "
-	  "mr-total, mr-count, qps, threads, depth or none (default: 0)" },
-	{ "rep", KEY_REP, "N", "ctrl: the number in the rep column "
-	  "(default 1)" },
-	{ "server-wait", KEY_SERVER_WAIT, "HOW", "rpc server: busy (poll the "
+	  "threads (default: --threads)", BENCH_UINT(VB, qps, 1, VB_MAX_QPS) },
+	{ "depth", 0, "N", "tput: operations in flight per QP; rpc: "
+	  "server ring slots per QP (default 16)",
+	  BENCH_UINT(VB, depth, 1, VB_MAX_DEPTH) },
+	{ "inline", 0, "BYTES", "post writes and sends of up to "
+	  "BYTES inline (default 0: never)",
+	  BENCH_UINT(VB, inline_max, 0, VB_MAX_INLINE) },
+	{ "param-name", 0, "NAME", "what the param column holds: "
+	  "mr-total, mr-count, qps, threads, depth or none (default: 0)",
+	  BENCH_CHOICE(VB, param, param_names) },
+	{ "rep", 0, "N", "ctrl: the number in the rep column "
+	  "(default 1)", BENCH_UINT(VB, rep, 0, 1000000) },
+	{ "server-wait", 0, "HOW", "rpc server: busy (poll the "
 	  "CQ without pause, the default) or event (sleep on the CQ's "
-	  "completion channel until a request comes)" },
-	{ NULL, 0, NULL, NULL }
+	  "completion channel until a request comes)",
+	  BENCH_CHOICE(VB, server_event, server_wait_names) },
+	{ .name = NULL }
 };
 
 static const char synopsis[] =
@@ -92,45 +93,6 @@ static struct vb_opts opts = {
 	.rep = 1,
 };
 
-static int set_opt(void *ctx, int key, const char *arg)
-{
-	struct vb_opts *o = ctx;
-
-	switch (key) {
-	case 'm':
-		return bench_parse_choice("mode", arg, vb_mode_names,
-					  BENCH_NR(vb_mode_names), &o->mode);
-	case 'o':
-		return bench_parse_choice("op", arg, vb_op_names,
-					  BENCH_NR(vb_op_names), &o->op);
-	case KEY_MR_TOTAL:
-		return bench_parse_bytes("mr-total", arg, 64, 1ULL << 40,
-					 &o->mr_total);
-	case KEY_MR_COUNT:
-		return bench_parse_u64("mr-count", arg, 1, VB_MAX_MRS,
-				       &o->mr_count);
-	case 'q':
-		return bench_parse_uint("qps", arg, 1, VB_MAX_QPS, &o->qps);
-	case KEY_DEPTH:
-		return bench_parse_uint("depth", arg, 1, VB_MAX_DEPTH,
-					&o->depth);
-	case KEY_INLINE:
-		return bench_parse_uint("inline", arg, 0, VB_MAX_INLINE,
-					&o->inline_max);
-	case KEY_PARAM:
-		return bench_parse_choice("param-name", arg, param_names,
-					  BENCH_NR(param_names), &o->param);
-	case KEY_REP:
-		return bench_parse_uint("rep", arg, 0, 1000000, &o->rep);
-	case KEY_SERVER_WAIT:
-		return bench_parse_choice("server-wait", arg, server_wait_names,
-					  BENCH_NR(server_wait_names),
-					  &o->server_event);
-	default:
-		return -1;
-	}
-}
-
 static void print_params(void *ctx)
 {
 	const struct vb_opts *o = ctx;
@@ -157,7 +119,6 @@ static const struct bench_prog prog = {
 	.notes = notes,
 	.flags = BENCH_OPT_RDMA,
 	.opts = verbs_opts,
-	.set = set_opt,
 	.params = print_params,
 	.ctx = &opts,
 };
@@ -201,9 +162,7 @@ static void check_ctrl(struct bench_cfg *cfg, struct vb_opts *o)
 {
 	if (o->op)
 		bench_usage_error(cfg, "--mode ctrl takes no --op");
-	bench_default_sizes(cfg, cfg->peer ? "8" : "4096");
-	if (cfg->peer && cfg->nsizes != 1)
-		bench_usage_error(cfg, "--mode ctrl writes one size");
+	bench_steps_sizes(cfg);
 	o->server = !cfg->peer;
 	o->op = VB_OP_WRITE;
 	o->qps = 1;

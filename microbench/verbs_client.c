@@ -385,8 +385,8 @@ static void connect_qp(struct vb_client *c, struct vb_qp *q)
 	q->live = true;
 }
 
-void vb_client_open(struct vb_client *c, const struct bench_cfg *cfg,
-		    const struct vb_opts *o)
+static void client_open(struct vb_client *c, const struct bench_cfg *cfg,
+			const struct vb_opts *o)
 {
 	unsigned int i;
 
@@ -403,7 +403,7 @@ void vb_client_open(struct vb_client *c, const struct bench_cfg *cfg,
 		connect_qp(c, &c->qps[i]);
 }
 
-void vb_client_begin(const struct vb_client *c, enum bench_kind kind)
+static void client_begin(const struct vb_client *c, enum bench_kind kind)
 {
 	bench_begin(c->cfg, "client", ibv_get_device_name(c->ctx->device));
 	vb_report_path(c->cfg, c->qps[0].id);
@@ -436,7 +436,7 @@ static void disconnect_all(struct vb_client *c)
 	}
 }
 
-void vb_client_close(struct vb_client *c)
+static void client_close(struct vb_client *c)
 {
 	unsigned int i;
 
@@ -459,4 +459,26 @@ void vb_client_close(struct vb_client *c)
 	free(c->scq);
 	free(c->rcq);
 	free(c->qps);
+}
+
+void vb_client_sweep(const struct bench_cfg *cfg, const struct vb_opts *o,
+		     const char *bench, enum bench_kind kind,
+		     vb_point_fn *point, void *arg)
+{
+	struct bench_point pt = {
+		.bench = bench,
+		.op = vb_op_names[o->op],
+		.param = vb_param(cfg, o),
+	};
+	struct vb_client c;
+	unsigned int i;
+
+	client_open(&c, cfg, o);
+	client_begin(&c, kind);
+	for (i = 0; i < cfg->nsizes; i++) {
+		pt.size = cfg->sizes[i];
+		for (pt.rep = 1; pt.rep <= cfg->reps; pt.rep++)
+			point(&c, &pt, arg);
+	}
+	client_close(&c);
 }

@@ -65,10 +65,11 @@ static void warm_up(struct lat_op *op, double seconds, struct vb_watch *w)
 }
 
 static void run_point(struct vb_client *c, struct bench_point *pt,
-		      uint64_t *ns)
+		      void *arg)
 {
 	const struct bench_cfg *cfg = c->cfg;
 	struct lat_op op = { 0 };
+	uint64_t *ns = arg;
 	struct vb_watch w;
 	uint64_t i, t0, t1;
 
@@ -86,25 +87,11 @@ static void run_point(struct vb_client *c, struct bench_point *pt,
 
 int vb_lat(const struct bench_cfg *cfg, const struct vb_opts *o)
 {
-	struct bench_point pt = {
-		.bench = "verbs_lat",
-		.op = vb_op_names[o->op],
-		.param = vb_param(cfg, o),
-	};
 	uint64_t *ns = calloc(cfg->iters, sizeof(*ns));
-	struct vb_client c;
-	unsigned int i;
 
 	if (!ns)
 		bench_die("out of memory");
-	vb_client_open(&c, cfg, o);
-	vb_client_begin(&c, BENCH_LAT);
-	for (i = 0; i < cfg->nsizes; i++) {
-		pt.size = cfg->sizes[i];
-		for (pt.rep = 1; pt.rep <= cfg->reps; pt.rep++)
-			run_point(&c, &pt, ns);
-	}
-	vb_client_close(&c);
+	vb_client_sweep(cfg, o, "verbs_lat", BENCH_LAT, run_point, ns);
 	free(ns);
 	return 0;
 }

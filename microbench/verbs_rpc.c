@@ -25,11 +25,10 @@
 #include "window.h"
 
 struct caller {
+	struct bench_worker w;	/* first: window.h; counts calls */
 	struct vb_client *c;
-	struct bench_window *win;
 	unsigned int t;		/* thread index = QP index */
 	uint64_t size;
-	uint64_t calls;
 } __attribute__((aligned(BENCH_CACHE_LINE)));
 
 static void reserve(struct vb_client *c, struct vb_qp *q,
@@ -107,8 +106,9 @@ static void warm_up(struct vb_client *c, struct vb_qp *q, uint32_t size,
 }
 
 static void lat_point(struct vb_client *c, struct bench_point *pt,
-		      uint64_t *ns)
+		      void *arg)
 {
+	uint64_t *ns = arg;
 	struct vb_qp *q = &c->qps[0];
 	uint32_t size = (uint32_t)pt->size;
 	struct vb_watch w;
@@ -132,61 +132,38 @@ static void *run_caller(void *arg)
 	struct vb_watch w;
 
 	bench_pacer_init(&pace, k->c->cfg, k->t);
-	while (bench_phase(k->win) != BENCH_STOP) {
+	while (bench_phase(&k->w) != BENCH_STOP) {
 		bench_pace(&pace);	/* a pause is not a hang: watch from here */
 		vb_watch_start(&w, "rpc reply");
 		call(k->c, q, (uint32_t)k->size, &w);
-		if (bench_phase(k->win) == BENCH_MEASURE)
-			k->calls++;
+		bench_count(&k->w, 1);
 	}
 	return NULL;
 }
 
 static void tput_point(struct vb_client *c, struct bench_point *pt,
-		       struct caller *ks)
+		       void *arg)
 {
-	struct bench_window win;
-	uint64_t calls = 0;
-	double seconds;
+	struct caller *ks = arg;
 	unsigned int t;
 
 	for (t = 0; t < c->nthreads; t++)
-		ks[t] = (struct caller){
-			.c = c, .win = &win, .t = t, .size = pt->size,
-		};
-	seconds = bench_window_run(&win, c->nthreads, run_caller, ks,
-				   sizeof(*ks), c->cfg->warmup,
-				   c->cfg->duration);
-	for (t = 0; t < c->nthreads; t++)
-		calls += ks[t].calls;
-	bench_tput_row(pt, seconds, calls);
+		ks[t] = (struct caller){ .c = c, .t = t, .size = pt->size };
+	bench_window_point(c->cfg, pt, c->nthreads, run_caller, ks,
+			   sizeof(*ks));
 }
 
 int vb_rpc(const struct bench_cfg *cfg, const struct vb_opts *o)
 {
 	bool tput = cfg->threads > 1 || cfg->duration_given;
-	struct bench_point pt = {
-		.bench = "verbs_rpc",
-		.op = vb_op_names[o->op],
-		.param = vb_param(cfg, o),
-	};
 	struct caller *ks = bench_zalloc(cfg->threads, sizeof(*ks));
 	uint64_t *ns = tput ? NULL : bench_zalloc(cfg->iters, sizeof(*ns));
-	struct vb_client c;
-	unsigned int i;
 
-	vb_client_open(&c, cfg, o);
-	vb_client_begin(&c, tput ? BENCH_TPUT : BENCH_LAT);
-	for (i = 0; i < cfg->nsizes; i++) {
-		pt.size = cfg->sizes[i];
-		for (pt.rep = 1; pt.rep <= cfg->reps; pt.rep++) {
-			if (tput)
-				tput_point(&c, &pt, ks);
-			else
-				lat_point(&c, &pt, ns);
-		}
-	}
-	vb_client_close(&c);
+	if (tput)
+		vb_client_sweep(cfg, o, "verbs_rpc", BENCH_TPUT, tput_point,
+				ks);
+	else
+		vb_client_sweep(cfg, o, "verbs_rpc", BENCH_LAT, lat_point, ns);
 	free(ks);
 	free(ns);
 	return 0;

@@ -16,12 +16,11 @@
 #include "window.h"
 
 struct worker {
+	struct bench_worker w;	/* first: window.h */
 	struct vb_client *c;
-	struct bench_window *win;
 	unsigned int t;		/* thread index; owns QPs t, t + threads.. */
 	uint64_t size;
 	uint64_t rng;
-	uint64_t ops;
 } __attribute__((aligned(BENCH_CACHE_LINE)));
 
 /* splitmix64: a fast generator with a full 64-bit output per step. */
@@ -104,7 +103,7 @@ static void *run_worker(void *arg)
 
 	vb_watch_start(&w, c->o->op == VB_OP_READ ? "RDMA read" :
 		       "RDMA write");
-	while (bench_phase(k->win) != BENCH_STOP) {
+	while (bench_phase(&k->w) != BENCH_STOP) {
 		fill(k);
 		n = vb_reap(c->scq[k->t], c->qps, w.step);
 		if (!n) {
@@ -112,56 +111,35 @@ static void *run_worker(void *arg)
 			continue;
 		}
 		vb_watch_moved(&w);
-		if (bench_phase(k->win) == BENCH_MEASURE)
-			k->ops += (uint64_t)n;
+		bench_count(&k->w, (uint64_t)n);
 	}
 	drain(k, &w);
 	return NULL;
 }
 
 static void run_point(struct vb_client *c, struct bench_point *pt,
-		      struct worker *ks)
+		      void *arg)
 {
 	const struct bench_cfg *cfg = c->cfg;
-	struct bench_window win;
-	uint64_t ops = 0;
-	double seconds;
+	struct worker *ks = arg;
 	unsigned int t;
 
 	for (t = 0; t < c->nthreads; t++) {
 		ks[t] = (struct worker){
-			.c = c, .win = &win, .t = t, .size = pt->size,
+			.c = c, .t = t, .size = pt->size,
 			/* Distinct, reproducible streams per thread and rep. */
 			.rng = cfg->seed ^ ((uint64_t)(t + 1) << 48) ^
 			       ((uint64_t)pt->rep << 32) ^ pt->size,
 		};
 	}
-	seconds = bench_window_run(&win, c->nthreads, run_worker, ks,
-				   sizeof(*ks), cfg->warmup, cfg->duration);
-	for (t = 0; t < c->nthreads; t++)
-		ops += ks[t].ops;
-	bench_tput_row(pt, seconds, ops);
+	bench_window_point(cfg, pt, c->nthreads, run_worker, ks, sizeof(*ks));
 }
 
 int vb_tput(const struct bench_cfg *cfg, const struct vb_opts *o)
 {
-	struct bench_point pt = {
-		.bench = "verbs_tput",
-		.op = vb_op_names[o->op],
-		.param = vb_param(cfg, o),
-	};
 	struct worker *ks = bench_zalloc(cfg->threads, sizeof(*ks));
-	struct vb_client c;
-	unsigned int i;
 
-	vb_client_open(&c, cfg, o);
-	vb_client_begin(&c, BENCH_TPUT);
-	for (i = 0; i < cfg->nsizes; i++) {
-		pt.size = cfg->sizes[i];
-		for (pt.rep = 1; pt.rep <= cfg->reps; pt.rep++)
-			run_point(&c, &pt, ks);
-	}
-	vb_client_close(&c);
+	vb_client_sweep(cfg, o, "verbs_tput", BENCH_TPUT, run_point, ks);
 	free(ks);
 	return 0;
 }

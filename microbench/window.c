@@ -28,32 +28,44 @@ static void set_phase(struct bench_window *w, int phase)
 	atomic_store_explicit(&w->phase, phase, memory_order_release);
 }
 
-double bench_window_run(struct bench_window *w, unsigned int n,
-			void *(*fn)(void *), void *args, size_t arg_size,
-			double warmup, double duration)
+static struct bench_worker *worker(void *args, size_t arg_size,
+				   unsigned int i)
+{
+	return (struct bench_worker *)((char *)args + i * arg_size);
+}
+
+void bench_window_point(const struct bench_cfg *cfg,
+			const struct bench_point *pt, unsigned int n,
+			void *(*fn)(void *), void *args, size_t arg_size)
 {
 	pthread_t *tids = calloc(n, sizeof(*tids));
-	uint64_t t0, t1;
+	struct bench_window w;
+	uint64_t t0, t1, ops = 0;
 	unsigned int i;
 	int err;
 
 	if (!tids)
 		bench_die("out of memory");
-	set_phase(w, BENCH_WARMUP);
+	set_phase(&w, BENCH_WARMUP);
 	for (i = 0; i < n; i++) {
-		err = pthread_create(&tids[i], NULL, fn,
-				     (char *)args + i * arg_size);
+		struct bench_worker *k = worker(args, arg_size, i);
+
+		k->win = &w;
+		k->ops = 0;
+		err = pthread_create(&tids[i], NULL, fn, k);
 		if (err)
 			bench_die("pthread_create: %s", strerror(err));
 	}
-	sleep_until(bench_now_ns() + bench_sec_ns(warmup));
+	sleep_until(bench_now_ns() + bench_sec_ns(cfg->warmup));
 	t0 = bench_now_ns();
-	set_phase(w, BENCH_MEASURE);
-	sleep_until(t0 + bench_sec_ns(duration));
-	set_phase(w, BENCH_STOP);
+	set_phase(&w, BENCH_MEASURE);
+	sleep_until(t0 + bench_sec_ns(cfg->duration));
+	set_phase(&w, BENCH_STOP);
 	t1 = bench_now_ns();
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		pthread_join(tids[i], NULL);
+		ops += worker(args, arg_size, i)->ops;
+	}
 	free(tids);
-	return (double)(t1 - t0) / 1e9;
+	bench_tput_row(pt, (double)(t1 - t0) / 1e9, ops);
 }
