@@ -149,6 +149,16 @@ int liteapi_rdma_read_offset(unsigned int lite_handler, void *local_addr,
 }
 EXPORT_SYMBOL_GPL(liteapi_rdma_read_offset);
 
+/* A posted read or write of the kernel's context; @addr is kernel memory. */
+static int lite_kapi_post(unsigned int handle, const void *addr, u64 size,
+			  u64 offset, int password, u64 id, bool write)
+{
+	if (!addr)
+		return -EINVAL;
+	return lite_api_post(lite_kernel_ctx, handle, password, offset,
+			     (uintptr_t)addr, true, size, write, id);
+}
+
 /**
  * liteapi_rdma_write_async() - post a write into an LMR without waiting
  * (the original's liteapi_rdma_asywrite_offset)
@@ -170,10 +180,8 @@ EXPORT_SYMBOL_GPL(liteapi_rdma_read_offset);
 int liteapi_rdma_write_async(unsigned int lite_handler, const void *local_addr,
 			     u64 size, u64 offset, int password, u64 id)
 {
-	if (!local_addr)
-		return -EINVAL;
-	return lite_api_post(lite_kernel_ctx, lite_handler, password, offset,
-			     (uintptr_t)local_addr, true, size, true, id);
+	return lite_kapi_post(lite_handler, local_addr, size, offset, password,
+			      id, true);
 }
 EXPORT_SYMBOL_GPL(liteapi_rdma_write_async);
 
@@ -194,10 +202,8 @@ EXPORT_SYMBOL_GPL(liteapi_rdma_write_async);
 int liteapi_rdma_read_async(unsigned int lite_handler, void *local_addr,
 			    u64 size, u64 offset, int password, u64 id)
 {
-	if (!local_addr)
-		return -EINVAL;
-	return lite_api_post(lite_kernel_ctx, lite_handler, password, offset,
-			     (uintptr_t)local_addr, true, size, false, id);
+	return lite_kapi_post(lite_handler, local_addr, size, offset, password,
+			      id, false);
 }
 EXPORT_SYMBOL_GPL(liteapi_rdma_read_async);
 
