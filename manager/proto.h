@@ -29,13 +29,7 @@
 struct lite_msg {
 	struct lite_msg_hdr hdr;
 	union {
-		struct lite_msg_join join;
-		struct lite_msg_welcome welcome;
-		struct lite_msg_reject reject;
-		struct lite_msg_peer_up peer_up;
-		struct lite_msg_peer_down peer_down;
-		struct lite_msg_qp_info qp_info;
-		struct lite_msg_challenge challenge;
+		LITE_MSG_PAYLOADS;
 		uint8_t raw[LITE_MSG_MAX_PAYLOAD];
 	};
 };

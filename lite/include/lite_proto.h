@@ -190,4 +190,17 @@ struct lite_msg_challenge {
 
 #define LITE_MSG_MAX_PAYLOAD	sizeof(struct lite_msg_qp_info)
 
+/*
+ * Every message's payload, as the members of a union that receives any
+ * of them (lite-manager's and the module's buffers): one list for both.
+ */
+#define LITE_MSG_PAYLOADS					\
+	struct lite_msg_join		join;			\
+	struct lite_msg_welcome		welcome;		\
+	struct lite_msg_reject		reject;			\
+	struct lite_msg_peer_up		peer_up;		\
+	struct lite_msg_peer_down	peer_down;		\
+	struct lite_msg_qp_info		qp_info;		\
+	struct lite_msg_challenge	challenge
+
 #endif /* LITE_PROTO_H */

@@ -44,12 +44,7 @@ static struct lite_cluster {
 };
 
 union lite_msg_body {
-	struct lite_msg_welcome		welcome;
-	struct lite_msg_reject		reject;
-	struct lite_msg_peer_up		peer_up;
-	struct lite_msg_peer_down	peer_down;
-	struct lite_msg_qp_info		qp_info;
-	struct lite_msg_challenge	challenge;
+	LITE_MSG_PAYLOADS;
 };
 
 /* Joined, and the manager connection broke (lite-join --status). */
