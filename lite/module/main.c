@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * LITE: Local Indirection TiEr for RDMA, as a loadable module for Linux 6.1.
+ * LITE: Local Indirection TiEr for RDMA, as a loadable module for Linux
+ * 6.1 and 6.12.
  * Init and exit: where the layers are put together (docs/architecture.md).
  */
 #include <linux/module.h>
@@ -11,8 +12,9 @@
 /*
  * The layers meet here (docs/architecture.md). A lower layer reaches a
  * higher one only through what is set up below: the device and QP layer
- * through lite_dev_ops and lite_rx_ops, the control transport through each service's
- * request types, the membership through each service's lite_member_ops.
+ * through lite_dev_ops and lite_rx_ops, the control transport through
+ * each service's request types, the membership through each service's
+ * lite_member_ops.
  * Services hear of membership changes in the order subscribed: RPC first
  * (it stops using a departed peer's rings), then locks and barriers,
  * atomics, and LMRs last, whose memory goes once nothing else uses it.
