@@ -13,6 +13,7 @@
 #include <linux/etherdevice.h>
 #include <linux/inet.h>
 #include <linux/kthread.h>
+#include <linux/sched/task.h>
 #include <linux/net.h>
 #include <linux/slab.h>
 #include <linux/tcp.h>
@@ -652,14 +653,11 @@ static int lite_membership_thread(void *unused)
 		pr_warn("disconnected from the manager (%d); peers stay connected, no membership changes until lite-join rejoins\n",
 			ret);
 	}
-
-	/* Wait for lite_membership_exit(), which owns the socket. */
-	set_current_state(TASK_INTERRUPTIBLE);
-	while (!kthread_should_stop()) {
-		schedule();
-		set_current_state(TASK_INTERRUPTIBLE);
-	}
-	__set_current_state(TASK_RUNNING);
+	/*
+	 * Done: lite_membership_exit(), which owns the socket, still stops
+	 * us; it holds the task (lite_membership_join()), so that is safe
+	 * after we returned.
+	 */
 	return 0;
 }
 
@@ -816,13 +814,16 @@ int lite_membership_join(const char *manager, u16 port, u32 ib_port,
 	tcp_sock_set_keepintvl(sock->sk, 5);
 	tcp_sock_set_keepcnt(sock->sk, 3);
 	lite_cluster.sock = sock;
-	thread = kthread_run(lite_membership_thread, NULL, "lite_member");
+	thread = kthread_create(lite_membership_thread, NULL, "lite_member");
 	if (IS_ERR(thread)) {
 		ret = PTR_ERR(thread);
 		lite_cluster.sock = NULL;
 		goto err_release;
 	}
+	/* It may end before kthread_stop(): hold it before it runs. */
+	get_task_struct(thread);
 	lite_cluster.thread = thread;
+	wake_up_process(thread);
 	lite_member_notify(joined, dev);
 	*node_id = lite_cluster.node_id;
 	pr_info("joined the cluster at %pI4:%u as node %u (generation %u, %u QPs per peer)\n",
@@ -863,8 +864,10 @@ void lite_membership_exit(void)
 	mutex_unlock(&lite_cluster.lock);
 
 	/* The thread takes the lock per message: stop it unlocked. */
-	if (thread)
+	if (thread) {
 		kthread_stop(thread);
+		put_task_struct(thread);
+	}
 
 	mutex_lock(&lite_cluster.lock);
 	for (i = 1; i < LITE_MAX_NODES; i++)
