@@ -230,6 +230,12 @@ chk_judge_lite() {
 	v=$(chk_fact "$h" lite) dev=$(chk_fact "$h" litedev)
 	read -r qt qr qz <<<"$(chk_fact "$h" liteqps)" || true
 	[ -z "$qt" ] || qps=" qps_ready=$qr/$qt"
+	# lite-join --status's second line, manager=lost: ..., is a fact too.
+	if [ -n "$(chk_fact "$h" manager)" ]; then
+		chk_row "$h" lite FAIL "the manager connection is lost: no membership change reaches this node; $v" \
+			"lite-ae install rejoins every node; check that lite-manager runs on $INV_MANAGER"
+		return
+	fi
 	if [ "$(chk_fact "$h" liteunsafe)" = Y ] && [ "$v" != not-loaded ]; then
 		chk_row "$h" lite WARN "UNSAFE: loaded with unsafe_global_rkey=1, every peer can read and write all memory of this host its RDMA device reaches; $v" \
 			"drop unsafe_global_rkey from lite_params unless the device cannot fast-register (docs/security.md)"
@@ -238,12 +244,6 @@ chk_judge_lite() {
 	if [ "${qz:-0}" != 0 ] && [ "$v" != not-loaded ]; then
 		chk_row "$h" lite FAIL "$qz of $qt QPs send to the zero MAC 00:00:00:00:00:00 (a RoCE NIC drops what they send); $v" \
 			"the peer's next hop did not resolve: dmesg names it; check that the hosts reach each other's fabric_ip (ARP/ND) from the GID's net device"
-		return
-	fi
-	# lite-join --status's second line, manager=lost: ..., is a fact too.
-	if [ -n "$(chk_fact "$h" manager)" ]; then
-		chk_row "$h" lite FAIL "the manager connection is lost: no membership change reaches this node; $v" \
-			"lite-ae install rejoins every node; check that lite-manager runs on $INV_MANAGER"
 		return
 	fi
 	if [ -n "$qt" ] && [ "$qr" != "$qt" ] && [ "$v" != not-loaded ]; then
