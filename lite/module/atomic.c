@@ -323,7 +323,6 @@ int lite_atomic_serve(const struct lite_ctrl_atomic *req,
 	return ret;
 }
 
-
 /**
  * lite_atomic() - an atomic operation through a handle
  * @h: the handle (checked by the caller: READ, WRITE, ATOMIC, password,

@@ -205,4 +205,3 @@ void lite_av_show(struct seq_file *m, struct lite_peer *peer)
 		seq_printf(m, " sl=%u\n", READ_ONCE(lite_param_sl));
 	}
 }
-

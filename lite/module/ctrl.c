@@ -12,7 +12,6 @@
 #include <linux/xarray.h>
 
 #include "lite_priv.h"
-#include "lite_ctx.h"
 #include "wire.h"
 #include "wire_check.h"
 
@@ -131,7 +130,7 @@ err_put:
  * Context: module load, before the device is taken (no request can
  * arrive yet). A type served twice is a bug, and keeps its first server.
  */
-void lite_ctrl_register(const struct lite_ctrl_service *svc)
+void __init lite_ctrl_register(const struct lite_ctrl_service *svc)
 {
 	unsigned int i;
 	u16 type;
@@ -383,8 +382,14 @@ bad:
 		       len);
 }
 
-int lite_ctrl_init(void)
+int __init lite_ctrl_init(void)
 {
+	u16 type;
+
+	/* Every type wire_check.c lets in has a server (main.c registers). */
+	for (type = 1; type < LITE_CTRL_NR_TYPES; type++)
+		WARN(!lite_ctrl_services[type], "no server for control type %u\n",
+		     type);
 	lite_ctrl_wq = alloc_workqueue("lite_ctrl", WQ_UNBOUND, 0);
 	return lite_ctrl_wq ? 0 : -ENOMEM;
 }

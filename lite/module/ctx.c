@@ -58,14 +58,10 @@ void lite_ctx_destroy(struct lite_ctx *ctx)
 {
 	struct lite_handle *h;
 	unsigned long id;
-	void *entry;
 
 	/* First: freeing its LMRs below would wait for these anyway. */
 	lite_async_destroy(ctx->async);
-	lite_rpc_ctx_release(ctx);
-	xa_for_each(&ctx->replies, id, entry)
-		lite_rpc_drop_token(id);
-	xa_destroy(&ctx->replies);
+	lite_rpc_ctx_release(ctx);	/* and the replies it owes */
 	lite_sync_ctx_gone(ctx->id);
 
 	xa_for_each(&ctx->handles, id, h) {

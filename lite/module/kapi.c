@@ -150,7 +150,7 @@ int liteapi_rdma_read_offset(unsigned int lite_handler, void *local_addr,
 EXPORT_SYMBOL_GPL(liteapi_rdma_read_offset);
 
 /* A posted read or write of the kernel's context; @addr is kernel memory. */
-static int lite_kapi_post(unsigned int handle, const void *addr, u64 size,
+static int lite_kapi_post(unsigned int handle, void *addr, u64 size,
 			  u64 offset, int password, u64 id, bool write)
 {
 	if (!addr)
@@ -180,8 +180,8 @@ static int lite_kapi_post(unsigned int handle, const void *addr, u64 size,
 int liteapi_rdma_write_async(unsigned int lite_handler, const void *local_addr,
 			     u64 size, u64 offset, int password, u64 id)
 {
-	return lite_kapi_post(lite_handler, local_addr, size, offset, password,
-			      id, true);
+	return lite_kapi_post(lite_handler, (void *)local_addr, size, offset,
+			      password, id, true);
 }
 EXPORT_SYMBOL_GPL(liteapi_rdma_write_async);
 

@@ -17,15 +17,16 @@
 
 /*
  * ctx.c: one open /dev/lite, or the kernel API's. Services are handed a
- * context and read it; ctx.c, which makes and ends them (and so calls
- * every service), is in the layer above them.
+ * context; ctx.c, which makes and ends them (and so calls every service),
+ * is in the layer above them. A service keeps its own state in one:
+ * @replies is RPC's (rpc_server.c), which also empties it at the end.
  */
 struct lite_handle;
 struct lite_async;
 
 struct lite_ctx {
 	struct xarray		handles;	/* id -> struct lite_handle */
-	struct xarray		replies;	/* RPC descriptors it owes */
+	struct xarray		replies;	/* RPC descriptors it owes (RPC's) */
 	u64			id;		/* names it to lock homes */
 	u32			uid;		/* of the opener; 0: the kernel */
 	struct lite_user	*user;		/* its limits, or NULL */
@@ -105,23 +106,6 @@ void lite_handle_mark_revoked(struct lite_handle *h);
 int lite_handle_free_lmr(struct lite_handle *h);
 int lite_handles_revoke(u16 node, u32 gen, u32 lmr_id);
 extern const struct lite_ctrl_service lite_handle_ctrl_service;
-
-/* ubuf.c: zero-copy user buffers (mmap of /dev/lite) */
-struct lite_ubuf {
-	struct kref		ref;	/* one per vma + one per operation */
-	unsigned long		len;
-	unsigned int		chunk_shift;
-	struct lite_user	*user;	/* charged LITE_RES_ZC_BYTES, or NULL */
-	struct page		*chunks[];	/* first page of each chunk */
-};
-
-struct vm_area_struct;
-
-int lite_ubuf_mmap(struct lite_user *user, struct vm_area_struct *vma);
-struct lite_ubuf *lite_ubuf_find(unsigned long addr, u64 len, u64 *off);
-struct page *lite_ubuf_page(struct lite_ubuf *ub, u64 off, u32 *in_chunk,
-			    u64 *avail);
-void lite_ubuf_put(struct lite_ubuf *ub);
 
 /*
  * rdma.c: one-sided operations on a remote LMR, and a context's queue of

@@ -273,6 +273,7 @@ struct lite_peer *lite_peer_create(struct lite_dev *dev, u16 id, u32 gen,
 				   const struct lite_msg_peer_up *up,
 				   unsigned int nr_qps, u16 my_id, u32 my_gen);
 void lite_peer_put(struct lite_peer *peer);
+struct dentry;
 #ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
 void lite_qp_faults_init(struct dentry *dir);
 #else
@@ -316,6 +317,7 @@ static inline struct ib_atomic_wr lite_atomic_wr(struct ib_sge *sge,
 		.rkey		= rkey,
 	};
 }
+
 void lite_qp_complete(struct lite_qp *lqp, enum ib_wc_status status);
 
 /*
@@ -483,6 +485,23 @@ void lite_user_uncharge(struct lite_user *u, enum lite_res res, u64 n);
 void lite_user_exit(void);
 
 struct lite_ctx;		/* a context: lite_ctx.h */
+
+/* ubuf.c: zero-copy user buffers (mmap of /dev/lite) */
+struct lite_ubuf {
+	struct kref		ref;	/* one per vma + one per operation */
+	unsigned long		len;
+	unsigned int		chunk_shift;
+	struct lite_user	*user;	/* charged LITE_RES_ZC_BYTES, or NULL */
+	struct page		*chunks[];	/* first page of each chunk */
+};
+
+struct vm_area_struct;
+
+int lite_ubuf_mmap(struct lite_user *user, struct vm_area_struct *vma);
+struct lite_ubuf *lite_ubuf_find(unsigned long addr, u64 len, u64 *off);
+struct page *lite_ubuf_page(struct lite_ubuf *ub, u64 off, u32 *in_chunk,
+			    u64 *avail);
+void lite_ubuf_put(struct lite_ubuf *ub);
 
 /*
  * rpc.c, rpc_client.c, rpc_server.c: RPC over write-with-immediate

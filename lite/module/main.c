@@ -19,7 +19,7 @@
  * (it stops using a departed peer's rings), then locks and barriers,
  * atomics, and LMRs last, whose memory goes once nothing else uses it.
  */
-static void lite_layers_connect(void)
+static void __init lite_layers_connect(void)
 {
 	lite_dev_ops = (struct lite_dev_ops) {
 		.event		= lite_membership_dev_event,

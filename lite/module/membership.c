@@ -28,6 +28,11 @@
 #define LITE_JOIN_TIMEOUT	(10 * HZ)
 
 static struct lite_cluster {
+	/*
+	 * One leave at a time (a fatal device event during rmmod): a second
+	 * must not free the socket the first one's thread still reads.
+	 */
+	struct mutex		leave;
 	struct mutex		lock;	/* everything below */
 	struct lite_dev		*dev;
 	struct socket		*sock;
@@ -40,6 +45,7 @@ static struct lite_cluster {
 	struct lite_peer	*peers[LITE_MAX_NODES];	/* + peers_lock to change */
 	spinlock_t		peers_lock;	/* peers[] for lite_peer_get() */
 } lite_cluster = {
+	.leave = __MUTEX_INITIALIZER(lite_cluster.leave),
 	.lock = __MUTEX_INITIALIZER(lite_cluster.lock),
 	.peers_lock = __SPIN_LOCK_UNLOCKED(lite_cluster.peers_lock),
 };
@@ -328,7 +334,8 @@ static int lite_recv_msg(struct socket *sock, union lite_msg_body *body)
 }
 
 /* The services' membership events, in the order they subscribed. */
-static const struct lite_member_ops *lite_member_subs[8] __ro_after_init;
+#define LITE_MAX_MEMBER_OPS	8
+static const struct lite_member_ops *lite_member_subs[LITE_MAX_MEMBER_OPS] __ro_after_init;
 static unsigned int lite_nr_member_subs __ro_after_init;
 
 #define lite_member_notify(event, ...)					\
@@ -346,7 +353,7 @@ static unsigned int lite_nr_member_subs __ro_after_init;
  *
  * Context: module load, before the device is taken (main.c).
  */
-void lite_member_subscribe(const struct lite_member_ops *ops)
+void __init lite_member_subscribe(const struct lite_member_ops *ops)
 {
 	if (WARN_ON(lite_nr_member_subs == ARRAY_SIZE(lite_member_subs)))
 		return;
@@ -856,6 +863,7 @@ void lite_membership_exit(void)
 	struct task_struct *thread;
 	unsigned int i;
 
+	mutex_lock(&lite_cluster.leave);
 	mutex_lock(&lite_cluster.lock);
 	thread = lite_cluster.thread;
 	lite_cluster.thread = NULL;
@@ -889,4 +897,5 @@ void lite_membership_exit(void)
 	lite_cluster.dev = NULL;
 	WRITE_ONCE(lite_cluster.lost, false);
 	mutex_unlock(&lite_cluster.lock);
+	mutex_unlock(&lite_cluster.leave);
 }

@@ -2,7 +2,8 @@
 /*
  * The module parameters that choose the device, the address and the QPs'
  * transport settings. They sit below every layer (docs/architecture.md):
- * the device and QP code reads them, main.c checks them at load.
+ * the device and QP code reads them, main.c checks them at load. A
+ * parameter only one file reads (a timeout, a limit) is kept there.
  */
 #include <linux/module.h>
 

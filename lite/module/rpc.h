@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * LITE RPC internals (docs/rpc.md) shared by its three files, split the
+ * LITE RPC internals (docs/rpc.md) shared by its four files, split the
  * way rtrs splits its client and server: rpc.c posts messages and sorts
- * incoming immediates, rpc_client.c is the calling side (our rings on
- * other nodes, calls waiting for replies), rpc_server.c the receiving side
- * (rings on this node, ports, replies owed). The ring and the header of a
+ * incoming immediates, rpc_client.c is the sending side (our rings on
+ * other nodes), rpc_call.c the calls waiting for replies, rpc_server.c
+ * the receiving side (rings on this node, ports, replies owed). The ring and the header of a
  * request, which cross the wire: wire.h.
  */
 #ifndef LITE_RPC_H

@@ -36,7 +36,7 @@ static void lite_rpc_call_free(struct lite_rpc_call *call)
 }
 
 void lite_rpc_rx_reply(struct lite_peer *peer, u32 imm, u32 byte_len,
-			      bool with_data)
+		       bool with_data)
 {
 	static const int errs[] = { 0, -EMSGSIZE, -ECONNREFUSED, -EPROTO };
 	struct lite_rpc_call *call;

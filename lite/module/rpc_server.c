@@ -751,13 +751,20 @@ void lite_rpc_drop_token(u64 desc)
 }
 
 /**
- * lite_rpc_ctx_release() - a context goes away: unregister its ports
+ * lite_rpc_ctx_release() - a context goes away: unregister its ports and
+ * refuse the calls it still owed a reply
  * @ctx: the context
  */
 void lite_rpc_ctx_release(struct lite_ctx *ctx)
 {
+	unsigned long id;
+	void *entry;
+
 	lite_rpc_unregister(ctx);
 	flush_work(&lite_rpc_orphans);
+	xa_for_each(&ctx->replies, id, entry)
+		lite_rpc_drop_token(id);
+	xa_destroy(&ctx->replies);
 }
 /* ---- membership --------------------------------------------------------- */
 

@@ -19,7 +19,6 @@
 
 #include "compat.h"
 #include "lite_priv.h"
-#include "lite_ctx.h"
 
 #define LITE_UBUF_CHUNK_SHIFT	20	/* 1 MiB: few SGEs, easy to allocate */
 #define LITE_UBUF_MAX		(1UL << 30)

@@ -33,8 +33,8 @@ static void __attribute__((noreturn)) usage(int status)
 		"  -i, --ib-port PORT   RDMA port (default: the module's)\n"
 		"  -k, --key-file FILE  the cluster key (default %s)\n"
 		"  -s, --status         print the state instead of joining\n"
-		"  -w, --wait N         with --status: wait until N nodes are reachable\n"
-		"                       and the manager connection is up\n"
+		"  -w, --wait N         with --status: wait until N nodes are reachable;\n"
+		"                       fails at once when the manager connection is lost\n"
 		"  -t, --timeout SECS   limit for --wait (default 60)\n"
 		"  -h, --help           this text\n",
 		LITE_PROTO_DEFAULT_PORT, LITE_KEY_FILE);
@@ -68,9 +68,9 @@ static int print_status(int fd, unsigned int want, unsigned int timeout)
 			perror("lite-join: LITE_IOC_CLUSTER");
 			return 1;
 		}
-		/* A lost manager's view does not count as reachable. */
-		if (!want || time(NULL) >= deadline ||
-		    (c.nr_nodes >= want && !(c.flags & LITE_CLUSTER_MANAGER_LOST)))
+		/* A lost manager's view is not waited on: only a rejoin helps. */
+		if (!want || c.nr_nodes >= want || time(NULL) >= deadline ||
+		    (c.flags & LITE_CLUSTER_MANAGER_LOST))
 			break;
 		usleep(200 * 1000);
 	}
