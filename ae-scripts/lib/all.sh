@@ -33,10 +33,11 @@ all_step() {
 
 ae_all() {
 	local step dir rc failed=""
-	local -a figs steps
+	local -a figs steps guesses
 	mapfile -t figs < <(fig_list)
 	steps=(deps up check install "${figs[@]}" plots)
-	progress_init "${steps[@]}"
+	mapfile -t guesses < <(ref_step_guesses "${steps[@]}")
+	progress_init "${guesses[@]}"
 	for step in "${steps[@]}"; do
 		progress_start "$step"
 		dir=""

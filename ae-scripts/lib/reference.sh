@@ -123,7 +123,7 @@ ref_one() {
 # clean-tree and knob checks (make reference runs it before booting).
 fig_reference() {
 	local commit start=$SECONDS t0 rc name dir i log exp=$AE_ROOT/exp.md table started
-	local -a names=() dirs=() secs=() labels=()
+	local -a names=() dirs=() secs=() labels=() guesses=()
 	if [ "${1:-}" = --check ]; then
 		commit=$(ref_preflight)
 		ae_log "reference: tree clean at ${commit:0:12}, no knobs set"
@@ -136,7 +136,8 @@ fig_reference() {
 	ae_log "reference: ${#names[@]} figures at ${commit:0:12}: ${names[*]}"
 	# One progress line as each step starts and ends (lib/progress.sh).
 	if [ -z "${AE_REFERENCE_RUNNER:-}" ]; then
-		progress_init install "${names[@]}"
+		mapfile -t guesses < <(ref_step_guesses install "${names[@]}")
+		progress_init "${guesses[@]}"
 		# The module the LITE figures measure is built from this commit.
 		progress_start install
 		t0=$SECONDS
@@ -237,4 +238,23 @@ plots/reference/ and exp.md are unchanged; the runs stay in ${dirs[0]%/*}/"
 	progress_summary reference
 	ae_log "reference: plots/reference/ now holds ${#names[@]} figures at ${commit:0:12}, and exp.md's targets table is theirs:"
 	ae_log "  git add -A plots/reference exp.md && git commit -m 'plots/reference: make reference at ${commit:0:12}'"
+}
+
+# ref_step_guesses STEP...: each STEP, as STEP=SECS where the committed
+# reference run timed it (plots/reference/reference.txt: the figures and
+# the install), for progress_init: what a first run on this kind of
+# machine estimates from, until it has a record of its own. Only for the
+# run the reference was made with: its inventory, no QUICK, FULL or
+# debug kernel (PROGRESS_CONTEXT says).
+ref_step_guesses() {
+	local f=$AE_ROOT/plots/reference/reference.txt step key secs
+	for step in "$@"; do
+		secs=""
+		if [ -r "$f" ] && [ "$PROGRESS_CONTEXT" = "$(basename "$(sed -n 's/^inventory: //p' "$f")")" ]; then
+			key=$step
+			[ "$step" != install ] || key="(install)"
+			secs=$(awk -v k="elapsed $key:" 'index($0, k) == 1 && $NF == "s" { print $(NF - 1) }' "$f")
+		fi
+		echo "$step${secs:+=$secs}"
+	done
 }
