@@ -504,7 +504,7 @@ struct page *lite_ubuf_page(struct lite_ubuf *ub, u64 off, u32 *in_chunk,
 void lite_ubuf_put(struct lite_ubuf *ub);
 
 /*
- * rpc.c, rpc_client.c, rpc_server.c: RPC over write-with-immediate
+ * rpc.c, rpc_client.c, rpc_call.c, rpc_server.c: RPC over write-with-immediate
  * (docs/rpc.md); their internals: rpc.h
  */
 struct lite_ctrl_rpc_open;
