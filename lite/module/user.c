@@ -14,41 +14,43 @@
 
 #include "lite_priv.h"
 
-static unsigned int lite_user_lmr_mb;
-module_param_named(user_lmr_mb, lite_user_lmr_mb, uint, 0644);
-MODULE_PARM_DESC(user_lmr_mb, "MiB of LMRs one user of this node may have allocated, on any node (default: a quarter of RAM)");
+/*
+ * One limit per resource, each a parameter writable at run time. Byte
+ * resources are set in MiB; 0 for LMR and zero-copy bytes is a share of
+ * RAM (lite_user_limit()).
+ */
+static unsigned int lite_user_max[LITE_RES_NR] = {
+	[LITE_RES_HANDLES]	= 65536,
+	[LITE_RES_CALLS]	= 1024,
+	[LITE_RES_LOCKS]	= 1024,
+	[LITE_RES_PUBS]		= 1024,
+	[LITE_RES_ASYNC_BYTES]	= 256,
+	[LITE_RES_PORTS]	= 8,
+	[LITE_RES_RING_BYTES]	= 256,
+};
 
-static unsigned int lite_user_zc_mb;
-module_param_named(user_zc_mb, lite_user_zc_mb, uint, 0644);
-MODULE_PARM_DESC(user_zc_mb, "MiB of zero-copy buffers (mmap of /dev/lite) one user may hold (default: an eighth of RAM)");
+#define LITE_USER_PARAM(name, res, desc)				\
+	module_param_named(name, lite_user_max[res], uint, 0644);	\
+	MODULE_PARM_DESC(name, desc)
 
-static unsigned int lite_user_handles = 65536;
-module_param_named(user_handles, lite_user_handles, uint, 0644);
-MODULE_PARM_DESC(user_handles, "LMR handles one user may hold (default: 65536)");
-
-static unsigned int lite_user_calls = 1024;
-module_param_named(user_calls, lite_user_calls, uint, 0644);
-MODULE_PARM_DESC(user_calls, "RPC calls of one user waiting for a reply, abandoned ones included (default: 1024)");
-
-static unsigned int lite_user_locks = 1024;
-module_param_named(user_locks, lite_user_locks, uint, 0644);
-MODULE_PARM_DESC(user_locks, "locks one user of one node may have created on this node (default: 1024)");
-
-static unsigned int lite_user_async_mb = 256;
-module_param_named(user_async_mb, lite_user_async_mb, uint, 0644);
-MODULE_PARM_DESC(user_async_mb, "MiB one user's posted, unreaped reads and writes may move, over all its open files (default: 256)");
-
-static unsigned int lite_user_pubs = 1024;
-module_param_named(user_pubs, lite_user_pubs, uint, 0644);
-MODULE_PARM_DESC(user_pubs, "publications one user of one node may have on this node's LMRs (default: 1024)");
-
-static unsigned int lite_user_ports = 8;
-module_param_named(user_ports, lite_user_ports, uint, 0644);
-MODULE_PARM_DESC(user_ports, "RPC ports one user may have registered on this node (default: 8)");
-
-static unsigned int lite_user_ring_mb = 256;
-module_param_named(user_ring_mb, lite_user_ring_mb, uint, 0644);
-MODULE_PARM_DESC(user_ring_mb, "MiB of RPC rings (4 MiB per sending node and port) senders may open on one user's ports (default: 256)");
+LITE_USER_PARAM(user_lmr_mb, LITE_RES_LMR_BYTES,
+	"MiB of LMRs one user of this node may have allocated, on any node (default: a quarter of RAM)");
+LITE_USER_PARAM(user_zc_mb, LITE_RES_ZC_BYTES,
+	"MiB of zero-copy buffers (mmap of /dev/lite) one user may hold (default: an eighth of RAM)");
+LITE_USER_PARAM(user_handles, LITE_RES_HANDLES,
+	"LMR handles one user may hold (default: 65536)");
+LITE_USER_PARAM(user_calls, LITE_RES_CALLS,
+	"RPC calls of one user waiting for a reply, abandoned ones included (default: 1024)");
+LITE_USER_PARAM(user_locks, LITE_RES_LOCKS,
+	"locks one user of one node may have created on this node (default: 1024)");
+LITE_USER_PARAM(user_async_mb, LITE_RES_ASYNC_BYTES,
+	"MiB one user's posted, unreaped reads and writes may move, over all its open files (default: 256)");
+LITE_USER_PARAM(user_pubs, LITE_RES_PUBS,
+	"publications one user of one node may have on this node's LMRs (default: 1024)");
+LITE_USER_PARAM(user_ports, LITE_RES_PORTS,
+	"RPC ports one user may have registered on this node (default: 8)");
+LITE_USER_PARAM(user_ring_mb, LITE_RES_RING_BYTES,
+	"MiB of RPC rings (4 MiB per sending node and port) senders may open on one user's ports (default: 256)");
 
 struct lite_user {
 	struct hlist_node	link;
@@ -126,32 +128,19 @@ void lite_user_put(struct lite_user *u)
 
 static u64 lite_user_limit(enum lite_res res)
 {
+	u64 v = READ_ONCE(lite_user_max[res]);	/* writable at run time */
 	u64 ram = (u64)totalram_pages() << PAGE_SHIFT;
-	unsigned int mb;
 
 	switch (res) {
 	case LITE_RES_LMR_BYTES:
-		mb = READ_ONCE(lite_user_lmr_mb);	/* writable at run time */
-		return mb ? (u64)mb << 20 : ram / 4;
+		return v ? v << 20 : ram / 4;
 	case LITE_RES_ZC_BYTES:
-		mb = READ_ONCE(lite_user_zc_mb);
-		return mb ? (u64)mb << 20 : ram / 8;
-	case LITE_RES_HANDLES:
-		return READ_ONCE(lite_user_handles);
-	case LITE_RES_CALLS:
-		return READ_ONCE(lite_user_calls);
-	case LITE_RES_LOCKS:
-		return READ_ONCE(lite_user_locks);
-	case LITE_RES_PUBS:
-		return READ_ONCE(lite_user_pubs);
+		return v ? v << 20 : ram / 8;
 	case LITE_RES_ASYNC_BYTES:
-		return (u64)READ_ONCE(lite_user_async_mb) << 20;
-	case LITE_RES_PORTS:
-		return READ_ONCE(lite_user_ports);
 	case LITE_RES_RING_BYTES:
-		return (u64)READ_ONCE(lite_user_ring_mb) << 20;
+		return v << 20;
 	default:
-		return 0;
+		return v;
 	}
 }
 
