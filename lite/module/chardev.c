@@ -7,253 +7,222 @@
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/nospec.h>
 #include <linux/uaccess.h>
 
 #include "lite_priv.h"
 #include "lite_ctx.h"
 #include "../include/uapi/lite.h"
 
-static long lite_ioctl_join(void __user *uarg)
+/*
+ * Every handler works on the kernel's copy of its argument struct: the
+ * dispatcher (lite_ioctl()) copies it in, and for an _IOWR command back
+ * out whatever the result (a failed fence still reports what is
+ * outstanding). A handler that made something the caller must learn of (a
+ * handle, an RPC descriptor) names how to take it back should that copy
+ * fail, so nothing is left that nobody holds.
+ */
+static long lite_ioctl_join(struct lite_ctx *ctx, void *data, unsigned int cmd)
 {
-	struct lite_ioc_join arg;
-	int ret;
+	struct lite_ioc_join *arg = data;
 
 	if (!capable(CAP_NET_ADMIN))
 		return -EPERM;
-	if (copy_from_user(&arg, uarg, sizeof(arg)))
-		ret = -EFAULT;
-	else if (arg.reserved || arg.port == 0 || arg.port > U16_MAX ||
-		 strnlen(arg.manager, sizeof(arg.manager)) == sizeof(arg.manager))
-		ret = -EINVAL;
-	else
-		ret = lite_membership_join(arg.manager, arg.port, arg.ib_port,
-					   arg.key, &arg.node_id);
-	/* The key stays with the membership only; not on our stack. */
-	memzero_explicit(arg.key, sizeof(arg.key));
-	if (ret)
-		return ret;
-	return put_user(arg.node_id, &((struct lite_ioc_join __user *)uarg)->node_id);
+	if (arg->reserved || arg->port == 0 || arg->port > U16_MAX ||
+	    strnlen(arg->manager, sizeof(arg->manager)) == sizeof(arg->manager))
+		return -EINVAL;
+	return lite_membership_join(arg->manager, arg->port, arg->ib_port,
+				    arg->key, &arg->node_id);
 }
 
-static long lite_ioctl_cluster(void __user *uarg)
+static long lite_ioctl_cluster(struct lite_ctx *ctx, void *data,
+			       unsigned int cmd)
 {
-	struct lite_ioc_cluster arg;
+	struct lite_ioc_cluster *arg = data;
 
-	if (copy_from_user(&arg, uarg, sizeof(arg)))
-		return -EFAULT;
-	arg.nr_nodes = lite_nr_nodes(&arg.connected);
-	arg.flags = lite_atomic_on_nic() ? LITE_CLUSTER_NIC_ATOMICS : 0;
+	arg->nr_nodes = lite_nr_nodes(&arg->connected);
+	arg->flags = lite_atomic_on_nic() ? LITE_CLUSTER_NIC_ATOMICS : 0;
 	if (lite_membership_lost())
-		arg.flags |= LITE_CLUSTER_MANAGER_LOST;
-	arg.node_id = lite_node_id();
-	arg.qps_per_peer = lite_qps_per_peer();
-	return copy_to_user(uarg, &arg, sizeof(arg)) ? -EFAULT : 0;
-}
-
-static long lite_ioctl_alloc(struct lite_ctx *ctx, void __user *uarg)
-{
-	struct lite_ioc_alloc arg;
-	int ret;
-
-	if (copy_from_user(&arg, uarg, sizeof(arg)))
-		return -EFAULT;
-	ret = lite_api_alloc(ctx, arg.node, arg.size, arg.flags, arg.password,
-			     &arg.handle);
-	if (ret)
-		return ret;
-	if (put_user(arg.handle, &((struct lite_ioc_alloc __user *)uarg)->handle)) {
-		lite_api_free(ctx, arg.handle);
-		return -EFAULT;
-	}
+		arg->flags |= LITE_CLUSTER_MANAGER_LOST;
+	arg->node_id = lite_node_id();
+	arg->qps_per_peer = lite_qps_per_peer();
 	return 0;
 }
 
-static long lite_ioctl_handle(struct lite_ctx *ctx, void __user *uarg,
-			      bool free)
+static long lite_ioctl_alloc(struct lite_ctx *ctx, void *data, unsigned int cmd)
 {
-	struct lite_ioc_handle arg;
+	struct lite_ioc_alloc *arg = data;
 
-	if (copy_from_user(&arg, uarg, sizeof(arg)))
-		return -EFAULT;
-	if (arg.reserved)
-		return -EINVAL;
-	return free ? lite_api_free(ctx, arg.handle) :
-		      lite_api_unmap(ctx, arg.handle);
+	return lite_api_alloc(ctx, arg->node, arg->size, arg->flags,
+			      arg->password, &arg->handle);
 }
 
-static long lite_ioctl_rw(struct lite_ctx *ctx, void __user *uarg, bool write)
+static void lite_ioctl_alloc_undo(struct lite_ctx *ctx, void *data)
 {
-	struct lite_ioc_rw arg;
+	lite_api_free(ctx, ((struct lite_ioc_alloc *)data)->handle);
+}
+
+static long lite_ioctl_handle(struct lite_ctx *ctx, void *data,
+			      unsigned int cmd)
+{
+	struct lite_ioc_handle *arg = data;
+
+	if (arg->reserved)
+		return -EINVAL;
+	return cmd == LITE_IOC_FREE ? lite_api_free(ctx, arg->handle) :
+				      lite_api_unmap(ctx, arg->handle);
+}
+
+static long lite_ioctl_rw(struct lite_ctx *ctx, void *data, unsigned int cmd)
+{
+	struct lite_ioc_rw *arg = data;
+	bool write = cmd == LITE_IOC_WRITE;
 	struct iov_iter iter;
 
-	if (copy_from_user(&arg, uarg, sizeof(arg)))
-		return -EFAULT;
-	if (arg.reserved || arg.priority > LITE_PRIO_LOW)
+	if (arg->reserved || arg->priority > LITE_PRIO_LOW)
 		return -EINVAL;
-	if (arg.size > LITE_LMR_MAX_SIZE)
+	if (arg->size > LITE_LMR_MAX_SIZE)
 		return -ERANGE;	/* longer than any LMR */
-	if (!access_ok(u64_to_user_ptr(arg.addr), arg.size))
+	if (!access_ok(u64_to_user_ptr(arg->addr), arg->size))
 		return -EFAULT;
 	iov_iter_ubuf(&iter, write ? ITER_SOURCE : ITER_DEST,
-		      u64_to_user_ptr(arg.addr), arg.size);
-	return lite_api_rw(ctx, arg.handle, arg.password, arg.offset, &iter,
-			   arg.size, write, arg.priority);
+		      u64_to_user_ptr(arg->addr), arg->size);
+	return lite_api_rw(ctx, arg->handle, arg->password, arg->offset, &iter,
+			   arg->size, write, arg->priority);
 }
 
-static long lite_ioctl_post(struct lite_ctx *ctx, void __user *uarg)
+static long lite_ioctl_post(struct lite_ctx *ctx, void *data, unsigned int cmd)
 {
-	struct lite_ioc_post arg;
+	struct lite_ioc_post *arg = data;
 
-	if (copy_from_user(&arg, uarg, sizeof(arg)))
-		return -EFAULT;
-	if (arg.reserved ||
-	    (arg.op != LITE_POST_READ && arg.op != LITE_POST_WRITE))
+	if (arg->reserved ||
+	    (arg->op != LITE_POST_READ && arg->op != LITE_POST_WRITE))
 		return -EINVAL;
-	if (!arg.size || arg.size > LITE_ASYNC_MAX_SIZE)
+	if (!arg->size || arg->size > LITE_ASYNC_MAX_SIZE)
 		return -EINVAL;
-	if (!access_ok(u64_to_user_ptr(arg.addr), arg.size))
+	if (!access_ok(u64_to_user_ptr(arg->addr), arg->size))
 		return -EFAULT;
-	return lite_api_post(ctx, arg.handle, arg.password, arg.offset,
-			     arg.addr, false, arg.size,
-			     arg.op == LITE_POST_WRITE, arg.id);
+	return lite_api_post(ctx, arg->handle, arg->password, arg->offset,
+			     arg->addr, false, arg->size,
+			     arg->op == LITE_POST_WRITE, arg->id);
 }
 
 #define LITE_POLL_MAX		4096
 #define LITE_POLL_BATCH		16	/* completions reaped per copy out */
 
-static long lite_ioctl_poll(struct lite_ctx *ctx, void __user *uarg)
+static long lite_ioctl_poll(struct lite_ctx *ctx, void *data, unsigned int cmd)
 {
 	struct lite_completion c[LITE_POLL_BATCH];
-	struct lite_ioc_poll arg;
+	struct lite_ioc_poll *arg = data;
 	struct lite_completion __user *out;
 	unsigned int nr = 0;
 	int ret, n;
 
-	if (copy_from_user(&arg, uarg, sizeof(arg)))
-		return -EFAULT;
-	if (arg.reserved || arg.flags & ~LITE_POLL_FENCE ||
-	    arg.max > LITE_POLL_MAX || (arg.flags & LITE_POLL_FENCE && arg.max))
+	if (arg->reserved || arg->flags & ~LITE_POLL_FENCE ||
+	    arg->max > LITE_POLL_MAX ||
+	    (arg->flags & LITE_POLL_FENCE && arg->max))
 		return -EINVAL;
-	out = u64_to_user_ptr(arg.addr);
-	if (!access_ok(out, (size_t)arg.max * sizeof(*out)))
+	out = u64_to_user_ptr(arg->addr);
+	if (!access_ok(out, (size_t)arg->max * sizeof(*out)))
 		return -EFAULT;
-	if (arg.flags & LITE_POLL_FENCE) {
-		ret = lite_api_fence(ctx, arg.timeout_ms);
+	if (arg->flags & LITE_POLL_FENCE) {
+		ret = lite_api_fence(ctx, arg->timeout_ms);
 	} else {
 		/* Wait once; then take what is there, a batch at a time. */
 		ret = n = lite_api_poll(ctx, c,
-					min_t(u32, arg.max, LITE_POLL_BATCH),
-					arg.timeout_ms);
+					min_t(u32, arg->max, LITE_POLL_BATCH),
+					arg->timeout_ms);
 		while (n > 0) {
 			/* Lost on a fault: the caller gave a bad array. */
 			if (copy_to_user(out + nr, c, n * sizeof(*c)))
 				return -EFAULT;
 			nr += n;
 			n = 0;
-			if (nr < arg.max)
+			if (nr < arg->max)
 				n = lite_api_poll(ctx, c,
-						  min_t(u32, arg.max - nr,
+						  min_t(u32, arg->max - nr,
 							LITE_POLL_BATCH), 0);
 		}
 		if (ret > 0)
 			ret = 0;
 	}
-	arg.nr = nr;
-	arg.outstanding = lite_api_outstanding(ctx);
-	if (copy_to_user(uarg, &arg, sizeof(arg)))
-		return -EFAULT;
+	arg->nr = nr;
+	arg->outstanding = lite_api_outstanding(ctx);
 	return ret;
 }
 
-static long lite_ioctl_memset(struct lite_ctx *ctx, void __user *uarg)
+static long lite_ioctl_memset(struct lite_ctx *ctx, void *data,
+			      unsigned int cmd)
 {
-	struct lite_ioc_memset arg;
+	struct lite_ioc_memset *arg = data;
 
-	if (copy_from_user(&arg, uarg, sizeof(arg)))
-		return -EFAULT;
-	return lite_api_memset(ctx, arg.handle, arg.offset, arg.value, arg.size);
+	return lite_api_memset(ctx, arg->handle, arg->offset, arg->value,
+			       arg->size);
 }
 
-static long lite_ioctl_memcpy(struct lite_ctx *ctx, void __user *uarg)
+/* LITE_IOC_MEMCPY and LITE_IOC_MEMMOVE: both handle overlap. */
+static long lite_ioctl_memcpy(struct lite_ctx *ctx, void *data,
+			      unsigned int cmd)
 {
-	struct lite_ioc_memcpy arg;
+	struct lite_ioc_memcpy *arg = data;
 
-	if (copy_from_user(&arg, uarg, sizeof(arg)))
-		return -EFAULT;
-	return lite_api_memcpy(ctx, arg.dst, arg.dst_offset, arg.src,
-			       arg.src_offset, arg.size);
+	return lite_api_memcpy(ctx, arg->dst, arg->dst_offset, arg->src,
+			       arg->src_offset, arg->size);
 }
 
-static long lite_ioctl_publish(struct lite_ctx *ctx, void __user *uarg)
+static long lite_ioctl_publish(struct lite_ctx *ctx, void *data,
+			       unsigned int cmd)
 {
-	struct lite_ioc_publish arg;
+	struct lite_ioc_publish *arg = data;
 
-	if (copy_from_user(&arg, uarg, sizeof(arg)))
-		return -EFAULT;
-	if (arg.reserved)
+	if (arg->reserved)
 		return -EINVAL;
-	return lite_api_publish(ctx, arg.handle, arg.identifier, arg.perm,
-				arg.password);
+	return lite_api_publish(ctx, arg->handle, arg->identifier, arg->perm,
+				arg->password);
 }
 
-static long lite_ioctl_ask(struct lite_ctx *ctx, void __user *uarg)
+static long lite_ioctl_ask(struct lite_ctx *ctx, void *data, unsigned int cmd)
 {
-	struct lite_ioc_ask arg;
-	int ret;
+	struct lite_ioc_ask *arg = data;
 
-	if (copy_from_user(&arg, uarg, sizeof(arg)))
-		return -EFAULT;
-	ret = lite_api_ask(ctx, arg.node, arg.identifier, arg.perm,
-			   arg.password, &arg.handle);
-	if (ret)
-		return ret;
-	if (put_user(arg.handle, &((struct lite_ioc_ask __user *)uarg)->handle)) {
-		lite_api_unmap(ctx, arg.handle);
-		return -EFAULT;
-	}
-	return 0;
+	return lite_api_ask(ctx, arg->node, arg->identifier, arg->perm,
+			    arg->password, &arg->handle);
 }
 
-static long lite_ioctl_lmr_info(struct lite_ctx *ctx, void __user *uarg)
+static void lite_ioctl_ask_undo(struct lite_ctx *ctx, void *data)
 {
-	struct lite_ioc_lmr_info arg;
-	int ret;
+	lite_api_unmap(ctx, ((struct lite_ioc_ask *)data)->handle);
+}
 
-	if (copy_from_user(&arg, uarg, sizeof(arg)))
-		return -EFAULT;
-	if (arg.reserved)
+static long lite_ioctl_lmr_info(struct lite_ctx *ctx, void *data,
+				unsigned int cmd)
+{
+	struct lite_ioc_lmr_info *arg = data;
+
+	if (arg->reserved)
 		return -EINVAL;
-	ret = lite_api_lmr_info(ctx, arg.handle, &arg.node, &arg.size,
-				&arg.perm);
-	if (ret)
-		return ret;
-	return copy_to_user(uarg, &arg, sizeof(arg)) ? -EFAULT : 0;
+	return lite_api_lmr_info(ctx, arg->handle, &arg->node, &arg->size,
+				 &arg->perm);
 }
 
-static long lite_ioctl_register(struct lite_ctx *ctx, void __user *uarg)
+static long lite_ioctl_register(struct lite_ctx *ctx, void *data,
+				unsigned int cmd)
 {
-	struct lite_ioc_register arg;
+	struct lite_ioc_register *arg = data;
 
-	if (copy_from_user(&arg, uarg, sizeof(arg)))
-		return -EFAULT;
-	if (strnlen(arg.name, sizeof(arg.name)) == sizeof(arg.name))
+	if (strnlen(arg->name, sizeof(arg->name)) == sizeof(arg->name))
 		return -EINVAL;
-	return lite_rpc_register(ctx, arg.port, arg.max_size, arg.name);
+	return lite_rpc_register(ctx, arg->port, arg->max_size, arg->name);
 }
 
-static long lite_ioctl_query_port(void __user *uarg)
+static long lite_ioctl_query_port(struct lite_ctx *ctx, void *data,
+				  unsigned int cmd)
 {
-	struct lite_ioc_query_port arg;
-	int ret;
+	struct lite_ioc_query_port *arg = data;
 
-	if (copy_from_user(&arg, uarg, sizeof(arg)))
-		return -EFAULT;
-	if (arg.reserved)
+	if (arg->reserved)
 		return -EINVAL;
-	ret = lite_rpc_query_port(arg.node, arg.port, &arg.max_size);
-	if (ret)
-		return ret;
-	return copy_to_user(uarg, &arg, sizeof(arg)) ? -EFAULT : 0;
+	return lite_rpc_query_port(arg->node, arg->port, &arg->max_size);
 }
 
 /* A user buffer as an iov_iter; sizes are checked by the callee. */
@@ -267,87 +236,86 @@ static int lite_ubuf_iter(struct iov_iter *iter, u64 addr, u32 size,
 	return 0;
 }
 
-static long lite_ioctl_call(struct lite_ctx *ctx, void __user *uarg,
-			    bool one_way)
+/* LITE_IOC_CALL, and LITE_IOC_SEND: one way, no reply. */
+static long lite_ioctl_call(struct lite_ctx *ctx, void *data, unsigned int cmd)
 {
-	struct lite_ioc_rpc_call arg;
+	struct lite_ioc_rpc_call *arg = data;
+	bool one_way = cmd == LITE_IOC_SEND;
 	struct iov_iter src, dst;
 	int ret;
 
-	if (copy_from_user(&arg, uarg, sizeof(arg)))
-		return -EFAULT;
-	if (arg.priority > LITE_PRIO_LOW)
+	if (arg->priority > LITE_PRIO_LOW)
 		return -EINVAL;
-	if (arg.size > LITE_RPC_MAX_MSG)
+	if (arg->size > LITE_RPC_MAX_MSG)
 		return -EMSGSIZE;
-	if (one_way && (arg.reply_addr || arg.reply_max || arg.reply_len))
+	if (one_way && (arg->reply_addr || arg->reply_max || arg->reply_len))
 		return -EINVAL;
-	if (arg.reply_max > LITE_RPC_MAX_MSG)
+	if (arg->reply_max > LITE_RPC_MAX_MSG)
 		return -EINVAL;
-	ret = lite_ubuf_iter(&src, arg.addr, arg.size, true);
+	ret = lite_ubuf_iter(&src, arg->addr, arg->size, true);
 	if (ret)
 		return ret;
 	if (one_way)
-		return lite_rpc_send(arg.node, arg.port, &src, arg.size,
-				     arg.priority);
-	ret = lite_ubuf_iter(&dst, arg.reply_addr, arg.reply_max, false);
+		return lite_rpc_send(arg->node, arg->port, &src, arg->size,
+				     arg->priority);
+	ret = lite_ubuf_iter(&dst, arg->reply_addr, arg->reply_max, false);
 	if (ret)
 		return ret;
-	ret = lite_rpc_call(lite_ctx_user(ctx), arg.node, arg.port, &src,
-			    arg.size, &dst, arg.reply_max, arg.priority);
+	ret = lite_rpc_call(lite_ctx_user(ctx), arg->node, arg->port, &src,
+			    arg->size, &dst, arg->reply_max, arg->priority);
 	if (ret < 0)
 		return ret;
-	return put_user(ret, &((struct lite_ioc_rpc_call __user *)uarg)->reply_len);
+	arg->reply_len = ret;
+	return 0;
 }
 
-static long lite_ioctl_mcall(struct lite_ctx *ctx, void __user *uarg)
+static long lite_ioctl_mcall(struct lite_ctx *ctx, void *data,
+			     unsigned int cmd)
 {
 	struct lite_ioc_mcall_dst ud[LITE_MCAST_MAX];
+	struct lite_ioc_rpc_mcall *arg = data;
 	struct lite_ioc_mcall_dst __user *uds;
-	struct lite_ioc_rpc_mcall arg;
 	struct lite_rpc_mdst *dsts;
 	struct iov_iter src;
 	unsigned int i;
 	u64 reply;
 	long ret;
 
-	if (copy_from_user(&arg, uarg, sizeof(arg)))
-		return -EFAULT;
-	if (arg.reserved || !arg.nr || arg.nr > LITE_MCAST_MAX ||
-	    arg.priority > LITE_PRIO_LOW || arg.reply_max > LITE_RPC_MAX_MSG)
+	if (arg->reserved || !arg->nr || arg->nr > LITE_MCAST_MAX ||
+	    arg->priority > LITE_PRIO_LOW || arg->reply_max > LITE_RPC_MAX_MSG)
 		return -EINVAL;
-	if (arg.size > LITE_RPC_MAX_MSG)
+	if (arg->size > LITE_RPC_MAX_MSG)
 		return -EMSGSIZE;
-	uds = u64_to_user_ptr(arg.dsts);
-	if (copy_from_user(ud, uds, arg.nr * sizeof(ud[0])))
+	uds = u64_to_user_ptr(arg->dsts);
+	if (copy_from_user(ud, uds, arg->nr * sizeof(ud[0])))
 		return -EFAULT;
-	for (i = 0; i < arg.nr; i++)
+	for (i = 0; i < arg->nr; i++)
 		if (ud[i].reserved)
 			return -EINVAL;
-	ret = lite_ubuf_iter(&src, arg.addr, arg.size, true);
+	ret = lite_ubuf_iter(&src, arg->addr, arg->size, true);
 	if (ret)
 		return ret;
 	/* Every slot, checked at once: at most 16 MiB, no overflow. */
-	if (!access_ok(u64_to_user_ptr(arg.reply_addr),
-		       (u64)arg.nr * arg.reply_max))
+	if (!access_ok(u64_to_user_ptr(arg->reply_addr),
+		       (u64)arg->nr * arg->reply_max))
 		return -EFAULT;
-	dsts = kcalloc(arg.nr, sizeof(*dsts), GFP_KERNEL);
+	dsts = kcalloc(arg->nr, sizeof(*dsts), GFP_KERNEL);
 	if (!dsts)
 		return -ENOMEM;
-	for (i = 0; i < arg.nr; i++) {
+	for (i = 0; i < arg->nr; i++) {
 		dsts[i].node = ud[i].node;
-		reply = arg.reply_addr + (u64)i * arg.reply_max;
+		reply = arg->reply_addr + (u64)i * arg->reply_max;
 		iov_iter_ubuf(&dsts[i].dst, ITER_DEST, u64_to_user_ptr(reply),
-			      arg.reply_max);
+			      arg->reply_max);
 	}
-	ret = lite_rpc_mcall(lite_ctx_user(ctx), dsts, arg.nr, arg.port, &src,
-			     arg.size, arg.reply_max, arg.priority);
-	for (i = 0; ret >= 0 && i < arg.nr; i++) {
+	ret = lite_rpc_mcall(lite_ctx_user(ctx), dsts, arg->nr, arg->port,
+			     &src, arg->size, arg->reply_max, arg->priority);
+	for (i = 0; ret >= 0 && i < arg->nr; i++) {
 		ud[i].status = dsts[i].status;
 		ud[i].reply_len = dsts[i].len;
 	}
 	kfree(dsts);
-	if (ret >= 0 && copy_to_user(uds, ud, arg.nr * sizeof(ud[0])))
+	if (ret >= 0 && copy_to_user(uds, ud, arg->nr * sizeof(ud[0])))
 		return -EFAULT;
 	return ret;
 }
@@ -392,175 +360,187 @@ static long lite_do_reply(struct lite_ctx *ctx,
  * The request was consumed but its descriptor cannot reach the caller:
  * refuse the call now rather than let its caller wait for the timeout.
  */
-static long lite_recv_lost(struct lite_ctx *ctx,
+static void lite_recv_lost(struct lite_ctx *ctx,
 			   const struct lite_ioc_rpc_recv *arg)
 {
 	if (arg->descriptor != LITE_DESC_NO_REPLY &&
 	    lite_rpc_forget_token(ctx, arg->descriptor))
 		lite_rpc_drop_token(arg->descriptor);
-	return -EFAULT;
 }
 
-static long lite_ioctl_recv(struct lite_ctx *ctx, void __user *uarg)
+static long lite_ioctl_recv(struct lite_ctx *ctx, void *data, unsigned int cmd)
 {
-	struct lite_ioc_rpc_recv arg;
+	return lite_do_recv(ctx, data);
+}
+
+static void lite_ioctl_recv_undo(struct lite_ctx *ctx, void *data)
+{
+	lite_recv_lost(ctx, data);
+}
+
+static long lite_ioctl_reply(struct lite_ctx *ctx, void *data,
+			     unsigned int cmd)
+{
+	return lite_do_reply(ctx, data);
+}
+
+static long lite_ioctl_reply_recv(struct lite_ctx *ctx, void *data,
+				  unsigned int cmd)
+{
+	struct lite_ioc_rpc_reply_recv *arg = data;
 	long ret;
 
-	if (copy_from_user(&arg, uarg, sizeof(arg)))
-		return -EFAULT;
-	ret = lite_do_recv(ctx, &arg);
+	ret = lite_do_reply(ctx, &arg->reply);
 	if (ret)
 		return ret;
-	if (copy_to_user(uarg, &arg, sizeof(arg)))
-		return lite_recv_lost(ctx, &arg);
-	return 0;
+	return lite_do_recv(ctx, &arg->recv);
 }
 
-static long lite_ioctl_reply(struct lite_ctx *ctx, void __user *uarg)
+static void lite_ioctl_reply_recv_undo(struct lite_ctx *ctx, void *data)
 {
-	struct lite_ioc_rpc_reply arg;
-
-	if (copy_from_user(&arg, uarg, sizeof(arg)))
-		return -EFAULT;
-	return lite_do_reply(ctx, &arg);
+	lite_recv_lost(ctx, &((struct lite_ioc_rpc_reply_recv *)data)->recv);
 }
 
-static long lite_ioctl_reply_recv(struct lite_ctx *ctx, void __user *uarg)
+static long lite_ioctl_atomic(struct lite_ctx *ctx, void *data,
+			      unsigned int cmd)
 {
-	struct lite_ioc_rpc_reply_recv arg;
-	long ret;
+	struct lite_ioc_atomic *arg = data;
 
-	if (copy_from_user(&arg, uarg, sizeof(arg)))
-		return -EFAULT;
-	ret = lite_do_reply(ctx, &arg.reply);
-	if (ret)
-		return ret;
-	ret = lite_do_recv(ctx, &arg.recv);
-	if (ret)
-		return ret;
-	if (copy_to_user(uarg, &arg, sizeof(arg)))
-		return lite_recv_lost(ctx, &arg.recv);
-	return 0;
-}
-
-static long lite_ioctl_atomic(struct lite_ctx *ctx, void __user *uarg)
-{
-	struct lite_ioc_atomic arg;
-	int ret;
-
-	if (copy_from_user(&arg, uarg, sizeof(arg)))
-		return -EFAULT;
-	if (arg.reserved)
+	if (arg->reserved)
 		return -EINVAL;
-	ret = lite_api_atomic(ctx, arg.handle, arg.password, arg.op, arg.offset,
-			      arg.value, arg.compare, &arg.old);
-	if (ret)
-		return ret;
-	return put_user(arg.old, &((struct lite_ioc_atomic __user *)uarg)->old);
+	return lite_api_atomic(ctx, arg->handle, arg->password, arg->op,
+			       arg->offset, arg->value, arg->compare,
+			       &arg->old);
 }
 
-static long lite_ioctl_lock(struct lite_ctx *ctx, void __user *uarg,
-			    unsigned int cmd)
+static long lite_ioctl_lock(struct lite_ctx *ctx, void *data, unsigned int cmd)
 {
-	struct lite_ioc_lock arg;
-	int ret;
+	struct lite_ioc_lock *arg = data;
 
-	if (copy_from_user(&arg, uarg, sizeof(arg)))
-		return -EFAULT;
-	if (arg.reserved[0] || arg.reserved[1])
+	if (arg->reserved[0] || arg->reserved[1])
 		return -EINVAL;
 	switch (cmd) {
 	case LITE_IOC_LOCK_CREATE:
-		ret = lite_lock_create(ctx, arg.node, &arg.lock);
-		if (ret)
-			return ret;
-		return put_user(arg.lock, &((struct lite_ioc_lock __user *)uarg)->lock);
+		return lite_lock_create(ctx, arg->node, &arg->lock);
 	case LITE_IOC_LOCK_ASK:
-		return lite_lock_ask(ctx, arg.node, arg.lock);
+		return lite_lock_ask(ctx, arg->node, arg->lock);
 	case LITE_IOC_LOCK:
-		return lite_lock(ctx, arg.node, arg.lock);
+		return lite_lock(ctx, arg->node, arg->lock);
 	case LITE_IOC_LOCK_DESTROY:
-		return lite_lock_destroy(ctx, arg.node, arg.lock);
+		return lite_lock_destroy(ctx, arg->node, arg->lock);
 	default:
-		return lite_unlock(ctx, arg.node, arg.lock);
+		return lite_unlock(ctx, arg->node, arg->lock);
 	}
 }
 
-static long lite_ioctl_barrier(struct lite_ctx *ctx, void __user *uarg)
+static long lite_ioctl_barrier(struct lite_ctx *ctx, void *data,
+			       unsigned int cmd)
 {
-	struct lite_ioc_barrier arg;
+	struct lite_ioc_barrier *arg = data;
 
-	if (copy_from_user(&arg, uarg, sizeof(arg)))
-		return -EFAULT;
-	if (arg.reserved)
+	if (arg->reserved)
 		return -EINVAL;
-	return lite_barrier(ctx, arg.nr);
+	return lite_barrier(ctx, arg->nr);
 }
+
+struct lite_ioctl_desc {
+	unsigned int	cmd;
+	long		(*fn)(struct lite_ctx *ctx, void *data, unsigned int cmd);
+	/* Takes back what fn made when its result cannot be copied out. */
+	void		(*undo)(struct lite_ctx *ctx, void *data);
+};
+
+#define LITE_IOCTL(ioc, f, u)						\
+	[_IOC_NR(ioc)] = { .cmd = ioc, .fn = f, .undo = u }
+
+static const struct lite_ioctl_desc lite_ioctls[] = {
+	LITE_IOCTL(LITE_IOC_JOIN,	 lite_ioctl_join, NULL),
+	LITE_IOCTL(LITE_IOC_CLUSTER,	 lite_ioctl_cluster, NULL),
+	LITE_IOCTL(LITE_IOC_ALLOC,	 lite_ioctl_alloc, lite_ioctl_alloc_undo),
+	LITE_IOCTL(LITE_IOC_FREE,	 lite_ioctl_handle, NULL),
+	LITE_IOCTL(LITE_IOC_UNMAP,	 lite_ioctl_handle, NULL),
+	LITE_IOCTL(LITE_IOC_WRITE,	 lite_ioctl_rw, NULL),
+	LITE_IOCTL(LITE_IOC_READ,	 lite_ioctl_rw, NULL),
+	LITE_IOCTL(LITE_IOC_MEMSET,	 lite_ioctl_memset, NULL),
+	LITE_IOCTL(LITE_IOC_MEMCPY,	 lite_ioctl_memcpy, NULL),
+	LITE_IOCTL(LITE_IOC_MEMMOVE,	 lite_ioctl_memcpy, NULL),
+	LITE_IOCTL(LITE_IOC_PUBLISH,	 lite_ioctl_publish, NULL),
+	LITE_IOCTL(LITE_IOC_ASK,	 lite_ioctl_ask, lite_ioctl_ask_undo),
+	LITE_IOCTL(LITE_IOC_LMR_INFO,	 lite_ioctl_lmr_info, NULL),
+	LITE_IOCTL(LITE_IOC_REGISTER,	 lite_ioctl_register, NULL),
+	LITE_IOCTL(LITE_IOC_QUERY_PORT,	 lite_ioctl_query_port, NULL),
+	LITE_IOCTL(LITE_IOC_CALL,	 lite_ioctl_call, NULL),
+	LITE_IOCTL(LITE_IOC_SEND,	 lite_ioctl_call, NULL),
+	LITE_IOCTL(LITE_IOC_RECV,	 lite_ioctl_recv, lite_ioctl_recv_undo),
+	LITE_IOCTL(LITE_IOC_REPLY,	 lite_ioctl_reply, NULL),
+	LITE_IOCTL(LITE_IOC_REPLY_RECV,	 lite_ioctl_reply_recv,
+		   lite_ioctl_reply_recv_undo),
+	LITE_IOCTL(LITE_IOC_ATOMIC,	 lite_ioctl_atomic, NULL),
+	LITE_IOCTL(LITE_IOC_LOCK_CREATE, lite_ioctl_lock, NULL),
+	LITE_IOCTL(LITE_IOC_LOCK_ASK,	 lite_ioctl_lock, NULL),
+	LITE_IOCTL(LITE_IOC_LOCK,	 lite_ioctl_lock, NULL),
+	LITE_IOCTL(LITE_IOC_UNLOCK,	 lite_ioctl_lock, NULL),
+	LITE_IOCTL(LITE_IOC_BARRIER,	 lite_ioctl_barrier, NULL),
+	LITE_IOCTL(LITE_IOC_LOCK_DESTROY, lite_ioctl_lock, NULL),
+	LITE_IOCTL(LITE_IOC_POST,	 lite_ioctl_post, NULL),
+	LITE_IOCTL(LITE_IOC_POLL,	 lite_ioctl_poll, NULL),
+	LITE_IOCTL(LITE_IOC_MCALL,	 lite_ioctl_mcall, NULL),
+};
+
+/* Room for the largest argument struct. */
+union lite_ioc_arg {
+	struct lite_ioc_join		join;
+	struct lite_ioc_cluster		cluster;
+	struct lite_ioc_alloc		alloc;
+	struct lite_ioc_handle		handle;
+	struct lite_ioc_rw		rw;
+	struct lite_ioc_memset		memset;
+	struct lite_ioc_memcpy		memcpy;
+	struct lite_ioc_publish		publish;
+	struct lite_ioc_ask		ask;
+	struct lite_ioc_lmr_info	lmr_info;
+	struct lite_ioc_register	reg;
+	struct lite_ioc_query_port	query_port;
+	struct lite_ioc_rpc_call	call;
+	struct lite_ioc_rpc_recv	recv;
+	struct lite_ioc_rpc_reply	reply;
+	struct lite_ioc_rpc_reply_recv	reply_recv;
+	struct lite_ioc_atomic		atomic;
+	struct lite_ioc_lock		lock;
+	struct lite_ioc_barrier		barrier;
+	struct lite_ioc_post		post;
+	struct lite_ioc_poll		poll;
+	struct lite_ioc_rpc_mcall	mcall;
+};
 
 static long lite_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
-	struct lite_ctx *ctx = file->private_data;
 	void __user *uarg = (void __user *)arg;
+	const struct lite_ioctl_desc *d;
+	unsigned int nr = _IOC_NR(cmd);
+	size_t size = _IOC_SIZE(cmd);
+	union lite_ioc_arg karg;
+	long ret;
 
-	switch (cmd) {
-	case LITE_IOC_JOIN:
-		return lite_ioctl_join(uarg);
-	case LITE_IOC_CLUSTER:
-		return lite_ioctl_cluster(uarg);
-	case LITE_IOC_ALLOC:
-		return lite_ioctl_alloc(ctx, uarg);
-	case LITE_IOC_FREE:
-		return lite_ioctl_handle(ctx, uarg, true);
-	case LITE_IOC_UNMAP:
-		return lite_ioctl_handle(ctx, uarg, false);
-	case LITE_IOC_WRITE:
-		return lite_ioctl_rw(ctx, uarg, true);
-	case LITE_IOC_READ:
-		return lite_ioctl_rw(ctx, uarg, false);
-	case LITE_IOC_MEMSET:
-		return lite_ioctl_memset(ctx, uarg);
-	case LITE_IOC_MEMCPY:
-	case LITE_IOC_MEMMOVE:	/* both handle overlap */
-		return lite_ioctl_memcpy(ctx, uarg);
-	case LITE_IOC_PUBLISH:
-		return lite_ioctl_publish(ctx, uarg);
-	case LITE_IOC_ASK:
-		return lite_ioctl_ask(ctx, uarg);
-	case LITE_IOC_LMR_INFO:
-		return lite_ioctl_lmr_info(ctx, uarg);
-	case LITE_IOC_REGISTER:
-		return lite_ioctl_register(ctx, uarg);
-	case LITE_IOC_QUERY_PORT:
-		return lite_ioctl_query_port(uarg);
-	case LITE_IOC_CALL:
-		return lite_ioctl_call(ctx, uarg, false);
-	case LITE_IOC_SEND:
-		return lite_ioctl_call(ctx, uarg, true);
-	case LITE_IOC_RECV:
-		return lite_ioctl_recv(ctx, uarg);
-	case LITE_IOC_REPLY:
-		return lite_ioctl_reply(ctx, uarg);
-	case LITE_IOC_REPLY_RECV:
-		return lite_ioctl_reply_recv(ctx, uarg);
-	case LITE_IOC_ATOMIC:
-		return lite_ioctl_atomic(ctx, uarg);
-	case LITE_IOC_LOCK_CREATE:
-	case LITE_IOC_LOCK_ASK:
-	case LITE_IOC_LOCK:
-	case LITE_IOC_UNLOCK:
-	case LITE_IOC_LOCK_DESTROY:
-		return lite_ioctl_lock(ctx, uarg, cmd);
-	case LITE_IOC_BARRIER:
-		return lite_ioctl_barrier(ctx, uarg);
-	case LITE_IOC_MCALL:
-		return lite_ioctl_mcall(ctx, uarg);
-	case LITE_IOC_POST:
-		return lite_ioctl_post(ctx, uarg);
-	case LITE_IOC_POLL:
-		return lite_ioctl_poll(ctx, uarg);
-	default:
+	if (_IOC_TYPE(cmd) != LITE_IOC_MAGIC || nr >= ARRAY_SIZE(lite_ioctls))
 		return -ENOTTY;
+	d = &lite_ioctls[array_index_nospec(nr, ARRAY_SIZE(lite_ioctls))];
+	/* The whole number: direction and size as the uapi header says. */
+	if (!d->fn || d->cmd != cmd || WARN_ON_ONCE(size > sizeof(karg)))
+		return -ENOTTY;
+	ret = -EFAULT;
+	if (!copy_from_user(&karg, uarg, size)) {
+		ret = d->fn(file->private_data, &karg, cmd);
+		if (_IOC_DIR(cmd) & _IOC_READ &&
+		    copy_to_user(uarg, &karg, size) && ret >= 0) {
+			if (d->undo)
+				d->undo(file->private_data, &karg);
+			ret = -EFAULT;
+		}
 	}
+	/* A join's key, even in part, stays with the membership only. */
+	memzero_explicit(&karg, size);
+	return ret;
 }
 
 static int lite_open(struct inode *inode, struct file *file)
