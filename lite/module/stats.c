@@ -12,33 +12,12 @@
 #include <linux/seq_file.h>
 
 #include "lite_priv.h"
-#include "wire.h"
+#include "wire_check.h"
 
 static const char *const lite_stat_names[LITE_STAT_NR] = {
 	[LITE_STAT_ATOMIC_NIC]		= "atomic_wr_remote",
 	[LITE_STAT_ATOMIC_LOOPBACK]	= "atomic_wr_loopback",
 	[LITE_STAT_ATOMIC_CPU]		= "atomic_cpu",
-};
-
-static const char *const lite_ctrl_names[LITE_CTRL_NR_TYPES] = {
-	[LITE_CTRL_ALLOC]		= "alloc",
-	[LITE_CTRL_FREE]		= "free",
-	[LITE_CTRL_PUBLISH]		= "publish",
-	[LITE_CTRL_ASK]			= "ask",
-	[LITE_CTRL_REVOKE]		= "revoke",
-	[LITE_CTRL_MEMSET]		= "memset",
-	[LITE_CTRL_MEMMOVE]		= "memmove",
-	[LITE_CTRL_RPC_OPEN]		= "rpc_open",
-	[LITE_CTRL_ATOMIC]		= "atomic",
-	[LITE_CTRL_LOCK_CREATE]		= "lock_create",
-	[LITE_CTRL_LOCK_ASK]		= "lock_ask",
-	[LITE_CTRL_LOCK]		= "lock",
-	[LITE_CTRL_UNLOCK]		= "unlock",
-	[LITE_CTRL_BARRIER]		= "barrier",
-	[LITE_CTRL_WAKE]		= "wake",
-	[LITE_CTRL_CTX_GONE]		= "ctx_gone",
-	[LITE_CTRL_LOCK_DESTROY]	= "lock_destroy",
-	[LITE_CTRL_RPC_CLOSE]		= "rpc_close",
 };
 
 static const char *const lite_peer_stat_names[LITE_PSTAT_NR] = {
@@ -128,7 +107,7 @@ int lite_stats_show(struct seq_file *m, void *unused)
 		seq_printf(m, "%s %lld\n", lite_stat_names[i],
 			   atomic64_read(&lite_stats[i]));
 	for (i = 1; i < LITE_CTRL_NR_TYPES; i++) {
-		const char *name = lite_ctrl_names[i] ?: "unnamed";
+		const char *name = lite_ctrl_types[i].name ?: "unnamed";
 
 		seq_printf(m, "ctrl_sent_%s %lld\nctrl_served_%s %lld\n",
 			   name, atomic64_read(&lite_ctrl_sent[i]),

@@ -65,37 +65,34 @@ int lite_check_ctrl_hdr(const void *buf, u32 len, u16 peer_id, u32 peer_gen,
 }
 
 /*
- * Request payloads by type (wire.h), each of a fixed size. A type
- * missing here has size 0: update with enum lite_ctrl_type.
+ * Every control type: its name in the counters (stats.c) and the size of
+ * its payloads, a request's and a successful response's (wire.h). A type
+ * missing here is refused: update with enum lite_ctrl_type.
  */
-static const u16 lite_ctrl_req_size[LITE_CTRL_NR_TYPES] = {
-	[LITE_CTRL_ALLOC]	= sizeof(struct lite_ctrl_alloc),
-	[LITE_CTRL_FREE]	= sizeof(struct lite_ctrl_lmr),
-	[LITE_CTRL_PUBLISH]	= sizeof(struct lite_ctrl_publish),
-	[LITE_CTRL_ASK]		= sizeof(struct lite_ctrl_ask),
-	[LITE_CTRL_REVOKE]	= sizeof(struct lite_ctrl_lmr),
-	[LITE_CTRL_MEMSET]	= sizeof(struct lite_ctrl_memset),
-	[LITE_CTRL_MEMMOVE]	= sizeof(struct lite_ctrl_memmove),
-	[LITE_CTRL_RPC_OPEN]	= sizeof(struct lite_ctrl_rpc_open),
-	[LITE_CTRL_ATOMIC]	= sizeof(struct lite_ctrl_atomic),
-	[LITE_CTRL_LOCK_CREATE]	= sizeof(struct lite_ctrl_lock),
-	[LITE_CTRL_LOCK_ASK]	= sizeof(struct lite_ctrl_lock),
-	[LITE_CTRL_LOCK]	= sizeof(struct lite_ctrl_lock),
-	[LITE_CTRL_UNLOCK]	= sizeof(struct lite_ctrl_lock),
-	[LITE_CTRL_BARRIER]	= sizeof(struct lite_ctrl_barrier),
-	[LITE_CTRL_WAKE]	= sizeof(struct lite_ctrl_wake),
-	[LITE_CTRL_CTX_GONE]	= sizeof(struct lite_ctrl_lock),
-	[LITE_CTRL_LOCK_DESTROY]	= sizeof(struct lite_ctrl_lock),
-	[LITE_CTRL_RPC_CLOSE]	= sizeof(struct lite_ctrl_rpc_open),
-};
-
-/* Payloads of successful responses, but for the LMR descriptions. */
-static const u16 lite_ctrl_resp_size[LITE_CTRL_NR_TYPES] = {
-	[LITE_CTRL_RPC_OPEN]	= sizeof(struct lite_ctrl_rpc_ring),
-	[LITE_CTRL_ATOMIC]	= sizeof(struct lite_ctrl_u64),
-	[LITE_CTRL_LOCK_CREATE]	= sizeof(struct lite_ctrl_u64),
-	[LITE_CTRL_LOCK]	= sizeof(struct lite_ctrl_u64),
-	[LITE_CTRL_BARRIER]	= sizeof(struct lite_ctrl_u64),
+const struct lite_ctrl_type_info lite_ctrl_types[LITE_CTRL_NR_TYPES] = {
+	[LITE_CTRL_ALLOC]	= { "alloc", sizeof(struct lite_ctrl_alloc), 0 },
+	[LITE_CTRL_FREE]	= { "free", sizeof(struct lite_ctrl_lmr), 0 },
+	[LITE_CTRL_PUBLISH]	= { "publish", sizeof(struct lite_ctrl_publish), 0 },
+	[LITE_CTRL_ASK]		= { "ask", sizeof(struct lite_ctrl_ask), 0 },
+	[LITE_CTRL_REVOKE]	= { "revoke", sizeof(struct lite_ctrl_lmr), 0 },
+	[LITE_CTRL_MEMSET]	= { "memset", sizeof(struct lite_ctrl_memset), 0 },
+	[LITE_CTRL_MEMMOVE]	= { "memmove", sizeof(struct lite_ctrl_memmove), 0 },
+	[LITE_CTRL_RPC_OPEN]	= { "rpc_open", sizeof(struct lite_ctrl_rpc_open),
+				  sizeof(struct lite_ctrl_rpc_ring) },
+	[LITE_CTRL_ATOMIC]	= { "atomic", sizeof(struct lite_ctrl_atomic),
+				  sizeof(struct lite_ctrl_u64) },
+	[LITE_CTRL_LOCK_CREATE]	= { "lock_create", sizeof(struct lite_ctrl_lock),
+				  sizeof(struct lite_ctrl_u64) },
+	[LITE_CTRL_LOCK_ASK]	= { "lock_ask", sizeof(struct lite_ctrl_lock), 0 },
+	[LITE_CTRL_LOCK]	= { "lock", sizeof(struct lite_ctrl_lock),
+				  sizeof(struct lite_ctrl_u64) },
+	[LITE_CTRL_UNLOCK]	= { "unlock", sizeof(struct lite_ctrl_lock), 0 },
+	[LITE_CTRL_BARRIER]	= { "barrier", sizeof(struct lite_ctrl_barrier),
+				  sizeof(struct lite_ctrl_u64) },
+	[LITE_CTRL_WAKE]	= { "wake", sizeof(struct lite_ctrl_wake), 0 },
+	[LITE_CTRL_CTX_GONE]	= { "ctx_gone", sizeof(struct lite_ctrl_lock), 0 },
+	[LITE_CTRL_LOCK_DESTROY] = { "lock_destroy", sizeof(struct lite_ctrl_lock), 0 },
+	[LITE_CTRL_RPC_CLOSE]	= { "rpc_close", sizeof(struct lite_ctrl_rpc_open), 0 },
 };
 
 /**
@@ -117,7 +114,7 @@ int lite_check_ctrl_len(u16 type, u32 plen)
 	if (!base || base >= LITE_CTRL_NR_TYPES)
 		return -EPROTO;
 	if (!(type & LITE_CTRL_RESP))
-		return plen == lite_ctrl_req_size[base] ? 0 : -EPROTO;
+		return plen == lite_ctrl_types[base].req_size ? 0 : -EPROTO;
 	if (!plen)
 		return 0;
 	if (base == LITE_CTRL_ALLOC || base == LITE_CTRL_ASK)
@@ -125,7 +122,7 @@ int lite_check_ctrl_len(u16 type, u32 plen)
 		       plen <= LITE_CTRL_MAX_PAYLOAD &&
 		       !((plen - sizeof(struct lite_lmr_desc)) % sizeof(__le64)) ?
 		       0 : -EPROTO;
-	return plen == lite_ctrl_resp_size[base] ? 0 : -EPROTO;
+	return plen == lite_ctrl_types[base].resp_size ? 0 : -EPROTO;
 }
 
 /**

@@ -13,6 +13,13 @@
 #include "../include/lite_proto.h"
 
 /* Control messages and LMR descriptions from other nodes (wire.h) */
+struct lite_ctrl_type_info {
+	const char	*name;
+	u16		req_size;
+	u16		resp_size;	/* but for LMR descriptions */
+};
+extern const struct lite_ctrl_type_info lite_ctrl_types[LITE_CTRL_NR_TYPES];
+
 int lite_check_ctrl_hdr(const void *buf, u32 len, u16 peer_id, u32 peer_gen,
 			u16 *type, u32 *plen);
 int lite_check_ctrl_len(u16 type, u32 plen);
