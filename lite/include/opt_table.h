@@ -53,7 +53,7 @@ enum opt_num {
  * parsed into.
  */
 struct opt_def {
-	const char *name;	/* long name, without the dashes */
+	const char *name;	/* long name, without the dashes; "": none */
 	int key;		/* short option letter, or 0: long only */
 	const char *arg;	/* argument name for --help, NULL for a flag */
 	const char *help;
@@ -100,7 +100,7 @@ struct opt_parser {
 	/* opt_add()'s */
 	const struct opt_def *o[OPT_MAX];
 	void *base[OPT_MAX];
-	unsigned int n;
+	unsigned int n, nlong;
 	struct option lo[OPT_MAX + 1];
 	char shorts[2 * OPT_MAX + 2];
 };
@@ -116,6 +116,8 @@ void opt_add(struct opt_parser *p, const struct opt_def *table, void *base);
  * is then the first operand). Calls p->fail on a usage error.
  */
 const struct opt_def *opt_next(struct opt_parser *p, int argc, char **argv);
+/* Whether o is one of table's. */
+int opt_in(const struct opt_def *o, const struct opt_def *table);
 /* Parses arg into o's value at base: 0, or -1 after p->bad's message. */
 int opt_set(const struct opt_parser *p, const struct opt_def *o, void *base,
 	    const char *arg);

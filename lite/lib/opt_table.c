@@ -23,11 +23,14 @@ void opt_add(struct opt_parser *p, const struct opt_def *table, void *base)
 			abort();
 		p->o[i] = table;
 		p->base[i] = base;
-		p->lo[i] = (struct option){
-			.name = table->name,
-			.has_arg = table->arg ? required_argument : no_argument,
-			.val = table->key ? table->key : (int)(LONG_ONLY + i),
-		};
+		if (*table->name)
+			p->lo[p->nlong++] = (struct option){
+				.name = table->name,
+				.has_arg = table->arg ? required_argument :
+					   no_argument,
+				.val = table->key ? table->key :
+				       (int)(LONG_ONLY + i),
+			};
 		if (table->key) {
 			p->shorts[len++] = (char)table->key;
 			if (table->arg)
@@ -35,7 +38,7 @@ void opt_add(struct opt_parser *p, const struct opt_def *table, void *base)
 		}
 		p->n++;
 	}
-	memset(&p->lo[p->n], 0, sizeof(p->lo[p->n]));
+	memset(&p->lo[p->nlong], 0, sizeof(p->lo[p->nlong]));
 	p->shorts[len] = '\0';
 }
 
@@ -48,7 +51,9 @@ void opt_help(FILE *f, const struct opt_def *o, int col)
 		char head[64];
 		int n, at = col;
 
-		if (o->key)
+		if (!*o->name)
+			n = snprintf(head, sizeof(head), "  -%c", o->key);
+		else if (o->key)
 			n = snprintf(head, sizeof(head), "  -%c, --%s", o->key,
 				     o->name);
 		else
@@ -220,6 +225,14 @@ int opt_set(const struct opt_parser *p, const struct opt_def *o, void *base,
 		return 0;
 	}
 	abort();
+}
+
+int opt_in(const struct opt_def *o, const struct opt_def *table)
+{
+	for (; table->name; table++)
+		if (o == table)
+			return 1;
+	return 0;
 }
 
 const struct opt_def *opt_next(struct opt_parser *p, int argc, char **argv)
