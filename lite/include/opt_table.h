@@ -87,8 +87,9 @@ struct opt_def {
 /*
  * A program's parse: what it fills in, then its tables by opt_add().
  * bad prints a bad value's message (NULL: "PROG: --NAME ARG: WHY" on
- * stderr); fail prints the usage after any usage error and its message,
- * and the process exits 2 unless fail exits itself.
+ * stderr); fail prints the usage after any usage error and its message
+ * (NULL: usage, as it is, on stderr), and the process exits 2 unless fail
+ * exits itself.
  */
 struct opt_parser {
 	const char *prog;
@@ -96,6 +97,7 @@ struct opt_parser {
 	void (*bad)(const struct opt_parser *p, const struct opt_def *o,
 		    const char *arg, const char *why);
 	void (*fail)(const struct opt_parser *p);
+	const char *usage;
 	void *ctx;		/* the program's, for bad and fail */
 	/* opt_add()'s */
 	const struct opt_def *o[OPT_MAX];

@@ -253,6 +253,9 @@ const struct opt_def *opt_next(struct opt_parser *p, int argc, char **argv)
 		goto fail;
 	return p->o[i];
 fail:
-	p->fail(p);
+	if (p->fail)
+		p->fail(p);
+	else
+		fputs(p->usage, stderr);
 	exit(2);
 }

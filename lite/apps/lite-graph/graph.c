@@ -299,17 +299,12 @@ static void bad_arg(const struct opt_parser *p, const struct opt_def *o,
 			o->max, arg);
 }
 
-static void usage_fail(const struct opt_parser *p)
-{
-	fputs(p->ctx, stderr);
-}
-
 void graph_parse_args(int argc, char **argv, struct graph_opts *o, int lite,
 		      const char *usage)
 {
 	struct opt_parser p = {
 		.prog = prog, .num = OPT_NUM_C, .bad = bad_arg,
-		.fail = usage_fail, .ctx = (void *)usage,
+		.usage = usage,
 	};
 	const struct opt_def *d;
 

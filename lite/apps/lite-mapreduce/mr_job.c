@@ -378,17 +378,12 @@ static void bad_value(const struct opt_parser *p, const struct opt_def *o,
 		fprintf(stderr, "%s: bad number '%s'\n", p->prog, arg);
 }
 
-static void usage_fail(const struct opt_parser *p)
-{
-	fputs(p->ctx, stderr);
-}
-
 void mr_parse_args(int argc, char **argv, struct mr_opts *o, int lite,
 		   const char *usage)
 {
 	struct opt_parser p = {
 		.prog = prog, .num = OPT_NUM_C, .bad = bad_value,
-		.fail = usage_fail, .ctx = (void *)usage,
+		.usage = usage,
 	};
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	const struct opt_def *d;
