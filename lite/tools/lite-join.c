@@ -26,7 +26,7 @@ struct join_opts {
 	unsigned int want, timeout;
 };
 
-/* Where the options' values go. */
+/* Where the options' values go; what names a number in bad_num(). */
 #define JO	struct join_opts
 
 static const struct opt_def opts[] = {
