@@ -10,7 +10,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -32,6 +32,7 @@
 
 #include "auth.h"
 #include "cluster.h"
+#include "opt_table.h"
 #include "outbuf.h"
 #include "proto.h"
 
@@ -643,6 +644,40 @@ static void manager_cleanup(struct manager *m)
 		unlink(m->opt.pidfile);
 }
 
+/* The help texts' numbers, as text. */
+#define STR_(x)	#x
+#define STR(x)	STR_(x)
+_Static_assert(LITE_MAX_NODE_ID == 63, "--max-nodes' help says 1..63");
+
+/* Where the options' values go. */
+#define OPTS	struct options
+
+static const struct opt_def opts[] = {
+	{ "port", 'p', "PORT", "TCP port (default "
+	  STR(LITE_PROTO_DEFAULT_PORT) "; 0: any free port, logged at start)",
+	  OPT_UINT(OPTS, port, 0, 65535) },
+	{ "address", 'a', "ADDR", "listen address (default 0.0.0.0)",
+	  OPT_STR(OPTS, address) },
+	{ "ib-port", 'i', "N", "refuse a JOIN for another RDMA port "
+	  "(default: any port)", OPT_UINT(OPTS, ib_port, 1, 255) },
+	{ "qps-per-peer", 'k', "K", "the cluster's QPs per peer, 1.."
+	  STR(LITE_MAX_QPS_PER_PEER) " (default: the first node's)",
+	  OPT_UINT(OPTS, k, 1, LITE_MAX_QPS_PER_PEER) },
+	{ "max-nodes", 'n', "N", "nodes at once, 1..63 (default 63)",
+	  OPT_UINT(OPTS, max_nodes, 1, LITE_MAX_NODE_ID) },
+	{ "pidfile", 0, "FILE", "write the pid there; removed on exit",
+	  OPT_STR(OPTS, pidfile) },
+	{ "key-file", 0, "FILE", "the cluster key: 64 hex digits, mode 0600 "
+	  "(default " DEFAULT_KEY_FILE ")", OPT_STR(OPTS, key_file) },
+	{ "join-timeout", 0, "SECS", "close a connection without a JOIN "
+	  "after SECS (default 10)", OPT_UINT(OPTS, join_timeout, 1, 3600) },
+	{ "max-per-source", 0, "N", "connections from one address at once, "
+	  "1.." STR(MAX_CONNS) " (default " STR(DEFAULT_PER_SOURCE) ")",
+	  OPT_UINT(OPTS, max_per_source, 1, MAX_CONNS) },
+	{ "help", 'h', NULL, "this text", .type = OPT_T_OWN },
+	{ .name = NULL }
+};
+
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(f,
@@ -650,68 +685,35 @@ static void usage(FILE *f, const char *prog)
 		"The LITE cluster manager: nodes join over TCP, get a node id,\n"
 		"learn about each other and exchange QP numbers through it.\n"
 		"Runs in the foreground, logs to stderr; SIGTERM/SIGINT stop it.\n"
-		"\n"
-		"  -p, --port PORT          TCP port (default %u; 0: any free\n"
-		"                           port, logged at start)\n"
-		"  -a, --address ADDR       listen address (default 0.0.0.0)\n"
-		"  -i, --ib-port N          refuse a JOIN for another RDMA port\n"
-		"                           (default: any port)\n"
-		"  -k, --qps-per-peer K     the cluster's QPs per peer, 1..%u\n"
-		"                           (default: the first node's)\n"
-		"  -n, --max-nodes N        nodes at once, 1..%u (default %u)\n"
-		"      --pidfile FILE       write the pid there; removed on exit\n"
-		"      --key-file FILE      the cluster key: 64 hex digits, mode\n"
-		"                           0600 (default %s)\n"
-		"      --join-timeout SECS  close a connection without a JOIN\n"
-		"                           after SECS (default 10)\n"
-		"      --max-per-source N   connections from one address at\n"
-		"                           once, 1..%u (default %u)\n"
-		"  -h, --help               this text\n"
-		"\n"
-		"Protocol: docs/protocol.md.\n",
-		prog, LITE_PROTO_DEFAULT_PORT, LITE_MAX_QPS_PER_PEER,
-		LITE_MAX_NODE_ID, LITE_MAX_NODE_ID, DEFAULT_KEY_FILE,
-		MAX_CONNS, DEFAULT_PER_SOURCE);
+		"\n", prog);
+	opt_help(f, opts, 27);
+	fprintf(f, "\nProtocol: docs/protocol.md.\n");
 }
 
-static int parse_uint(const char *s, unsigned int min, unsigned int max,
-		      unsigned int *out)
+/* "PROG: --NAME wants MIN..MAX", then the usage. */
+static void bad_value(const struct opt_parser *p, const struct opt_def *o,
+		      const char *arg, const char *why)
 {
-	unsigned long v;
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
+	(void)arg;
+	(void)why;
+	fprintf(stderr, "%s: --%s wants %" PRIu64 "..%" PRIu64 "%s\n",
+		p->prog, o->name, o->min, o->max,
+		strcmp(o->arg, "SECS") ? "" : " seconds");
 }
 
-enum { OPT_PIDFILE = 256, OPT_JOIN_TIMEOUT, OPT_MAX_PER_SOURCE, OPT_KEY_FILE };
+static void usage_fail(const struct opt_parser *p)
+{
+	usage(stderr, p->prog);
+}
 
-/* 0: run; 1: help printed; -EINVAL: usage error, already reported. */
+/* 0: run; 1: help printed; a usage error exits 2. */
 static int parse_args(int argc, char **argv, struct options *opt)
 {
-	static const struct option longopts[] = {
-		{ "port", required_argument, NULL, 'p' },
-		{ "address", required_argument, NULL, 'a' },
-		{ "ib-port", required_argument, NULL, 'i' },
-		{ "qps-per-peer", required_argument, NULL, 'k' },
-		{ "max-nodes", required_argument, NULL, 'n' },
-		{ "pidfile", required_argument, NULL, OPT_PIDFILE },
-		{ "join-timeout", required_argument, NULL, OPT_JOIN_TIMEOUT },
-		{ "max-per-source", required_argument, NULL,
-		  OPT_MAX_PER_SOURCE },
-		{ "key-file", required_argument, NULL, OPT_KEY_FILE },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	struct opt_parser p = {
+		.prog = argv[0], .num = OPT_NUM_DIGITS, .bad = bad_value,
+		.fail = usage_fail,
 	};
-	const char *prog = argv[0];
-	const char *what = NULL;
-	int c, ret = 0;
+	const struct opt_def *d;
 
 	*opt = (struct options){
 		.address = "0.0.0.0",
@@ -721,64 +723,19 @@ static int parse_args(int argc, char **argv, struct options *opt)
 		.max_per_source = DEFAULT_PER_SOURCE,
 		.key_file = DEFAULT_KEY_FILE,
 	};
-	while (!ret && !what &&
-	       (c = getopt_long(argc, argv, "p:a:i:k:n:h", longopts,
-				NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			if (parse_uint(optarg, 0, 65535, &opt->port))
-				what = "--port wants 0..65535";
-			break;
-		case 'a':
-			opt->address = optarg;
-			break;
-		case 'i':
-			if (parse_uint(optarg, 1, 255, &opt->ib_port))
-				what = "--ib-port wants 1..255";
-			break;
-		case 'k':
-			if (parse_uint(optarg, 1, LITE_MAX_QPS_PER_PEER,
-				       &opt->k))
-				what = "--qps-per-peer wants 1..16";
-			break;
-		case 'n':
-			if (parse_uint(optarg, 1, LITE_MAX_NODE_ID,
-				       &opt->max_nodes))
-				what = "--max-nodes wants 1..63";
-			break;
-		case OPT_PIDFILE:
-			opt->pidfile = optarg;
-			break;
-		case OPT_KEY_FILE:
-			opt->key_file = optarg;
-			break;
-		case OPT_JOIN_TIMEOUT:
-			if (parse_uint(optarg, 1, 3600, &opt->join_timeout))
-				what = "--join-timeout wants 1..3600 seconds";
-			break;
-		case OPT_MAX_PER_SOURCE:
-			if (parse_uint(optarg, 1, MAX_CONNS,
-				       &opt->max_per_source))
-				what = "--max-per-source wants 1..256";
-			break;
-		case 'h':
-			usage(stdout, prog);
-			ret = 1;
-			break;
-		default:	/* getopt_long said what was wrong */
-			ret = -EINVAL;
-			break;
+	opt_add(&p, opts, opt);
+	while ((d = opt_next(&p, argc, argv))) {
+		if (d->key == 'h') {
+			usage(stdout, p.prog);
+			return 1;
 		}
 	}
-	if (!ret && !what && optind < argc)
-		what = "unexpected argument";
-	if (what) {
-		fprintf(stderr, "%s: %s\n", prog, what);
-		ret = -EINVAL;
+	if (optind < argc) {
+		fprintf(stderr, "%s: unexpected argument\n", p.prog);
+		usage_fail(&p);
+		exit(2);
 	}
-	if (ret < 0)
-		usage(stderr, prog);
-	return ret;
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -787,9 +744,8 @@ int main(int argc, char **argv)
 	struct manager m;
 	int ret;
 
-	ret = parse_args(argc, argv, &opt);
-	if (ret)
-		return ret > 0 ? 0 : 2;
+	if (parse_args(argc, argv, &opt))
+		return 0;
 	ret = manager_init(&m, &opt);
 	if (!ret)
 		ret = run(&m);

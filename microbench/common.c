@@ -16,63 +16,61 @@
 
 #include "common.h"
 
-#define MAX_OPTS	64
-/* What getopt_long returns for long-only option i: LONG_ONLY + i. */
-#define LONG_ONLY	256
-
 static const char *prog_name = "microbench";
 static FILE *samples_fp;
+/* The command line's; bench_parse_u64() reports as it does. */
+static struct opt_parser parser = { .prog = "microbench" };
 
 /* Where the common options' values go. */
 #define CFG	struct bench_cfg
 
-static const struct bench_opt common_opts[] = {
+static const struct opt_def common_opts[] = {
 	{ "help", 'h', NULL, "print this help and exit",
-	  .type = BENCH_ARG_NONE },
+	  .type = OPT_T_OWN },
 	{ "size", 's', "LIST",
 	  "message sizes in bytes, comma-separated, K/M/G suffixes",
-	  .type = BENCH_ARG_SIZES },
+	  .type = OPT_T_OWN },
 	{ "iters", 'n', "N", "timed operations per latency point and rep "
-	  "(default 10000)", BENCH_U64(CFG, iters, 1, 100000000) },
+	  "(default 10000)", OPT_U64(CFG, iters, 1, 100000000) },
 	{ "duration", 'D', "SEC", "measured window of a throughput point "
-	  "(default 5)", BENCH_SEC(CFG, duration, 1) },
+	  "(default 5)", OPT_SEC(CFG, duration, 1) },
 	{ "warmup", 'w', "SEC", "untimed run before each rep (default 1)",
-	  BENCH_SEC(CFG, warmup, 0) },
+	  OPT_SEC(CFG, warmup, 0) },
 	{ "threads", 't', "N", "client threads (default 1)",
-	  BENCH_UINT(CFG, threads, 1, 256) },
+	  OPT_UINT(CFG, threads, 1, 256) },
 	{ "rate", 0, "OPS", "rpc throughput: offered calls per "
 	  "second over all threads (default 0: as fast as replies come)",
-	  BENCH_U64(CFG, rate, 0, 10000000) },
+	  OPT_U64(CFG, rate, 0, 10000000) },
 	{ "seed", 0, "N", "seed of pseudo-random choices (default 1)",
-	  BENCH_U64(CFG, seed, 0, UINT64_MAX) },
+	  OPT_U64(CFG, seed, 0, UINT64_MAX) },
 	{ "reps", 'r', "N", "repetitions of each point, a row each "
-	  "(default 3)", BENCH_UINT(CFG, reps, 1, 1000) },
+	  "(default 3)", OPT_UINT(CFG, reps, 1, 1000) },
 	{ "port", 'p', "PORT", "port of the connection setup (default 18515)",
-	  BENCH_UINT(CFG, port, 1, 65535) },
+	  OPT_UINT(CFG, port, 1, 65535) },
 	{ "timeout", 0, "SEC", "bound on connection setup, "
 	  "server: on waiting for its client (default 30)",
-	  BENCH_SEC(CFG, timeout, 1) },
+	  OPT_SEC(CFG, timeout, 1) },
 	{ "session-timeout", 0, "SEC",
 	  "server: bound on the whole client session (default 3600)",
-	  BENCH_SEC(CFG, session_timeout, 1) },
+	  OPT_SEC(CFG, session_timeout, 1) },
 	{ "samples", 0, "FILE", "latency rows: also write "
 	  "every sample to FILE (CSV: bench,op,size,param,rep,ns)",
-	  BENCH_STR(CFG, samples) },
+	  OPT_STR(CFG, samples) },
 	{ .name = NULL }
 };
 
-static const struct bench_opt rdma_opts[] = {
+static const struct opt_def rdma_opts[] = {
 	{ "dev", 'd', "NAME", "RDMA device (default: the first; with a peer, "
 	  "the one rdma_cm routes to, checked against NAME)",
-	  BENCH_STR(CFG, dev) },
+	  OPT_STR(CFG, dev) },
 	{ "gid-index", 'g', "N", "GID index expected for RoCE (default 1); "
 	  "rdma_cm picks the GID, this is checked and reported",
-	  BENCH_UINT(CFG, gid_index, 0, 255) },
+	  OPT_UINT(CFG, gid_index, 0, 255) },
 	{ "qp-timeout", 0, "N", "local ACK timeout of the "
 	  "RC QPs, 4.096 us * 2^N, 1..31 (default: rdma_cm's)",
-	  BENCH_UINT(CFG, qp_timeout, 1, 31) },
+	  OPT_UINT(CFG, qp_timeout, 1, 31) },
 	{ "qp-retry", 0, "N", "transport retries of the RC "
-	  "QPs, 0..7 (default 7)", BENCH_UINT(CFG, qp_retry, 0, 7) },
+	  "QPs, 0..7 (default 7)", OPT_UINT(CFG, qp_retry, 0, 7) },
 	{ .name = NULL }
 };
 
@@ -95,53 +93,6 @@ void bench_die(const char *fmt, ...)
 	exit(1);
 }
 
-/* Help text wrapped at 79 columns, continued under its first line. */
-static void print_help(FILE *f, const char *text, int col)
-{
-	const int width = 79;
-	int at = col;
-
-	while (*text) {
-		size_t len = strcspn(text, " ");
-
-		if (at > col && at + 1 + (int)len > width) {
-			fprintf(f, "\n%*s", col, "");
-			at = col;
-		}
-		if (at > col) {
-			fputc(' ', f);
-			at++;
-		}
-		fprintf(f, "%.*s", (int)len, text);
-		at += (int)len;
-		text += len;
-		text += strspn(text, " ");
-	}
-	fputc('\n', f);
-}
-
-static void print_opt(FILE *f, const struct bench_opt *o)
-{
-	char head[64];
-	int n;
-
-	if (o->key)
-		n = snprintf(head, sizeof(head), "  -%c, --%s", o->key,
-			     o->name);
-	else
-		n = snprintf(head, sizeof(head), "      --%s", o->name);
-	if (o->arg)
-		snprintf(head + n, sizeof(head) - n, " %s", o->arg);
-	fprintf(f, "%-29s ", head);
-	print_help(f, o->help, 30);
-}
-
-static void print_opts(FILE *f, const struct bench_opt *o)
-{
-	for (; o->name; o++)
-		print_opt(f, o);
-}
-
 /* Synopsis only unless full: an error's usage should not bury the error. */
 static void usage(FILE *f, const struct bench_prog *prog, bool full)
 {
@@ -160,11 +111,11 @@ static void usage(FILE *f, const struct bench_prog *prog, bool full)
 		return;
 	}
 	fprintf(f, "\nCommon options:\n");
-	print_opts(f, common_opts);
+	opt_help(f, common_opts, 30);
 	if (prog->flags & BENCH_OPT_RDMA)
-		print_opts(f, rdma_opts);
+		opt_help(f, rdma_opts, 30);
 	fprintf(f, "\n%s options:\n", prog->name);
-	print_opts(f, prog->opts);
+	opt_help(f, prog->opts, 30);
 	fprintf(f, "\n%s", prog->notes);
 }
 
@@ -187,118 +138,14 @@ static int bad_value(const char *opt, const char *arg, const char *why)
 	return -1;
 }
 
-/* Digits only: strtoull alone would take "-1", " 7" and "0x10". */
-static int parse_digits(const char *arg, uint64_t *val, char **end)
-{
-	if (*arg < '0' || *arg > '9')
-		return -1;
-	errno = 0;
-	*val = strtoull(arg, end, 10);
-	return errno ? -1 : 0;
-}
-
-static int check_range(const char *opt, const char *arg, uint64_t v,
-		       uint64_t min, uint64_t max)
-{
-	char why[80];
-
-	if (v >= min && v <= max)
-		return 0;
-	snprintf(why, sizeof(why), "out of range [%" PRIu64 ", %" PRIu64 "]",
-		 min, max);
-	return bad_value(opt, arg, why);
-}
-
 int bench_parse_u64(const char *opt, const char *arg, uint64_t min,
 		    uint64_t max, uint64_t *val)
 {
-	char *end;
+	const struct opt_def o = {
+		.name = opt, .type = OPT_T_U64, .min = min, .max = max,
+	};
 
-	if (parse_digits(arg, val, &end) || *end)
-		return bad_value(opt, arg, "not a number");
-	return check_range(opt, arg, *val, min, max);
-}
-
-static int parse_uint(const char *opt, const char *arg, uint64_t min,
-		      uint64_t max, unsigned int *val)
-{
-	uint64_t v;
-
-	if (bench_parse_u64(opt, arg, min, max, &v))
-		return -1;
-	*val = (unsigned int)v;
-	return 0;
-}
-
-/* A byte count, with an optional binary suffix K, M or G. */
-static int parse_bytes(const char *arg, uint64_t *val, const char **rest)
-{
-	static const char suffixes[] = "KMG";
-	const char *s;
-	char *end;
-	unsigned int shift;
-
-	if (parse_digits(arg, val, &end))
-		return -1;
-	s = *end ? strchr(suffixes, *end & ~0x20) : NULL;
-	if (s) {
-		shift = 10 * (unsigned int)(s - suffixes + 1);
-		if (*val > (UINT64_MAX >> shift))
-			return -1;
-		*val <<= shift;
-		end++;
-	}
-	*rest = end;
-	return 0;
-}
-
-static int parse_byte_count(const char *opt, const char *arg, uint64_t min,
-			    uint64_t max, uint64_t *val)
-{
-	const char *rest;
-
-	if (parse_bytes(arg, val, &rest) || *rest)
-		return bad_value(opt, arg, "not a byte count (N, NK, NM, NG)");
-	return check_range(opt, arg, *val, min, max);
-}
-
-/* @arg as the index of one of @names[0..n) (NULL entries skipped). */
-static int parse_choice(const char *opt, const char *arg,
-			const char *const *names, unsigned int n, int *val)
-{
-	unsigned int i;
-	const char *sep = "";
-
-	for (i = 0; i < n; i++) {
-		if (names[i] && !strcmp(arg, names[i])) {
-			*val = (int)i;
-			return 0;
-		}
-	}
-	fprintf(stderr, "%s: --%s %s: not one of", prog_name, opt, arg);
-	for (i = 0; i < n; i++) {
-		if (!names[i])
-			continue;
-		fprintf(stderr, "%s %s", sep, names[i]);
-		sep = ",";
-	}
-	fputc('\n', stderr);
-	return -1;
-}
-
-static int parse_sec(const char *opt, const char *arg, double min,
-		     double *val)
-{
-	char *end;
-
-	errno = 0;
-	*val = strtod(arg, &end);
-	if (errno || end == arg || *end || !isfinite(*val) || *val > 1e6)
-		return bad_value(opt, arg, "not a number of seconds");
-	if (*val < min)
-		return bad_value(opt, arg, min > 0 ? "must be > 0" :
-				 "must be >= 0");
-	return 0;
+	return opt_set(&parser, &o, val, arg);
 }
 
 static int parse_sizes(const char *arg, struct bench_cfg *cfg)
@@ -311,7 +158,7 @@ static int parse_sizes(const char *arg, struct bench_cfg *cfg)
 
 		if (cfg->nsizes == BENCH_MAX_SIZES)
 			return bad_value("size", arg, "too many sizes");
-		if (parse_bytes(p, &v, &p) || (*p && *p != ','))
+		if (opt_bytes(p, &v, &p) || (*p && *p != ','))
 			return bad_value("size", arg, "not a list of sizes");
 		if (v < 1 || v > BENCH_MAX_SIZE)
 			return bad_value("size", arg, "sizes are 1 to 1G");
@@ -358,32 +205,6 @@ static void defaults(struct bench_cfg *cfg, const struct bench_prog *prog)
 	cfg->qp_retry = 7;
 }
 
-/* o's argument into its value at base + o->off. */
-static int set_value(const struct bench_opt *o, void *base, const char *arg)
-{
-	void *v = (char *)base + o->off;
-
-	switch (o->type) {
-	case BENCH_ARG_UINT:
-		return parse_uint(o->name, arg, o->min, o->max, v);
-	case BENCH_ARG_U64:
-		return bench_parse_u64(o->name, arg, o->min, o->max, v);
-	case BENCH_ARG_BYTES:
-		return parse_byte_count(o->name, arg, o->min, o->max, v);
-	case BENCH_ARG_SEC:
-		return parse_sec(o->name, arg, o->min / 1e3, v);
-	case BENCH_ARG_CHOICE:
-		return parse_choice(o->name, arg, o->names, o->nnames, v);
-	case BENCH_ARG_STR:
-		*(const char **)v = arg;
-		return 0;
-	case BENCH_ARG_SIZES:
-		return parse_sizes(arg, base);
-	default:
-		abort();
-	}
-}
-
 /* Whether these were given at all matters, not only their values. */
 static void note_given(struct bench_cfg *cfg, int key)
 {
@@ -395,92 +216,37 @@ static void note_given(struct bench_cfg *cfg, int key)
 		cfg->gid_index_given = true;
 }
 
-/* Every option a program takes, in --help order, and where each goes. */
-struct opt_list {
-	const struct bench_opt *o[MAX_OPTS];
-	void *base[MAX_OPTS];
-	unsigned int n;
-};
-
-static void add_opts(struct opt_list *l, const struct bench_opt *o,
-		     void *base)
+/* Whatever the option, the error's usage is the program's synopsis. */
+static void parse_fail(const struct opt_parser *p)
 {
-	for (; o->name; o++) {
-		if (l->n == MAX_OPTS)
-			abort();
-		l->o[l->n] = o;
-		l->base[l->n++] = base;
-	}
-}
-
-/* getopt_long's tables: a short option returns its letter. */
-static void getopt_tables(const struct opt_list *l, struct option *lo,
-			  char *shorts)
-{
-	unsigned int i;
-	size_t len = 0;
-
-	for (i = 0; i < l->n; i++) {
-		const struct bench_opt *o = l->o[i];
-
-		lo[i] = (struct option){
-			.name = o->name,
-			.has_arg = o->arg ? required_argument : no_argument,
-			.val = o->key ? o->key : (int)(LONG_ONLY + i),
-		};
-		if (o->key) {
-			shorts[len++] = (char)o->key;
-			if (o->arg)
-				shorts[len++] = ':';
-		}
-	}
-	memset(&lo[i], 0, sizeof(lo[i]));
-	shorts[len] = '\0';
-}
-
-/* The index in l of what getopt_long returned. */
-static unsigned int find_opt(const struct opt_list *l, int key)
-{
-	unsigned int i;
-
-	if (key >= LONG_ONLY)
-		return (unsigned int)(key - LONG_ONLY);
-	for (i = 0; l->o[i]->key != key; i++)
-		;
-	return i;
+	bench_usage_error(p->ctx, NULL);
 }
 
 void bench_parse(struct bench_cfg *cfg, const struct bench_prog *prog,
 		 int argc, char **argv)
 {
-	struct opt_list l = { .n = 0 };
-	struct option lo[MAX_OPTS + 1];
-	char shorts[2 * MAX_OPTS + 1];
-	int key;
+	const struct opt_def *o;
 
 	prog_name = prog->name;
 	/* Rows reach a log even when a script's timeout kills us. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	defaults(cfg, prog);
-	add_opts(&l, common_opts, cfg);
+	parser = (struct opt_parser){
+		.prog = prog->name, .fail = parse_fail, .ctx = cfg,
+	};
+	opt_add(&parser, common_opts, cfg);
 	if (prog->flags & BENCH_OPT_RDMA)
-		add_opts(&l, rdma_opts, cfg);
-	add_opts(&l, prog->opts, prog->ctx);
-	getopt_tables(&l, lo, shorts);
+		opt_add(&parser, rdma_opts, cfg);
+	opt_add(&parser, prog->opts, prog->ctx);
 
-	while ((key = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
-		unsigned int i;
-
-		if (key == 'h') {
+	while ((o = opt_next(&parser, argc, argv))) {
+		if (o->key == 'h') {
 			usage(stdout, prog, true);
 			exit(0);
 		}
-		if (key == '?')
+		if (o->key == 's' && parse_sizes(optarg, cfg))
 			bench_usage_error(cfg, NULL);
-		i = find_opt(&l, key);
-		if (set_value(l.o[i], l.base[i], optarg))
-			bench_usage_error(cfg, NULL);
-		note_given(cfg, key);
+		note_given(cfg, o->key);
 	}
 	if (argc - optind > 1)
 		bench_usage_error(cfg, "one peer address at most");

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "opt_table.h"
+
 #define BENCH_MAX_SIZES		64
 #define BENCH_MAX_SIZE		(1ULL << 30)
 #define BENCH_DEFAULT_PORT	18515
@@ -20,60 +22,12 @@
 /* bench_prog.flags: which of the optional common options a program takes. */
 #define BENCH_OPT_RDMA		0x1	/* --dev, --gid-index */
 
-/* What an option's argument is, and how bench_parse() takes it. */
-enum bench_arg {
-	BENCH_ARG_NONE,		/* a flag bench_parse() acts on (--help) */
-	BENCH_ARG_UINT,		/* unsigned int in [min, max] */
-	BENCH_ARG_U64,		/* uint64_t in [min, max] */
-	BENCH_ARG_BYTES,	/* uint64_t, K/M/G suffixes, in [min, max] */
-	BENCH_ARG_SEC,		/* double seconds, at least min ms */
-	BENCH_ARG_CHOICE,	/* int: the argument's index in names */
-	BENCH_ARG_STR,		/* const char *: the argument itself */
-	BENCH_ARG_SIZES,	/* --size: struct bench_cfg's sizes list */
-};
-
-/*
- * One option: its --help entry and where its value goes, at off in the
- * program's ctx (a common option's: in struct bench_cfg). The
- * BENCH_UINT() .. BENCH_STR() macros fill the value part and check that
- * the field has the type the argument is parsed into.
- */
-struct bench_opt {
-	const char *name;	/* long name, without the dashes */
-	int key;		/* short option letter, or 0: long only */
-	const char *arg;	/* argument name for --help, NULL for a flag */
-	const char *help;
-	enum bench_arg type;
-	size_t off;
-	uint64_t min, max;
-	const char *const *names;	/* BENCH_ARG_CHOICE: NULLs skipped */
-	unsigned int nnames;
-};
-
-/* The entries of an array. */
-#define BENCH_NR(a)	(sizeof(a) / sizeof((a)[0]))
-/* offsetof(t, f), a compile error unless f is a ctype. */
-#define BENCH_OFF(t, f, ctype) \
-	(offsetof(t, f) + 0 * sizeof((ctype *){ &((t *)0)->f }))
-#define BENCH_UINT(t, f, lo, hi) .type = BENCH_ARG_UINT, \
-	.off = BENCH_OFF(t, f, unsigned int), .min = (lo), .max = (hi)
-#define BENCH_U64(t, f, lo, hi) .type = BENCH_ARG_U64, \
-	.off = BENCH_OFF(t, f, uint64_t), .min = (lo), .max = (hi)
-#define BENCH_BYTES(t, f, lo, hi) .type = BENCH_ARG_BYTES, \
-	.off = BENCH_OFF(t, f, uint64_t), .min = (lo), .max = (hi)
-#define BENCH_SEC(t, f, lo_ms) .type = BENCH_ARG_SEC, \
-	.off = BENCH_OFF(t, f, double), .min = (lo_ms)
-#define BENCH_CHOICE(t, f, list) .type = BENCH_ARG_CHOICE, \
-	.off = BENCH_OFF(t, f, int), .names = (list), .nnames = BENCH_NR(list)
-#define BENCH_STR(t, f) .type = BENCH_ARG_STR, \
-	.off = BENCH_OFF(t, f, const char *)
-
 struct bench_prog {
 	const char *name;
 	const char *synopsis;	/* lines after "usage: ", '\n'-separated */
 	const char *notes;	/* printed after the option list */
 	unsigned int flags;	/* BENCH_OPT_* */
-	const struct bench_opt *opts;	/* own options, end with name NULL */
+	const struct opt_def *opts;	/* own options, end with name NULL */
 	/* Prints the program's parameters with bench_meta(). */
 	void (*params)(void *ctx);
 	void *ctx;		/* where opts' values go */

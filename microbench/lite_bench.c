@@ -68,33 +68,33 @@ struct lite_cfg {
 /* Where lite_opts' values go. */
 #define LC	struct lite_cfg
 
-static const struct bench_opt lite_opts[] = {
+static const struct opt_def lite_opts[] = {
 	{ "mode", 'm', "MODE", "lat, tput, reg, rpc or ctrl (default lat)",
-	  BENCH_CHOICE(LC, mode, mode_names) },
+	  OPT_CHOICE(LC, mode, mode_names) },
 	{ "op", 'o', "OP", "write or read (default write); lat also fadd "
 	  "or cas (fetch-and-add, compare-and-swap of 8 bytes)",
-	  BENCH_CHOICE(LC, op, op_names) },
+	  OPT_CHOICE(LC, op, op_names) },
 	{ "mr-total", 0, "BYTES", "tput: bytes of LMRs written "
 	  "at random (default 1M)",
-	  BENCH_BYTES(LC, mr_total, 4096, LITE_LMR_MAX_SIZE * 4) },
+	  OPT_BYTES(LC, mr_total, 4096, LITE_LMR_MAX_SIZE * 4) },
 	{ "mr-count", 0, "N", "tput: LMRs the total is split "
-	  "into (default 1)", BENCH_UINT(LC, mr_count, 1, 65536) },
+	  "into (default 1)", OPT_UINT(LC, mr_count, 1, 65536) },
 	{ "prio", 0, "P", "normal, high or low (default normal)",
-	  BENCH_CHOICE(LC, prio, prio_names) },
+	  OPT_CHOICE(LC, prio, prio_names) },
 	{ "lite-port", 0, "N", "rpc: LITE port 0..63 (default 1)",
-	  BENCH_UINT(LC, lite_port, 0, LITE_MAX_PORT - 1) },
+	  OPT_UINT(LC, lite_port, 0, LITE_MAX_PORT - 1) },
 	{ "param-name", 0, "NAME", "tput: which value the param "
 	  "column holds: mr-total, mr-count or threads (default mr-total)",
-	  BENCH_STR(LC, param_name) },
+	  OPT_STR(LC, param_name) },
 	{ "depth", 0, "N", "tput: operations each thread keeps in "
 	  "flight, posted without waiting (1..64; default 0: synchronous)",
-	  BENCH_UINT(LC, depth, 0, MAX_DEPTH) },
+	  OPT_UINT(LC, depth, 0, MAX_DEPTH) },
 	{ "rep", 0, "N", "ctrl: the number in the rep column "
-	  "(default 1)", BENCH_UINT(LC, rep, 0, 1000000) },
+	  "(default 1)", OPT_UINT(LC, rep, 0, 1000000) },
 	{ "ticks-ms", 0, "MS", "tput: every MS milliseconds print "
 	  "'# tick=NS,OPS' (CLOCK_MONOTONIC, operations completed so far, "
 	  "warm-up included), to line the rate up with other programs' "
-	  "windows (default 0: none)", BENCH_UINT(LC, ticks_ms, 0, 60000) },
+	  "windows (default 0: none)", OPT_UINT(LC, ticks_ms, 0, 60000) },
 	{ .name = NULL }
 };
 

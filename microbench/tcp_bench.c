@@ -13,12 +13,12 @@ static const char *const param_names[] = {
 
 static struct tb_opts opts;
 
-static const struct bench_opt tcp_opts[] = {
+static const struct opt_def tcp_opts[] = {
 	{ "mode", 'm', "MODE", "lat or rpc (default lat)",
-	  BENCH_CHOICE(struct tb_opts, mode, mode_names) },
+	  OPT_CHOICE(struct tb_opts, mode, mode_names) },
 	{ "param-name", 0, "NAME", "what the param column holds: "
 	  "threads or none (default: 0)",
-	  BENCH_CHOICE(struct tb_opts, param, param_names) },
+	  OPT_CHOICE(struct tb_opts, param, param_names) },
 	{ .name = NULL }
 };
 

@@ -27,35 +27,35 @@ static const char *const server_wait_names[] = { "busy", "event" };
 /* Where verbs_opts' values go. */
 #define VB	struct vb_opts
 
-static const struct bench_opt verbs_opts[] = {
+static const struct opt_def verbs_opts[] = {
 	{ "mode", 'm', "MODE", "lat, tput, rpc, reg or ctrl (default lat)",
-	  BENCH_CHOICE(VB, mode, vb_mode_names) },
+	  OPT_CHOICE(VB, mode, vb_mode_names) },
 	{ "op", 'o', "OP", "lat, tput: write (default) or read; "
 	  "rpc: writeimm (default) or sendrecv",
-	  BENCH_CHOICE(VB, op, vb_op_names) },
+	  OPT_CHOICE(VB, op, vb_op_names) },
 	{ "mr-total", 0, "BYTES", "tput: server memory targeted, "
 	  "K/M/G suffixes (default 64M)",
-	  BENCH_BYTES(VB, mr_total, 64, 1ULL << 40) },
+	  OPT_BYTES(VB, mr_total, 64, 1ULL << 40) },
 	{ "mr-count", 0, "N", "tput: MRs that memory is split "
 	  "into, each registered alone (default 1)",
-	  BENCH_U64(VB, mr_count, 1, VB_MAX_MRS) },
+	  OPT_U64(VB, mr_count, 1, VB_MAX_MRS) },
 	{ "qps", 'q', "N", "tput: QPs, one connection each, spread over the "
-	  "threads (default: --threads)", BENCH_UINT(VB, qps, 1, VB_MAX_QPS) },
+	  "threads (default: --threads)", OPT_UINT(VB, qps, 1, VB_MAX_QPS) },
 	{ "depth", 0, "N", "tput: operations in flight per QP; rpc: "
 	  "server ring slots per QP (default 16)",
-	  BENCH_UINT(VB, depth, 1, VB_MAX_DEPTH) },
+	  OPT_UINT(VB, depth, 1, VB_MAX_DEPTH) },
 	{ "inline", 0, "BYTES", "post writes and sends of up to "
 	  "BYTES inline (default 0: never)",
-	  BENCH_UINT(VB, inline_max, 0, VB_MAX_INLINE) },
+	  OPT_UINT(VB, inline_max, 0, VB_MAX_INLINE) },
 	{ "param-name", 0, "NAME", "what the param column holds: "
 	  "mr-total, mr-count, qps, threads, depth or none (default: 0)",
-	  BENCH_CHOICE(VB, param, param_names) },
+	  OPT_CHOICE(VB, param, param_names) },
 	{ "rep", 0, "N", "ctrl: the number in the rep column "
-	  "(default 1)", BENCH_UINT(VB, rep, 0, 1000000) },
+	  "(default 1)", OPT_UINT(VB, rep, 0, 1000000) },
 	{ "server-wait", 0, "HOW", "rpc server: busy (poll the "
 	  "CQ without pause, the default) or event (sleep on the CQ's "
 	  "completion channel until a request comes)",
-	  BENCH_CHOICE(VB, server_event, server_wait_names) },
+	  OPT_CHOICE(VB, server_event, server_wait_names) },
 	{ .name = NULL }
 };
 

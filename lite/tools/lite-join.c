@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,43 +15,68 @@
 #include <unistd.h>
 
 #include "../include/lite_proto.h"
+#include "../include/opt_table.h"
 #include "../include/uapi/lite.h"
 #include "../lib/lite.h"
+
+struct join_opts {
+	unsigned int port, ib_port;
+	const char *key_file;
+	int status;
+	unsigned int want, timeout;
+};
+
+/* Where the options' values go; what names a number in bad_num(). */
+#define JO	struct join_opts
+
+static const struct opt_def opts[] = {
+	{ "port", 'p', "PORT", "manager TCP port", .what = "port",
+	  OPT_UINT(JO, port, 0, 65535) },
+	{ "ib-port", 'i', "PORT", "RDMA port (default: the module's)",
+	  .what = "IB port", OPT_UINT(JO, ib_port, 0, 255) },
+	{ "key-file", 'k', "FILE", "the cluster key (default " LITE_KEY_FILE
+	  ")", OPT_STR(JO, key_file) },
+	{ "status", 's', NULL, "print the state instead of joining",
+	  OPT_FLAG(JO, status) },
+	{ "wait", 'w', "N", "with --status: wait until N nodes are reachable; "
+	  "fails at once when the manager connection is lost",
+	  .what = "node count", OPT_UINT(JO, want, 0, LITE_MAX_NODES) },
+	{ "timeout", 't', "SECS", "limit for --wait (default 60)",
+	  .what = "timeout", OPT_UINT(JO, timeout, 0, 86400) },
+	{ "help", 'h', NULL, "this text", .type = OPT_T_OWN },
+	{ .name = NULL }
+};
 
 /* The usage, on stdout for --help (@status 0), else on stderr; exits. */
 static void __attribute__((noreturn)) usage(int status)
 {
-	fprintf(status ? stderr : stdout,
+	FILE *f = status ? stderr : stdout;
+
+	fprintf(f,
 		"usage: lite-join [-p PORT] [-i IB_PORT] [-k KEY_FILE] MANAGER_ADDR\n"
 		"       lite-join --status [--wait N] [--timeout SECS]\n"
 		"\n"
 		"Join this node to the LITE cluster whose lite-manager listens on\n"
 		"MANAGER_ADDR:PORT (default port %d), or print the cluster as this\n"
-		"node sees it: its id, the nodes it reaches and their ids.\n"
-		"  -p, --port PORT      manager TCP port\n"
-		"  -i, --ib-port PORT   RDMA port (default: the module's)\n"
-		"  -k, --key-file FILE  the cluster key (default %s)\n"
-		"  -s, --status         print the state instead of joining\n"
-		"  -w, --wait N         with --status: wait until N nodes are reachable;\n"
-		"                       fails at once when the manager connection is lost\n"
-		"  -t, --timeout SECS   limit for --wait (default 60)\n"
-		"  -h, --help           this text\n",
-		LITE_PROTO_DEFAULT_PORT, LITE_KEY_FILE);
+		"node sees it: its id, the nodes it reaches and their ids.\n",
+		LITE_PROTO_DEFAULT_PORT);
+	opt_help(f, opts, 23);
 	exit(status);
 }
 
-static unsigned long parse_num(const char *s, const char *what, unsigned long max)
+static void bad_num(const struct opt_parser *p, const struct opt_def *o,
+		    const char *arg, const char *why)
 {
-	unsigned long v;
-	char *end;
+	(void)p;
+	(void)why;
+	fprintf(stderr, "lite-join: bad %s '%s'\n", o->what, arg);
+	exit(2);
+}
 
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || end == s || v > max) {
-		fprintf(stderr, "lite-join: bad %s '%s'\n", what, s);
-		exit(2);
-	}
-	return v;
+static void usage_fail(const struct opt_parser *p)
+{
+	(void)p;
+	usage(2);
 }
 
 static int print_status(int fd, unsigned int want, unsigned int timeout)
@@ -101,61 +125,36 @@ static int print_status(int fd, unsigned int want, unsigned int timeout)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "port",	required_argument,	NULL, 'p' },
-		{ "ib-port",	required_argument,	NULL, 'i' },
-		{ "key-file",	required_argument,	NULL, 'k' },
-		{ "status",	no_argument,		NULL, 's' },
-		{ "wait",	required_argument,	NULL, 'w' },
-		{ "timeout",	required_argument,	NULL, 't' },
-		{ "help",	no_argument,		NULL, 'h' },
-		{}
+	struct join_opts o = {
+		.port = LITE_PROTO_DEFAULT_PORT, .key_file = LITE_KEY_FILE,
+		.timeout = 60,
 	};
-	unsigned int port = LITE_PROTO_DEFAULT_PORT, ib_port = 0;
-	const char *key_file = LITE_KEY_FILE;
-	unsigned int want = 0, timeout = 60;
-	int status = 0, c, fd, ret = 0;
+	struct opt_parser p = {
+		.prog = "lite-join", .num = OPT_NUM_STRTOUL, .bad = bad_num,
+		.fail = usage_fail,
+	};
+	const struct opt_def *d;
+	int fd, ret = 0;
 
-	while ((c = getopt_long(argc, argv, "p:i:k:sw:t:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			port = parse_num(optarg, "port", 65535);
-			break;
-		case 'i':
-			ib_port = parse_num(optarg, "IB port", 255);
-			break;
-		case 'k':
-			key_file = optarg;
-			break;
-		case 's':
-			status = 1;
-			break;
-		case 'w':
-			want = parse_num(optarg, "node count", LITE_MAX_NODES);
-			break;
-		case 't':
-			timeout = parse_num(optarg, "timeout", 86400);
-			break;
-		case 'h':
+	opt_add(&p, opts, &o);
+	while ((d = opt_next(&p, argc, argv)))
+		if (d->key == 'h')
 			usage(0);
-		default:
-			usage(2);
-		}
-	}
-	if (status ? optind != argc : optind != argc - 1)
+	if (o.status ? optind != argc : optind != argc - 1)
 		usage(2);
 	fd = open("/dev/" LITE_DEV_NAME, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		perror("lite-join: /dev/" LITE_DEV_NAME " (is lite.ko loaded?)");
 		return 1;
 	}
-	if (status) {
-		ret = print_status(fd, want, timeout);
+	if (o.status) {
+		ret = print_status(fd, o.want, o.timeout);
 	} else {
-		ret = lite_join_key(argv[optind], port, ib_port, key_file);
+		ret = lite_join_key(argv[optind], o.port, o.ib_port,
+				    o.key_file);
 		if (ret < 0) {
 			fprintf(stderr, "lite-join: joining %s:%u with the key in %s: %s%s\n",
-				argv[optind], port, key_file, strerror(-ret),
+				argv[optind], o.port, o.key_file, strerror(-ret),
 				ret == -EACCES ? " (the manager has another key?)" :
 				ret == -EPERM ? " (not root, or a key file others may read: chmod 600)" : "");
 			ret = 1;

@@ -4,13 +4,13 @@
  * mpi-graph and graph-ref: the definitions are in graph.h.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "graph.h"
+#include "opt_table.h"
 
 /* R-MAT quadrant thresholds in 1/65536: a=0.57, a+b=0.76, a+b+c=0.95. */
 #define RMAT_A		37356U
@@ -253,99 +253,72 @@ void pr_result(FILE *f, const struct graph_opts *o, const struct graph *g,
 	fflush(f);
 }
 
-static unsigned long graph_arg(const char *s, const char *name,
-			       unsigned long min, unsigned long max,
-			       const char *usage)
-{
-	uint64_t v;
+/* Where the options' values go. */
+#define GO	struct graph_opts
 
-	if (app_num(s, min, max, &v)) {
-		fprintf(stderr, "%s: %s must be a number in %lu..%lu, not '%s'\n%s",
-			prog, name, min, max, s, usage);
-		exit(2);
-	}
-	return v;
+static const char *const mode_names[] = { "pull", "push" };
+
+/*
+ * No help texts: each program's usage is its synopsis, and it has no
+ * --help. what names a number in bad_arg()'s message.
+ */
+static const struct opt_def common_opts[] = {
+	{ "scale", 's', "SCALE", .what = "scale",
+	  OPT_UINT(GO, scale, 1, GRAPH_MAX_SCALE) },
+	{ "edge-factor", 'e', "EDGE_FACTOR", .what = "edge factor",
+	  OPT_UINT(GO, edge_factor, 1, 1024) },
+	{ "seed", 'S', "SEED", .what = "seed",
+	  OPT_U64(GO, seed, 0, UINT64_MAX) },
+	{ "iters", 'i', "ITERS", .what = "iterations",
+	  OPT_UINT(GO, iters, 1, 100000) },
+	{ "dump", 'd', "FILE", OPT_STR(GO, dump) },
+	{ "quiet", 'q', NULL, OPT_FLAG(GO, quiet) },
+	{ .name = NULL }
+};
+
+/* lite-graph's own. */
+static const struct opt_def lite_opts[] = {
+	{ "nodes", 'n', "NODES", .what = "nodes",
+	  OPT_UINT(GO, nodes, 1, GRAPH_MAX_PARTS) },
+	{ "id", 'I', "ID", .what = "id",
+	  OPT_U64(GO, id, 0, UINT64_MAX - GRAPH_MAX_PARTS) },
+	{ "mode", 0, "pull|push", OPT_CHOICE(GO, push, mode_names) },
+	{ "window", 0, "BYTES", .what = "window",
+	  OPT_U64(GO, window, 8, 1 << 20) },
+	{ .name = NULL }
+};
+
+/* A bad number says which; a bad --mode leaves it to the usage. */
+static void bad_arg(const struct opt_parser *p, const struct opt_def *o,
+		    const char *arg, const char *why)
+{
+	(void)why;
+	if (o->type != OPT_T_CHOICE)
+		fprintf(stderr, "%s: %s must be a number in %" PRIu64 "..%"
+			PRIu64 ", not '%s'\n", p->prog, o->what, o->min,
+			o->max, arg);
 }
 
 void graph_parse_args(int argc, char **argv, struct graph_opts *o, int lite,
 		      const char *usage)
 {
-	static const struct option longopts[] = {
-		{ "scale", required_argument, NULL, 's' },
-		{ "edge-factor", required_argument, NULL, 'e' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "iters", required_argument, NULL, 'i' },
-		{ "dump", required_argument, NULL, 'd' },
-		{ "nodes", required_argument, NULL, 'n' },
-		{ "id", required_argument, NULL, 'I' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "mode", required_argument, NULL, 'M' },
-		{ "window", required_argument, NULL, 'W' },
-		{ NULL, 0, NULL, 0 },
+	struct opt_parser p = {
+		.prog = prog, .num = OPT_NUM_C, .bad = bad_arg,
+		.usage = usage,
 	};
-	int c;
+	const struct opt_def *d;
 
 	*o = (struct graph_opts) { .scale = 16, .edge_factor = 16, .seed = 1,
 				   .iters = 20, .id = 0x47520000,
 				   .window = 1 << 20 };
-	while ((c = getopt_long(argc, argv, lite ? "s:e:S:i:d:n:I:q" :
-				"s:e:S:i:d:q", longopts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			o->scale = graph_arg(optarg, "scale", 1,
-					     GRAPH_MAX_SCALE, usage);
+	opt_add(&p, common_opts, o);
+	/* The baselines know lite-graph's options only to refuse them. */
+	opt_add(&p, lite_opts, lite ? o : NULL);
+	while ((d = opt_next(&p, argc, argv)))
+		if (!lite && opt_in(d, lite_opts))
 			break;
-		case 'e':
-			o->edge_factor = graph_arg(optarg, "edge factor", 1,
-						   1024, usage);
-			break;
-		case 'S':
-			o->seed = strtoull(optarg, NULL, 0);
-			graph_arg(optarg, "seed", 0, ~0UL, usage);
-			break;
-		case 'i':
-			o->iters = graph_arg(optarg, "iterations", 1, 100000,
-					     usage);
-			break;
-		case 'd':
-			o->dump = optarg;
-			break;
-		case 'n':
-			if (!lite)
-				goto bad;
-			o->nodes = graph_arg(optarg, "nodes", 1,
-					     GRAPH_MAX_PARTS, usage);
-			break;
-		case 'I':
-			if (!lite)
-				goto bad;
-			o->id = graph_arg(optarg, "id", 0, ~0UL - GRAPH_MAX_PARTS,
-					  usage);
-			break;
-		case 'q':
-			o->quiet = 1;
-			break;
-		case 'M':
-			if (!lite)
-				goto bad;
-			if (!strcmp(optarg, "push"))
-				o->push = 1;
-			else if (strcmp(optarg, "pull"))
-				goto bad;
-			break;
-		case 'W':
-			if (!lite)
-				goto bad;
-			o->window = graph_arg(optarg, "window", 8, 1 << 20,
-					      usage);
-			break;
-		default:
-			goto bad;
-		}
-	}
-	if (optind == argc)
+	if (!d && optind == argc)
 		return;
-bad:
 	fputs(usage, stderr);
 	exit(2);
 }

@@ -3,7 +3,6 @@
  * The corpus, the jobs and the command line of mr_job.h.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include <unistd.h>
 
 #include "mr_job.h"
+#include "opt_table.h"
 
 #define WORD_MIN	3U
 #define WORD_SPAN	8U	/* lengths WORD_MIN .. WORD_MIN + WORD_SPAN - 1 */
@@ -333,50 +333,64 @@ static void bad_arg(const char *usage, const char *fmt, const char *arg)
 	exit(2);
 }
 
-/* An unsigned number in @lo .. @hi. */
-static uint64_t num_arg(const char *arg, uint64_t lo, uint64_t hi,
-			const char *usage)
-{
-	uint64_t v;
+/* Where the options' values go. */
+#define MO	struct mr_opts
 
-	if (app_num(arg, lo, hi, &v))
-		bad_arg(usage, "bad number '%s'", arg);
-	return v;
-}
+static const char *const shuffle_names[] = { "write", "rpc" };
+static const char *const copy_names[] = { "zerocopy", "heap" };
 
-/* Which of the words @w0 and @w1 option @opt's @arg is (0, 1); or exit 2. */
-static int word_arg(const char *arg, const char *opt, const char *w0,
-		    const char *w1, const char *usage)
+/*
+ * No help texts: each program's usage is its synopsis. A choice's what
+ * is what bad_value() says it takes. --job is looked up in jobs[].
+ */
+static const struct opt_def common_opts[] = {
+	{ "job", 0, "JOB", .type = OPT_T_OWN },
+	{ "", 'm', "MIB", OPT_U64(MO, size, 1, 1U << 16) },
+	{ "chunk", 0, "KIB", OPT_UINT(MO, chunk_kib, 4, 1U << 16) },
+	{ "vocab", 0, "N", OPT_UINT(MO, vocab, 1, 1U << 26) },
+	{ "", 'S', "SEED", OPT_U64(MO, seed, 0, UINT64_MAX) },
+	{ "", 'o', "FILE", OPT_STR(MO, out) },
+	{ "help", 'h', NULL, .type = OPT_T_OWN },
+	{ .name = NULL }
+};
+
+/* lite-mapreduce's own. */
+static const struct opt_def lite_opts[] = {
+	{ "", 'n', "NODES", OPT_UINT(MO, nodes, 1, 1024) },
+	{ "", 't', "THREADS", OPT_UINT(MO, threads, 1, 256) },
+	{ "shuffle", 0, "rpc|write", .what = "write or rpc",
+	  OPT_CHOICE(MO, rpc, shuffle_names) },
+	{ "inbox", 0, "MIB", OPT_UINT(MO, inbox_mib, 1, 1024) },
+	{ "inbox-copy", 0, "heap|zerocopy", .what = "heap or zerocopy",
+	  OPT_CHOICE(MO, heap_copy, copy_names) },
+	{ "id", 0, "ID", OPT_U64(MO, id, 1, UINT64_MAX >> 1) },
+	{ .name = NULL }
+};
+
+static void bad_value(const struct opt_parser *p, const struct opt_def *o,
+		      const char *arg, const char *why)
 {
-	if (!strcmp(arg, w0))
-		return 0;
-	if (!strcmp(arg, w1))
-		return 1;
-	fprintf(stderr, "%s: %s %s: %s or %s\n%s", prog, opt, arg, w0, w1,
-		usage);
-	exit(2);
+	(void)why;
+	if (o->type == OPT_T_CHOICE)
+		fprintf(stderr, "%s: --%s %s: %s\n", p->prog, o->name, arg,
+			o->what);
+	else
+		fprintf(stderr, "%s: bad number '%s'\n", p->prog, arg);
 }
 
 void mr_parse_args(int argc, char **argv, struct mr_opts *o, int lite,
 		   const char *usage)
 {
-	static const struct option lopts[] = {
-		{ "job", required_argument, NULL, 'j' },
-		{ "chunk", required_argument, NULL, 'c' },
-		{ "vocab", required_argument, NULL, 'v' },
-		{ "shuffle", required_argument, NULL, 'x' },
-		{ "inbox", required_argument, NULL, 'b' },
-		{ "inbox-copy", required_argument, NULL, 'y' },
-		{ "id", required_argument, NULL, 'i' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
+	struct opt_parser p = {
+		.prog = prog, .num = OPT_NUM_C, .bad = bad_value,
+		.usage = usage,
 	};
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int c;
+	const struct opt_def *d;
 
 	*o = (struct mr_opts){
 		.job = mr_job_find("wordcount"),
-		.size = 64ULL << 20,
+		.size = 64,	/* MiB until parsed */
 		.chunk_kib = 1024,
 		.vocab = 1U << 18,
 		.seed = 1,
@@ -385,60 +399,25 @@ void mr_parse_args(int argc, char **argv, struct mr_opts *o, int lite,
 		.inbox_mib = 128,
 		.id = 0x4d52000000ULL,	/* "MR" */
 	};
-	while ((c = getopt_long(argc, argv, "m:S:o:n:t:h", lopts, NULL)) != -1) {
-		if (!lite && strchr("ntxbiy", c))
+	opt_add(&p, common_opts, o);
+	/* The baselines know lite-mapreduce's options only to refuse them. */
+	opt_add(&p, lite_opts, lite ? o : NULL);
+	while ((d = opt_next(&p, argc, argv))) {
+		if (!lite && opt_in(d, lite_opts))
 			bad_arg(usage, "%s: an option of lite-mapreduce only",
 				argv[optind - 1]);
-		switch (c) {
-		case 'j':
+		if (d->key == 'h') {
+			fputs(usage, stdout);
+			exit(0);
+		}
+		if (!strcmp(d->name, "job")) {
 			o->job = mr_job_find(optarg);
 			if (!o->job)
 				bad_arg(usage, "no job '%s' (wordcount, invindex)",
 					optarg);
-			break;
-		case 'm':
-			o->size = num_arg(optarg, 1, 1U << 16, usage) << 20;
-			break;
-		case 'c':
-			o->chunk_kib = num_arg(optarg, 4, 1U << 16, usage);
-			break;
-		case 'v':
-			o->vocab = num_arg(optarg, 1, 1U << 26, usage);
-			break;
-		case 'S':
-			o->seed = num_arg(optarg, 0, UINT64_MAX, usage);
-			break;
-		case 'o':
-			o->out = optarg;
-			break;
-		case 'n':
-			o->nodes = num_arg(optarg, 1, 1024, usage);
-			break;
-		case 't':
-			o->threads = num_arg(optarg, 1, 256, usage);
-			break;
-		case 'x':
-			o->rpc = word_arg(optarg, "--shuffle", "write", "rpc",
-					  usage);
-			break;
-		case 'b':
-			o->inbox_mib = num_arg(optarg, 1, 1024, usage);
-			break;
-		case 'y':
-			o->heap_copy = !word_arg(optarg, "--inbox-copy", "heap",
-						 "zerocopy", usage);
-			break;
-		case 'i':
-			o->id = num_arg(optarg, 1, UINT64_MAX >> 1, usage);
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			exit(0);
-		default:
-			fputs(usage, stderr);
-			exit(2);
 		}
 	}
+	o->size <<= 20;
 	if (optind != argc)
 		bad_arg(usage, "unexpected argument '%s'", argv[optind]);
 	if (mr_splits(o) > UINT32_MAX / MR_DOCS_MAX)
