@@ -187,6 +187,8 @@ static void test_ctrl_len(void)
 	for (i = 1; i < LITE_CTRL_NR_TYPES; i++) {
 		snprintf(name, sizeof(name), "ctrl len: type %zu request, 0 bytes", i);
 		expect(name, -EPROTO, lite_check_ctrl_len(i, 0));
+		snprintf(name, sizeof(name), "ctrl types: type %zu has a name", i);
+		expect(name, 1, lite_ctrl_types[i].name != NULL);
 	}
 	expect("ctrl len: type 0", -EPROTO, lite_check_ctrl_len(0, 0));
 	expect("ctrl len: type LITE_CTRL_NR_TYPES", -EPROTO,

@@ -16,18 +16,16 @@
 
 /*
  * Every handler works on the kernel's copy of its argument struct: the
- * dispatcher (lite_ioctl()) copies it in, and for an _IOWR command back
- * out whatever the result (a failed fence still reports what is
- * outstanding). A handler that made something the caller must learn of (a
- * handle, an RPC descriptor) names how to take it back should that copy
- * fail, so nothing is left that nobody holds.
+ * dispatcher (lite_ioctl()) copies it in and, for an _IOWR command, back
+ * out when the handler succeeded. A handler that made something the
+ * caller must learn of (a handle, a lock, an RPC descriptor) names how to
+ * take it back should that copy fail, so nothing is left that nobody
+ * holds.
  */
 static long lite_ioctl_join(struct lite_ctx *ctx, void *data, unsigned int cmd)
 {
 	struct lite_ioc_join *arg = data;
 
-	if (!capable(CAP_NET_ADMIN))
-		return -EPERM;
 	if (arg->reserved || arg->port == 0 || arg->port > U16_MAX ||
 	    strnlen(arg->manager, sizeof(arg->manager)) == sizeof(arg->manager))
 		return -EINVAL;
@@ -433,6 +431,13 @@ static long lite_ioctl_lock(struct lite_ctx *ctx, void *data, unsigned int cmd)
 	}
 }
 
+static void lite_ioctl_lock_undo(struct lite_ctx *ctx, void *data)
+{
+	struct lite_ioc_lock *arg = data;
+
+	lite_lock_destroy(ctx, arg->node, arg->lock);
+}
+
 static long lite_ioctl_barrier(struct lite_ctx *ctx, void *data,
 			       unsigned int cmd)
 {
@@ -442,50 +447,6 @@ static long lite_ioctl_barrier(struct lite_ctx *ctx, void *data,
 		return -EINVAL;
 	return lite_barrier(ctx, arg->nr);
 }
-
-struct lite_ioctl_desc {
-	unsigned int	cmd;
-	long		(*fn)(struct lite_ctx *ctx, void *data, unsigned int cmd);
-	/* Takes back what fn made when its result cannot be copied out. */
-	void		(*undo)(struct lite_ctx *ctx, void *data);
-};
-
-#define LITE_IOCTL(ioc, f, u)						\
-	[_IOC_NR(ioc)] = { .cmd = ioc, .fn = f, .undo = u }
-
-static const struct lite_ioctl_desc lite_ioctls[] = {
-	LITE_IOCTL(LITE_IOC_JOIN,	 lite_ioctl_join, NULL),
-	LITE_IOCTL(LITE_IOC_CLUSTER,	 lite_ioctl_cluster, NULL),
-	LITE_IOCTL(LITE_IOC_ALLOC,	 lite_ioctl_alloc, lite_ioctl_alloc_undo),
-	LITE_IOCTL(LITE_IOC_FREE,	 lite_ioctl_handle, NULL),
-	LITE_IOCTL(LITE_IOC_UNMAP,	 lite_ioctl_handle, NULL),
-	LITE_IOCTL(LITE_IOC_WRITE,	 lite_ioctl_rw, NULL),
-	LITE_IOCTL(LITE_IOC_READ,	 lite_ioctl_rw, NULL),
-	LITE_IOCTL(LITE_IOC_MEMSET,	 lite_ioctl_memset, NULL),
-	LITE_IOCTL(LITE_IOC_MEMCPY,	 lite_ioctl_memcpy, NULL),
-	LITE_IOCTL(LITE_IOC_MEMMOVE,	 lite_ioctl_memcpy, NULL),
-	LITE_IOCTL(LITE_IOC_PUBLISH,	 lite_ioctl_publish, NULL),
-	LITE_IOCTL(LITE_IOC_ASK,	 lite_ioctl_ask, lite_ioctl_ask_undo),
-	LITE_IOCTL(LITE_IOC_LMR_INFO,	 lite_ioctl_lmr_info, NULL),
-	LITE_IOCTL(LITE_IOC_REGISTER,	 lite_ioctl_register, NULL),
-	LITE_IOCTL(LITE_IOC_QUERY_PORT,	 lite_ioctl_query_port, NULL),
-	LITE_IOCTL(LITE_IOC_CALL,	 lite_ioctl_call, NULL),
-	LITE_IOCTL(LITE_IOC_SEND,	 lite_ioctl_call, NULL),
-	LITE_IOCTL(LITE_IOC_RECV,	 lite_ioctl_recv, lite_ioctl_recv_undo),
-	LITE_IOCTL(LITE_IOC_REPLY,	 lite_ioctl_reply, NULL),
-	LITE_IOCTL(LITE_IOC_REPLY_RECV,	 lite_ioctl_reply_recv,
-		   lite_ioctl_reply_recv_undo),
-	LITE_IOCTL(LITE_IOC_ATOMIC,	 lite_ioctl_atomic, NULL),
-	LITE_IOCTL(LITE_IOC_LOCK_CREATE, lite_ioctl_lock, NULL),
-	LITE_IOCTL(LITE_IOC_LOCK_ASK,	 lite_ioctl_lock, NULL),
-	LITE_IOCTL(LITE_IOC_LOCK,	 lite_ioctl_lock, NULL),
-	LITE_IOCTL(LITE_IOC_UNLOCK,	 lite_ioctl_lock, NULL),
-	LITE_IOCTL(LITE_IOC_BARRIER,	 lite_ioctl_barrier, NULL),
-	LITE_IOCTL(LITE_IOC_LOCK_DESTROY, lite_ioctl_lock, NULL),
-	LITE_IOCTL(LITE_IOC_POST,	 lite_ioctl_post, NULL),
-	LITE_IOCTL(LITE_IOC_POLL,	 lite_ioctl_poll, NULL),
-	LITE_IOCTL(LITE_IOC_MCALL,	 lite_ioctl_mcall, NULL),
-};
 
 /* Room for the largest argument struct. */
 union lite_ioc_arg {
@@ -513,6 +474,61 @@ union lite_ioc_arg {
 	struct lite_ioc_rpc_mcall	mcall;
 };
 
+struct lite_ioctl_desc {
+	unsigned int	cmd;
+	unsigned int	flags;
+	long		(*fn)(struct lite_ctx *ctx, void *data, unsigned int cmd);
+	/* Takes back what fn made when its result cannot be copied out. */
+	void		(*undo)(struct lite_ctx *ctx, void *data);
+};
+
+#define LITE_IOCTL_ADMIN	0x1	/* CAP_NET_ADMIN, before anything is read */
+/* Copied out on an error too: a failed fence still says what is left. */
+#define LITE_IOCTL_OUT_ALWAYS	0x2
+
+#define LITE_IOC_FITS(ioc)	(_IOC_SIZE(ioc) <= sizeof(union lite_ioc_arg))
+#define LITE_IOCTL_FLAGS(ioc, f, u, fl)					\
+	[_IOC_NR(ioc)] = {						\
+		.cmd = (ioc) + BUILD_BUG_ON_ZERO(!LITE_IOC_FITS(ioc)),	\
+		.flags = (fl), .fn = (f), .undo = (u),			\
+	}
+#define LITE_IOCTL(ioc, f, u)	LITE_IOCTL_FLAGS(ioc, f, u, 0)
+
+static const struct lite_ioctl_desc lite_ioctls[] = {
+	LITE_IOCTL_FLAGS(LITE_IOC_JOIN,	 lite_ioctl_join, NULL, LITE_IOCTL_ADMIN),
+	LITE_IOCTL(LITE_IOC_CLUSTER,	 lite_ioctl_cluster, NULL),
+	LITE_IOCTL(LITE_IOC_ALLOC,	 lite_ioctl_alloc, lite_ioctl_alloc_undo),
+	LITE_IOCTL(LITE_IOC_FREE,	 lite_ioctl_handle, NULL),
+	LITE_IOCTL(LITE_IOC_UNMAP,	 lite_ioctl_handle, NULL),
+	LITE_IOCTL(LITE_IOC_WRITE,	 lite_ioctl_rw, NULL),
+	LITE_IOCTL(LITE_IOC_READ,	 lite_ioctl_rw, NULL),
+	LITE_IOCTL(LITE_IOC_MEMSET,	 lite_ioctl_memset, NULL),
+	LITE_IOCTL(LITE_IOC_MEMCPY,	 lite_ioctl_memcpy, NULL),
+	LITE_IOCTL(LITE_IOC_MEMMOVE,	 lite_ioctl_memcpy, NULL),
+	LITE_IOCTL(LITE_IOC_PUBLISH,	 lite_ioctl_publish, NULL),
+	LITE_IOCTL(LITE_IOC_ASK,	 lite_ioctl_ask, lite_ioctl_ask_undo),
+	LITE_IOCTL(LITE_IOC_LMR_INFO,	 lite_ioctl_lmr_info, NULL),
+	LITE_IOCTL(LITE_IOC_REGISTER,	 lite_ioctl_register, NULL),
+	LITE_IOCTL(LITE_IOC_QUERY_PORT,	 lite_ioctl_query_port, NULL),
+	LITE_IOCTL(LITE_IOC_CALL,	 lite_ioctl_call, NULL),
+	LITE_IOCTL(LITE_IOC_SEND,	 lite_ioctl_call, NULL),
+	LITE_IOCTL(LITE_IOC_RECV,	 lite_ioctl_recv, lite_ioctl_recv_undo),
+	LITE_IOCTL(LITE_IOC_REPLY,	 lite_ioctl_reply, NULL),
+	LITE_IOCTL(LITE_IOC_REPLY_RECV,	 lite_ioctl_reply_recv,
+		   lite_ioctl_reply_recv_undo),
+	LITE_IOCTL(LITE_IOC_ATOMIC,	 lite_ioctl_atomic, NULL),
+	LITE_IOCTL(LITE_IOC_LOCK_CREATE, lite_ioctl_lock, lite_ioctl_lock_undo),
+	LITE_IOCTL(LITE_IOC_LOCK_ASK,	 lite_ioctl_lock, NULL),
+	LITE_IOCTL(LITE_IOC_LOCK,	 lite_ioctl_lock, NULL),
+	LITE_IOCTL(LITE_IOC_UNLOCK,	 lite_ioctl_lock, NULL),
+	LITE_IOCTL(LITE_IOC_BARRIER,	 lite_ioctl_barrier, NULL),
+	LITE_IOCTL(LITE_IOC_LOCK_DESTROY, lite_ioctl_lock, NULL),
+	LITE_IOCTL(LITE_IOC_POST,	 lite_ioctl_post, NULL),
+	LITE_IOCTL_FLAGS(LITE_IOC_POLL,	 lite_ioctl_poll, NULL,
+			 LITE_IOCTL_OUT_ALWAYS),
+	LITE_IOCTL(LITE_IOC_MCALL,	 lite_ioctl_mcall, NULL),
+};
+
 static long lite_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
@@ -526,18 +542,24 @@ static long lite_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return -ENOTTY;
 	d = &lite_ioctls[array_index_nospec(nr, ARRAY_SIZE(lite_ioctls))];
 	/* The whole number: direction and size as the uapi header says. */
-	if (!d->fn || d->cmd != cmd || WARN_ON_ONCE(size > sizeof(karg)))
+	if (!d->fn || d->cmd != cmd)
 		return -ENOTTY;
-	ret = -EFAULT;
-	if (!copy_from_user(&karg, uarg, size)) {
-		ret = d->fn(file->private_data, &karg, cmd);
-		if (_IOC_DIR(cmd) & _IOC_READ &&
-		    copy_to_user(uarg, &karg, size) && ret >= 0) {
-			if (d->undo)
-				d->undo(file->private_data, &karg);
-			ret = -EFAULT;
-		}
+	if (d->flags & LITE_IOCTL_ADMIN && !capable(CAP_NET_ADMIN))
+		return -EPERM;
+	if (copy_from_user(&karg, uarg, size)) {
+		ret = -EFAULT;
+		goto out;
 	}
+	ret = d->fn(file->private_data, &karg, cmd);
+	if (!(_IOC_DIR(cmd) & _IOC_READ) ||
+	    (ret < 0 && !(d->flags & LITE_IOCTL_OUT_ALWAYS)))
+		goto out;
+	if (copy_to_user(uarg, &karg, size) && ret >= 0) {
+		if (d->undo)
+			d->undo(file->private_data, &karg);
+		ret = -EFAULT;
+	}
+out:
 	/* A join's key, even in part, stays with the membership only. */
 	memzero_explicit(&karg, size);
 	return ret;

@@ -66,8 +66,8 @@ int lite_check_ctrl_hdr(const void *buf, u32 len, u16 peer_id, u32 peer_gen,
 
 /*
  * Every control type: its name in the counters (stats.c) and the size of
- * its payloads, a request's and a successful response's (wire.h). A type
- * missing here is refused: update with enum lite_ctrl_type.
+ * its payloads, a request's and a successful response's (wire.h). Update
+ * with enum lite_ctrl_type: fuzz/test_wire fails on a type missing here.
  */
 const struct lite_ctrl_type_info lite_ctrl_types[LITE_CTRL_NR_TYPES] = {
 	[LITE_CTRL_ALLOC]	= { "alloc", sizeof(struct lite_ctrl_alloc), 0 },
