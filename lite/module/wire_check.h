@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Checks of the messages LITE receives from the network (wire_check.c).
- * Each returns 0 or -EPROTO and reads nothing but its arguments. In user
- * space (fuzz/), include fuzz/kshim.h before this header.
+ * Each returns 0 or -EPROTO and reads nothing but its arguments and the
+ * table of control types. In user space (fuzz/), include fuzz/kshim.h
+ * before this header.
  */
 #ifndef LITE_WIRE_CHECK_H
 #define LITE_WIRE_CHECK_H
