@@ -160,18 +160,21 @@ fig_plot() {
 
 # fig_targets_met NAME DIR: "targets M/T met", how many of NAME's targets
 # in exp.md the results in DIR meet (ae-scripts/targets --only NAME: a
-# row met is a "yes"), and how many only hardware can judge; nothing for a
-# figure without targets.
+# row met is a "yes"), how many are undecided and how many only hardware
+# can judge; nothing for a figure without targets.
 fig_targets_met() {
-	local tmp rows hw
+	local tmp rows hw undecided
 	tmp=$(mktemp -d)
 	ln -s "$2" "$tmp/$1"
 	rows=$("$AE_ROOT/ae-scripts/targets" --only "$1" "$tmp" | grep '^| ' | tail -n +2) || true
 	rm -rf "$tmp"
 	[ -n "$rows" ] || return 0
+	# Undecided: too few pairs to tell (QUICK runs leave most so).
+	undecided=$(grep -c '| undecided |$' <<<"$rows") || true
+	if [ "$undecided" = 0 ]; then undecided=""; else undecided=", $undecided undecided"; fi
 	hw=$(grep -c '| not testable on ' <<<"$rows") || true
 	if [ "$hw" = 0 ]; then hw=""; else hw=", $hw not testable here"; fi
-	echo "targets $(grep -c '| yes |$' <<<"$rows")/$(wc -l <<<"$rows") met$hw"
+	echo "targets $(grep -c '| yes |$' <<<"$rows")/$(wc -l <<<"$rows") met$undecided$hw"
 }
 
 # fig_targets [reference]: exp.md's target ratios (ae-scripts/targets) from
