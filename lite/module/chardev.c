@@ -71,20 +71,31 @@ static long lite_ioctl_handle(struct lite_ctx *ctx, void *data,
 				      lite_api_unmap(ctx, arg->handle);
 }
 
+/* A user buffer as an iov_iter; sizes are checked by the callee. */
+static int lite_ubuf_iter(struct iov_iter *iter, u64 addr, u32 size,
+			  bool source)
+{
+	if (!access_ok(u64_to_user_ptr(addr), size))
+		return -EFAULT;
+	iov_iter_ubuf(iter, source ? ITER_SOURCE : ITER_DEST,
+		      u64_to_user_ptr(addr), size);
+	return 0;
+}
+
 static long lite_ioctl_rw(struct lite_ctx *ctx, void *data, unsigned int cmd)
 {
 	struct lite_ioc_rw *arg = data;
 	bool write = cmd == LITE_IOC_WRITE;
 	struct iov_iter iter;
+	int ret;
 
 	if (arg->reserved || arg->priority > LITE_PRIO_LOW)
 		return -EINVAL;
 	if (arg->size > LITE_LMR_MAX_SIZE)
-		return -ERANGE;	/* longer than any LMR */
-	if (!access_ok(u64_to_user_ptr(arg->addr), arg->size))
-		return -EFAULT;
-	iov_iter_ubuf(&iter, write ? ITER_SOURCE : ITER_DEST,
-		      u64_to_user_ptr(arg->addr), arg->size);
+		return -ERANGE;	/* longer than any LMR: fits the u32 below */
+	ret = lite_ubuf_iter(&iter, arg->addr, arg->size, write);
+	if (ret)
+		return ret;
 	return lite_api_rw(ctx, arg->handle, arg->password, arg->offset, &iter,
 			   arg->size, write, arg->priority);
 }
@@ -223,17 +234,6 @@ static long lite_ioctl_query_port(struct lite_ctx *ctx, void *data,
 	return lite_rpc_query_port(arg->node, arg->port, &arg->max_size);
 }
 
-/* A user buffer as an iov_iter; sizes are checked by the callee. */
-static int lite_ubuf_iter(struct iov_iter *iter, u64 addr, u32 size,
-			  bool source)
-{
-	if (!access_ok(u64_to_user_ptr(addr), size))
-		return -EFAULT;
-	iov_iter_ubuf(iter, source ? ITER_SOURCE : ITER_DEST,
-		      u64_to_user_ptr(addr), size);
-	return 0;
-}
-
 /* LITE_IOC_CALL, and LITE_IOC_SEND: one way, no reply. */
 static long lite_ioctl_call(struct lite_ctx *ctx, void *data, unsigned int cmd)
 {
@@ -318,8 +318,9 @@ static long lite_ioctl_mcall(struct lite_ctx *ctx, void *data,
 	return ret;
 }
 
-static long lite_do_recv(struct lite_ctx *ctx, struct lite_ioc_rpc_recv *arg)
+static long lite_ioctl_recv(struct lite_ctx *ctx, void *data, unsigned int cmd)
 {
+	struct lite_ioc_rpc_recv *arg = data;
 	struct iov_iter dst;
 	int ret;
 
@@ -337,9 +338,10 @@ static long lite_do_recv(struct lite_ctx *ctx, struct lite_ioc_rpc_recv *arg)
 	return 0;
 }
 
-static long lite_do_reply(struct lite_ctx *ctx,
-			  const struct lite_ioc_rpc_reply *arg)
+static long lite_ioctl_reply(struct lite_ctx *ctx, void *data,
+			     unsigned int cmd)
 {
+	const struct lite_ioc_rpc_reply *arg = data;
 	struct iov_iter src;
 	int ret;
 
@@ -358,28 +360,13 @@ static long lite_do_reply(struct lite_ctx *ctx,
  * The request was consumed but its descriptor cannot reach the caller:
  * refuse the call now rather than let its caller wait for the timeout.
  */
-static void lite_recv_lost(struct lite_ctx *ctx,
-			   const struct lite_ioc_rpc_recv *arg)
+static void lite_ioctl_recv_undo(struct lite_ctx *ctx, void *data)
 {
+	const struct lite_ioc_rpc_recv *arg = data;
+
 	if (arg->descriptor != LITE_DESC_NO_REPLY &&
 	    lite_rpc_forget_token(ctx, arg->descriptor))
 		lite_rpc_drop_token(arg->descriptor);
-}
-
-static long lite_ioctl_recv(struct lite_ctx *ctx, void *data, unsigned int cmd)
-{
-	return lite_do_recv(ctx, data);
-}
-
-static void lite_ioctl_recv_undo(struct lite_ctx *ctx, void *data)
-{
-	lite_recv_lost(ctx, data);
-}
-
-static long lite_ioctl_reply(struct lite_ctx *ctx, void *data,
-			     unsigned int cmd)
-{
-	return lite_do_reply(ctx, data);
 }
 
 static long lite_ioctl_reply_recv(struct lite_ctx *ctx, void *data,
@@ -388,15 +375,15 @@ static long lite_ioctl_reply_recv(struct lite_ctx *ctx, void *data,
 	struct lite_ioc_rpc_reply_recv *arg = data;
 	long ret;
 
-	ret = lite_do_reply(ctx, &arg->reply);
+	ret = lite_ioctl_reply(ctx, &arg->reply, cmd);
 	if (ret)
 		return ret;
-	return lite_do_recv(ctx, &arg->recv);
+	return lite_ioctl_recv(ctx, &arg->recv, cmd);
 }
 
 static void lite_ioctl_reply_recv_undo(struct lite_ctx *ctx, void *data)
 {
-	lite_recv_lost(ctx, &((struct lite_ioc_rpc_reply_recv *)data)->recv);
+	lite_ioctl_recv_undo(ctx, &((struct lite_ioc_rpc_reply_recv *)data)->recv);
 }
 
 static long lite_ioctl_atomic(struct lite_ctx *ctx, void *data,
