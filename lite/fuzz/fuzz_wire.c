@@ -181,9 +181,10 @@ static void fuzz_ctrl(struct input *in)
 		check(le16_to_cpu(hdr->src_node) == peer);
 		check(le32_to_cpu(hdr->src_gen) == gen);
 		if (type & LITE_CTRL_RESP)
-			check(le32_to_cpu(hdr->status) < MAX_ERRNO);
+			check(le32_to_cpu(hdr->status) < MAX_ERRNO && !hdr->budget_ms);
 		else
-			check(!hdr->status);
+			check(!hdr->status &&
+			      le32_to_cpu(hdr->budget_ms) <= LITE_CTRL_BUDGET_MAX_MS);
 		/* The payload, as the requester or the server gets it. */
 		if (!lite_check_ctrl_len(type, plen) && lite_ctrl_has_desc(type) &&
 		    plen)

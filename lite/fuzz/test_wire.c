@@ -107,8 +107,13 @@ static void test_ctrl_hdr(void)
 	msg.hdr.magic = cpu_to_le32(LITE_CTRL_MAGIC + 1);
 	expect("ctrl: bad magic", -EPROTO, ctrl(len));
 	len = ctrl_msg(LITE_CTRL_FREE, 8);
-	msg.hdr.reserved = cpu_to_le32(1);
-	expect("ctrl: reserved set", -EPROTO, ctrl(len));
+	msg.hdr.budget_ms = cpu_to_le32(LITE_CTRL_BUDGET_MAX_MS);
+	expect("ctrl: request with the longest budget", 0, ctrl(len));
+	msg.hdr.budget_ms = cpu_to_le32(LITE_CTRL_BUDGET_MAX_MS + 1);
+	expect("ctrl: request with a budget over the longest", -EPROTO, ctrl(len));
+	len = ctrl_msg(LITE_CTRL_FREE | LITE_CTRL_RESP, 0);
+	msg.hdr.budget_ms = cpu_to_le32(1);
+	expect("ctrl: response with a budget", -EPROTO, ctrl(len));
 	len = ctrl_msg(LITE_CTRL_FREE, 8);
 	msg.hdr.src_node = cpu_to_le16(PEER + 1);
 	expect("ctrl: another node's id", -EPROTO, ctrl(len));
@@ -169,6 +174,7 @@ static void test_ctrl_len(void)
 		{ LITE_CTRL_CTX_GONE,	sizeof(struct lite_ctrl_lock) },
 		{ LITE_CTRL_LOCK_CREATE, sizeof(struct lite_ctrl_lock) },
 		{ LITE_CTRL_LOCK_DESTROY, sizeof(struct lite_ctrl_lock) },
+		{ LITE_CTRL_CANCEL,	sizeof(struct lite_ctrl_cancel) },
 	};
 	char name[80];
 	size_t i;

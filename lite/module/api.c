@@ -15,6 +15,26 @@
 
 #define LITE_RELAY_MAX	(1U << 20)	/* memcpy between nodes, per step */
 
+/*
+ * A user's requests that make another node touch @bytes: from
+ * LITE_CTRL_BULK_BYTES on, at most user_bulk in flight per user; the rest
+ * wait here (killably, up to the control timeout) rather than queue on
+ * the owner, which would refuse them (ctrl.c).
+ */
+static int lite_bulk_begin(struct lite_ctx *ctx, u64 bytes)
+{
+	if (bytes < LITE_CTRL_BULK_BYTES)
+		return 0;
+	return lite_user_charge_wait(lite_ctx_user(ctx), LITE_RES_BULK, 1,
+				     lite_ctrl_timeout());
+}
+
+static void lite_bulk_end(struct lite_ctx *ctx, u64 bytes)
+{
+	if (bytes >= LITE_CTRL_BULK_BYTES)
+		lite_user_uncharge(lite_ctx_user(ctx), LITE_RES_BULK, 1);
+}
+
 static int lite_check_node(u32 node)
 {
 	if (!node || node >= LITE_MAX_NODES)
@@ -110,6 +130,7 @@ int lite_api_alloc(struct lite_ctx *ctx, u32 node, u64 size, u32 flags,
 {
 	struct lite_ctrl_alloc req = {
 		.size = cpu_to_le64(size), .flags = cpu_to_le32(flags),
+		.uid = cpu_to_le32(lite_ctx_uid(ctx)),
 	};
 	int ret;
 
@@ -123,8 +144,15 @@ int lite_api_alloc(struct lite_ctx *ctx, u32 node, u64 size, u32 flags,
 	ret = lite_user_charge(lite_ctx_user(ctx), LITE_RES_LMR_BYTES, size);
 	if (ret)
 		return ret;
-	return lite_api_map(ctx, node, LITE_CTRL_ALLOC, &req, sizeof(req),
-			    password, size, id);
+	ret = lite_bulk_begin(ctx, size);
+	if (ret) {
+		lite_user_uncharge(lite_ctx_user(ctx), LITE_RES_LMR_BYTES, size);
+		return ret;
+	}
+	ret = lite_api_map(ctx, node, LITE_CTRL_ALLOC, &req, sizeof(req),
+			   password, size, id);
+	lite_bulk_end(ctx, size);
+	return ret;
 }
 
 /* Free the LMR behind @h, which @id names in @ctx; takes the caller's ref. */
@@ -360,15 +388,21 @@ int lite_api_memset(struct lite_ctx *ctx, u32 id, u64 off, u32 value,
 	} else if (h->lmr) {
 		ret = lite_lmr_memset(h->lmr, off, value, len);
 	} else {
+		ret = lite_bulk_begin(ctx, len);
+		if (ret)
+			goto out;
 		req = (struct lite_ctrl_memset) {
 			.lmr_id = cpu_to_le32(h->lmr_id),
 			.value = cpu_to_le32(value),
 			.offset = cpu_to_le64(off),
 			.len = cpu_to_le64(len),
+			.uid = cpu_to_le32(lite_ctx_uid(ctx)),
 		};
 		ret = lite_ctrl_call(h->node, h->gen, LITE_CTRL_MEMSET, &req,
 				     sizeof(req), NULL, NULL);
+		lite_bulk_end(ctx, len);
 	}
+out:
 	lite_handle_put(h);
 	return ret;
 }
@@ -432,6 +466,9 @@ int lite_api_memcpy(struct lite_ctx *ctx, u32 dst_id, u64 doff, u32 src_id,
 	} else if (dst->lmr) {
 		ret = lite_lmr_memmove(dst->lmr, doff, src->lmr, soff, len);
 	} else {
+		ret = lite_bulk_begin(ctx, len);
+		if (ret)
+			goto out;
 		/* One owner: it copies locally, overlap included. */
 		req = (struct lite_ctrl_memmove) {
 			.dst_lmr = cpu_to_le32(dst->lmr_id),
@@ -439,9 +476,11 @@ int lite_api_memcpy(struct lite_ctx *ctx, u32 dst_id, u64 doff, u32 src_id,
 			.dst_offset = cpu_to_le64(doff),
 			.src_offset = cpu_to_le64(soff),
 			.len = cpu_to_le64(len),
+			.uid = cpu_to_le32(lite_ctx_uid(ctx)),
 		};
 		ret = lite_ctrl_call(dst->node, dst->gen, LITE_CTRL_MEMMOVE,
 				     &req, sizeof(req), NULL, NULL);
+		lite_bulk_end(ctx, len);
 	}
 out:
 	lite_handle_put(src);

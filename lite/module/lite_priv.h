@@ -412,7 +412,13 @@ int lite_auth_verify(struct lite_auth *a, const struct lite_msg_hdr *hdr,
  *	LITE_CTRL_MAX_PAYLOAD bytes for ALLOC and ASK, for the type's
  *	fixed-size answer otherwise: wire_check.c) and its length to
  *	@resp_len, which is 0 on entry. Returns 0 or a negative errno,
- *	which the caller receives.
+ *	which the caller receives. Long loops ask lite_ctrl_check_stop().
+ * @cost: optional; how many bytes serving this request touches, and the
+ *	requesting user (@uid) it is charged to. Requests of at least
+ *	LITE_CTRL_BULK_BYTES are bulk work (ctrl.c). The completion
+ *	context calls it on the unchecked payload (of the right size).
+ * @undo: optional; undo what request @req_id of @src made (an ALLOC,
+ *	a LOCK_CREATE): its requester gave up. Nothing made: nothing to do.
  *
  * Services register at module load (main.c), before any peer can send:
  * ctrl.c dispatches by type and knows no service.
@@ -423,7 +429,12 @@ struct lite_ctrl_service {
 	int		(*serve)(u16 src, u32 src_gen, u16 type,
 				 const void *req, u32 len, void *resp,
 				 u32 *resp_len);
+	u64		(*cost)(u16 type, const void *req, u32 len, u32 *uid);
+	void		(*undo)(u16 src, u32 src_gen, u64 req_id);
 };
+
+/* A request that touches this many bytes is bulk work (ctrl.c). */
+#define LITE_CTRL_BULK_BYTES	(1ULL << 20)
 
 /* Defines @svc: @serve for the request types that follow. */
 #define LITE_CTRL_SERVICE(svc, serve_fn, ...)				\
@@ -444,6 +455,9 @@ void lite_ctrl_peer_down(u16 node);
 void lite_ctrl_queue(struct work_struct *work);
 void lite_ctrl_queue_delayed(struct delayed_work *dwork, unsigned long delay);
 void lite_ctrl_flush(void);
+int lite_ctrl_check_stop(void);
+unsigned long lite_ctrl_timeout(void);
+u64 lite_ctrl_req_id(void);
 
 /* lmr.c: the LMRs this node owns, and what it has published */
 struct lite_lmr;
@@ -474,14 +488,19 @@ enum lite_res {
 	LITE_RES_ASYNC_BYTES,	/* bytes of its posted operations, unreaped */
 	LITE_RES_PORTS,		/* RPC ports it registered on this node */
 	LITE_RES_RING_BYTES,	/* RPC rings senders opened on its ports */
+	LITE_RES_BULK,		/* bulk control requests in flight (ctrl.c) */
+	LITE_RES_HOSTED_BYTES,	/* LMRs a (node, uid) allocated on this node */
 	LITE_RES_NR,
 };
 struct lite_user;
 struct lite_user *lite_user_get(u16 node, u32 uid);
+struct lite_user *lite_user_get_atomic(u16 node, u32 uid);
 void lite_user_hold(struct lite_user *u);
 void lite_user_put(struct lite_user *u);
 int lite_user_charge(struct lite_user *u, enum lite_res res, u64 n);
 void lite_user_uncharge(struct lite_user *u, enum lite_res res, u64 n);
+int lite_user_charge_wait(struct lite_user *u, enum lite_res res, u64 n,
+			  unsigned long timeout);
 void lite_user_exit(void);
 
 struct lite_ctx;		/* a context: lite_ctx.h */
@@ -599,6 +618,9 @@ enum lite_peer_stat {
 	LITE_PSTAT_TIMEOUTS,		/* RDMA ops, RPC and control calls */
 	LITE_PSTAT_REVOKED,		/* our mappings of its LMRs it revoked */
 	LITE_PSTAT_CTRL_SENT,		/* control requests to it */
+	LITE_PSTAT_CTRL_DROPPED,	/* its requests dropped (ctrl_queue_max) */
+	LITE_PSTAT_CTRL_RESENT,		/* control messages to it sent again */
+	LITE_PSTAT_RDMA_RETRIED,	/* RDMA steps posted again (QP reset) */
 	LITE_PSTAT_NR,
 };
 

@@ -81,6 +81,8 @@ static void lite_lmr_release(struct kref *ref)
 	mutex_unlock(&lite_lmrs.lock);
 	for (i = 0; i < lmr->nr_chunks; i++)
 		lite_pool_free(&lmr->chunks[i]);
+	lite_user_uncharge(lmr->user, LITE_RES_HOSTED_BYTES, lmr->size);
+	lite_user_put(lmr->user);
 	kvfree(lmr);
 }
 
@@ -96,6 +98,35 @@ struct lite_lmr *lite_lmr_get(u32 id)
 
 	mutex_lock(&lite_lmrs.lock);
 	lmr = idr_find(&lite_lmrs.ids, id);
+	if (lmr)
+		kref_get(&lmr->ref);
+	mutex_unlock(&lite_lmrs.lock);
+	return lmr;
+}
+
+/**
+ * lite_lmr_get_granted() - a reference on LMR @id for @node, which the
+ * owner granted @perm
+ * @id: the LMR
+ * @node: the node asking (its QP says so)
+ * @perm: LITE_PERM_* it needs
+ * @err: out: -EKEYREVOKED (no such LMR) or -EPERM, when NULL is returned
+ *
+ * The owner's own record decides, not the node's word: a node that never
+ * mapped the LMR, or mapped it read-only, is refused.
+ */
+struct lite_lmr *lite_lmr_get_granted(u32 id, u16 node, u32 perm, int *err)
+{
+	struct lite_lmr *lmr;
+
+	mutex_lock(&lite_lmrs.lock);
+	lmr = idr_find(&lite_lmrs.ids, id);
+	*err = lmr ? 0 : -EKEYREVOKED;
+	if (lmr && (node >= LITE_MAX_NODES || !test_bit(node, lmr->mappers) ||
+		    (lmr->granted[node] & perm) != perm)) {
+		*err = -EPERM;
+		lmr = NULL;
+	}
 	if (lmr)
 		kref_get(&lmr->ref);
 	mutex_unlock(&lite_lmrs.lock);
@@ -140,11 +171,15 @@ static struct lite_lmr *lite_lmr_alloc(u64 size, u32 flags, u16 creator,
 	INIT_LIST_HEAD(&lmr->released);
 	for (i = 0; i < n; i++) {
 		ret = lite_pool_alloc(1ULL << shift, true, &lmr->chunks[i]);
+		if (!ret)
+			cond_resched();
+		/* Zeroing a GiB: not for a requester that gave up. */
+		if (!ret && i + 1 < n)
+			ret = lite_ctrl_check_stop();
 		if (ret) {
 			lite_lmr_put(lmr);
 			return ERR_PTR(ret);
 		}
-		cond_resched();
 	}
 	return lmr;
 }
@@ -353,18 +388,34 @@ static u32 lite_lmr_perm_all(const struct lite_lmr *lmr)
  * @flags: LITE_ALLOC_*
  * @creator: the node that asked (and may free it)
  * @creator_gen: its generation
+ * @uid: the user there, charged here (owner_lmr_mb)
  * @d: filled with its description, all permissions granted
  * @len: set to the description's length
  *
+ * The LMR remembers the request that made it (lite_ctrl_req_id()), so
+ * that the creator's CANCEL frees it (lite_lmr_undo()).
+ *
  * Context: process context; may sleep for a long time (a GiB is zeroed).
- * Return: 0, -EINVAL, -EFBIG, -ENOMEM or -ENOTCONN (not joined).
+ * Return: 0, -EINVAL, -EFBIG, -ENOMEM, -EDQUOT, -ENOTCONN (not joined), or
+ * lite_ctrl_check_stop()'s errno.
  */
 static int lite_lmr_create(u64 size, u32 flags, u16 creator,
-			   u32 creator_gen, struct lite_lmr_desc *d, u32 *len)
+			   u32 creator_gen, u32 uid, struct lite_lmr_desc *d,
+			   u32 *len)
 {
+	struct lite_user *user;
 	struct lite_lmr *lmr;
 	struct lite_dev *dev;
 	int ret;
+
+	user = lite_user_get(creator, uid);
+	if (!user)
+		return -ENOMEM;
+	ret = lite_user_charge(user, LITE_RES_HOSTED_BYTES, size);
+	if (ret) {
+		lite_user_put(user);
+		return ret;
+	}
 
 	/* The device stays until this is done: removal waits for it. */
 	mutex_lock(&lite_lmrs.lock);
@@ -372,25 +423,35 @@ static int lite_lmr_create(u64 size, u32 flags, u16 creator,
 	if (dev)
 		lite_dev_hold(dev);
 	mutex_unlock(&lite_lmrs.lock);
-	if (!dev)
-		return -ENOTCONN;
+	if (!dev) {
+		ret = -ENOTCONN;
+		goto uncharge;
+	}
 	lmr = lite_lmr_alloc(size, flags, creator, creator_gen);
 	if (IS_ERR(lmr)) {
 		ret = PTR_ERR(lmr);
 		goto out;
 	}
+	lmr->user = user;	/* the release gives the charge back */
+	lmr->alloc_req = lite_ctrl_req_id();
 	/* Visible, granted and described at once: nothing frees it between. */
 	mutex_lock(&lite_lmrs.lock);
 	ret = lite_lmr_insert(lmr, dev);
 	if (!ret) {
 		set_bit(creator, lmr->mappers);
+		lmr->granted[creator] = lite_lmr_perm_all(lmr);
 		lite_lmr_fill_desc(lmr, lite_lmr_perm_all(lmr), d, len);
 	}
 	mutex_unlock(&lite_lmrs.lock);
 	if (ret)
 		lite_lmr_put(lmr);
+	lite_dev_put(dev);
+	return ret;
 out:
 	lite_dev_put(dev);
+uncharge:
+	lite_user_uncharge(user, LITE_RES_HOSTED_BYTES, size);
+	lite_user_put(user);
 	return ret;
 }
 
@@ -558,6 +619,7 @@ static int lite_lmr_ask(u64 identifier, u32 perm, s32 password, u16 asker,
 				ret = -ENOTCONN;
 			} else if (lmr) {
 				set_bit(asker, lmr->mappers);
+				lmr->granted[asker] |= perm;
 				lite_lmr_fill_desc(lmr, perm, d, len);
 				ret = 0;
 			}
@@ -591,10 +653,11 @@ static int lite_lmr_serve(u16 src, u32 src_gen, u16 type, const void *req,
 	case LITE_CTRL_ALLOC: {
 		const struct lite_ctrl_alloc *a = req;
 
-		if (len != sizeof(*a) || a->reserved)
+		if (len != sizeof(*a))
 			return -EPROTO;
 		return lite_lmr_create(le64_to_cpu(a->size), le32_to_cpu(a->flags),
-				       src, src_gen, resp, resp_len);
+				       src, src_gen, le32_to_cpu(a->uid), resp,
+				       resp_len);
 	}
 	case LITE_CTRL_FREE: {
 		const struct lite_ctrl_lmr *f = req;
@@ -628,11 +691,11 @@ static int lite_lmr_serve(u16 src, u32 src_gen, u16 type, const void *req,
 	case LITE_CTRL_MEMSET:
 		if (len != sizeof(struct lite_ctrl_memset))
 			return -EPROTO;
-		return lite_lmr_serve_memset(req);
+		return lite_lmr_serve_memset(src, req);
 	case LITE_CTRL_MEMMOVE:
 		if (len != sizeof(struct lite_ctrl_memmove))
 			return -EPROTO;
-		return lite_lmr_serve_memmove(req);
+		return lite_lmr_serve_memmove(src, req);
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -674,8 +737,10 @@ static void lite_lmr_quarantine_drop(u16 node, bool all,
 	struct lite_lmr *lmr, *tmp, *done;
 	int id;
 
-	idr_for_each_entry(&lite_lmrs.ids, lmr, id)
+	idr_for_each_entry(&lite_lmrs.ids, lmr, id) {
 		clear_bit(node, lmr->mappers);
+		lmr->granted[node] = 0;
+	}
 	list_for_each_entry_safe(lmr, tmp, &lite_lmrs.quarantine, quarantine) {
 		if (all)
 			bitmap_zero(lmr->unconfirmed, LITE_MAX_NODES);
@@ -768,9 +833,63 @@ void lite_lmr_destroy_all(void)
 	lite_lmr_put_list(&released);
 }
 
-LITE_CTRL_SERVICE(lite_lmr_ctrl_service, lite_lmr_serve,
-		  LITE_CTRL_ALLOC, LITE_CTRL_FREE, LITE_CTRL_PUBLISH,
-		  LITE_CTRL_ASK, LITE_CTRL_MEMSET, LITE_CTRL_MEMMOVE);
+/*
+ * The bytes a request makes this node touch, and its user: what ctrl.c
+ * charges bulk work by. Completion context; @req has its type's size.
+ */
+static u64 lite_lmr_cost(u16 type, const void *req, u32 len, u32 *uid)
+{
+	const struct lite_ctrl_memmove *mv = req;
+	const struct lite_ctrl_memset *ms = req;
+	const struct lite_ctrl_alloc *a = req;
+
+	switch (type) {
+	case LITE_CTRL_ALLOC:
+		*uid = le32_to_cpu(a->uid);
+		return le64_to_cpu(a->size);
+	case LITE_CTRL_MEMSET:
+		*uid = le32_to_cpu(ms->uid);
+		return le64_to_cpu(ms->len);
+	case LITE_CTRL_MEMMOVE:
+		*uid = le32_to_cpu(mv->uid);
+		return le64_to_cpu(mv->len);
+	default:
+		return 0;
+	}
+}
+
+/* @src gave up on its ALLOC @req_id: free the LMR it made, if any. */
+static void lite_lmr_undo(u16 src, u32 src_gen, u64 req_id)
+{
+	struct lite_lmr *lmr;
+	u32 id = 0;
+	int i;
+
+	mutex_lock(&lite_lmrs.lock);
+	idr_for_each_entry(&lite_lmrs.ids, lmr, i) {
+		if (lmr->creator == src && lmr->creator_gen == src_gen &&
+		    lmr->alloc_req == req_id) {
+			id = lmr->id;
+			break;
+		}
+	}
+	mutex_unlock(&lite_lmrs.lock);
+	if (id)
+		lite_lmr_destroy(id, src, src_gen, true);
+}
+
+static const u16 lite_lmr_ctrl_types[] = {
+	LITE_CTRL_ALLOC, LITE_CTRL_FREE, LITE_CTRL_PUBLISH, LITE_CTRL_ASK,
+	LITE_CTRL_MEMSET, LITE_CTRL_MEMMOVE,
+};
+
+const struct lite_ctrl_service lite_lmr_ctrl_service = {
+	.types		= lite_lmr_ctrl_types,
+	.nr_types	= ARRAY_SIZE(lite_lmr_ctrl_types),
+	.serve		= lite_lmr_serve,
+	.cost		= lite_lmr_cost,
+	.undo		= lite_lmr_undo,
+};
 
 const struct lite_member_ops lite_lmr_member_ops = {
 	.joined		= lite_lmr_set_device,

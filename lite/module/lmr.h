@@ -20,6 +20,8 @@ struct lite_lmr {
 	u32			nr_chunks;
 	u16			creator;	/* node that may free it */
 	u32			creator_gen;
+	struct lite_user	*user;		/* (creator, uid): LITE_RES_HOSTED_BYTES */
+	u64			alloc_req;	/* the creator's ALLOC id (undo), or 0 */
 	struct list_head	all;		/* lite_lmrs.all, until released */
 	struct list_head	quarantine;	/* freed, mappers not all done */
 	struct list_head	released;	/* on a caller's list to put */
@@ -27,12 +29,14 @@ struct lite_lmr {
 	/* under lite_lmrs.lock: */
 	DECLARE_BITMAP(mappers, LITE_MAX_NODES);	/* may have a handle */
 	DECLARE_BITMAP(unconfirmed, LITE_MAX_NODES);	/* in quarantine */
+	u8			granted[LITE_MAX_NODES];	/* LITE_PERM_* per mapper */
 	struct lite_piece	chunks[];
 };
 
 struct lite_ctrl_memset;
 struct lite_ctrl_memmove;
-int lite_lmr_serve_memset(const struct lite_ctrl_memset *m);
-int lite_lmr_serve_memmove(const struct lite_ctrl_memmove *m);
+struct lite_lmr *lite_lmr_get_granted(u32 id, u16 node, u32 perm, int *err);
+int lite_lmr_serve_memset(u16 src, const struct lite_ctrl_memset *m);
+int lite_lmr_serve_memmove(u16 src, const struct lite_ctrl_memmove *m);
 
 #endif /* LITE_LMR_H */

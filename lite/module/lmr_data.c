@@ -119,12 +119,16 @@ int lite_lmr_copy(struct lite_lmr *lmr, u64 off, struct iov_iter *iter,
  * @value: the byte value, 0..255
  * @len: bytes
  *
- * Return: 0, -EINVAL or -ERANGE.
+ * Long ones stop, chunk by chunk, when their requester gives up or is
+ * killed (lite_ctrl_check_stop()), with the bytes before set.
+ *
+ * Return: 0, -EINVAL, -ERANGE, or lite_ctrl_check_stop()'s errno.
  */
 int lite_lmr_memset(struct lite_lmr *lmr, u64 off, int value, u64 len)
 {
 	u64 avail, n;
 	void *p;
+	int ret;
 
 	if (value < 0 || value > 0xff)
 		return -EINVAL;
@@ -137,6 +141,9 @@ int lite_lmr_memset(struct lite_lmr *lmr, u64 off, int value, u64 len)
 		off += n;
 		len -= n;
 		cond_resched();
+		ret = len ? lite_ctrl_check_stop() : 0;
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -150,7 +157,9 @@ int lite_lmr_memset(struct lite_lmr *lmr, u64 off, int value, u64 len)
  * @soff: offset in it
  * @len: bytes
  *
- * Return: 0 or -ERANGE.
+ * Stops between pieces as lite_lmr_memset() does.
+ *
+ * Return: 0, -ERANGE, or lite_ctrl_check_stop()'s errno.
  */
 int lite_lmr_memmove(struct lite_lmr *dst, u64 doff, struct lite_lmr *src,
 		     u64 soff, u64 len)
@@ -158,6 +167,7 @@ int lite_lmr_memmove(struct lite_lmr *dst, u64 doff, struct lite_lmr *src,
 	bool backward = dst == src && doff > soff;
 	u64 da, sa, n;
 	void *d, *s;
+	int ret;
 
 	if (lite_lmr_check_range(dst, doff, len) ||
 	    lite_lmr_check_range(src, soff, len))
@@ -185,31 +195,45 @@ int lite_lmr_memmove(struct lite_lmr *dst, u64 doff, struct lite_lmr *src,
 		}
 		len -= n;
 		cond_resched();
+		ret = len ? lite_ctrl_check_stop() : 0;
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
 
-int lite_lmr_serve_memset(const struct lite_ctrl_memset *m)
+/* A peer's MEMSET: it must have been granted write access to the LMR. */
+int lite_lmr_serve_memset(u16 src, const struct lite_ctrl_memset *m)
 {
-	struct lite_lmr *lmr = lite_lmr_get(le32_to_cpu(m->lmr_id));
+	struct lite_lmr *lmr;
 	int ret;
 
+	if (m->reserved)
+		return -EPROTO;
+	lmr = lite_lmr_get_granted(le32_to_cpu(m->lmr_id), src,
+				   LITE_PERM_WRITE, &ret);
 	if (!lmr)
-		return -EKEYREVOKED;
+		return ret;
 	ret = lite_lmr_memset(lmr, le64_to_cpu(m->offset),
 			      le32_to_cpu(m->value), le64_to_cpu(m->len));
 	lite_lmr_put(lmr);
 	return ret;
 }
 
-int lite_lmr_serve_memmove(const struct lite_ctrl_memmove *m)
+/* A peer's MEMMOVE: write access to the destination, read to the source. */
+int lite_lmr_serve_memmove(u16 src_node, const struct lite_ctrl_memmove *m)
 {
-	struct lite_lmr *dst, *src;
-	int ret = -EKEYREVOKED;
+	struct lite_lmr *dst, *src = NULL;
+	int ret;
 
-	dst = lite_lmr_get(le32_to_cpu(m->dst_lmr));
-	src = lite_lmr_get(le32_to_cpu(m->src_lmr));
-	if (dst && src)
+	if (m->reserved)
+		return -EPROTO;
+	dst = lite_lmr_get_granted(le32_to_cpu(m->dst_lmr), src_node,
+				   LITE_PERM_WRITE, &ret);
+	if (dst)
+		src = lite_lmr_get_granted(le32_to_cpu(m->src_lmr), src_node,
+					   LITE_PERM_READ, &ret);
+	if (src)
 		ret = lite_lmr_memmove(dst, le64_to_cpu(m->dst_offset), src,
 				       le64_to_cpu(m->src_offset),
 				       le64_to_cpu(m->len));

@@ -24,6 +24,7 @@
  * (swiotlb) or non-coherent platform. Zero-copy pages are mapped for one
  * operation the same way.
  */
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -140,6 +141,8 @@ void lite_op_done(struct ib_cq *cq, struct ib_wc *wc)
 				       op->atomic ? "atomic" :
 				       wc->opcode == IB_WC_RDMA_READ ? "read" : "write",
 				       ib_wc_status_msg(wc->status));
+		else
+			WRITE_ONCE(op->flushed, true);
 		WRITE_ONCE(op->status, -EIO);
 	}
 	if (atomic_dec_and_test(&op->pending))
@@ -375,6 +378,28 @@ static int lite_op_wait(struct lite_rdma_op *op, bool spin)
 	return READ_ONCE(op->status);
 }
 
+/* How often a read or write looks for a QP ready again. */
+#define LITE_OP_RETRY_MS	20
+
+/*
+ * Should a step of a read or write that failed with @ret be posted again?
+ * Yes when it failed only because its QP broke under it (flushed) or was
+ * being reconnected, before @deadline (jiffies): reading or writing the
+ * same bytes again is harmless, and the caller sees no error from a QP
+ * reset. A step that reached a revoked LMR fails at lite_op_begin().
+ */
+static bool lite_op_retry(const struct lite_rdma_op *op, int ret,
+			  unsigned long deadline)
+{
+	if (ret != -EAGAIN && !(ret == -EIO && READ_ONCE(op->flushed)))
+		return false;
+	if (time_after(jiffies, deadline) || fatal_signal_pending(current))
+		return false;
+	lite_stat_peer(op->node, LITE_PSTAT_RDMA_RETRIED, 1);
+	msleep(LITE_OP_RETRY_MS);
+	return true;
+}
+
 /*
  * Through the bounce buffer, a step of up to LITE_BOUNCE_MAX at a time.
  * The peer is held from after the caller's memory was copied in until
@@ -384,6 +409,7 @@ static int lite_rdma_rw_copy(struct lite_handle *h, u64 off,
 			     struct iov_iter *iter, u64 len, bool write,
 			     int prio)
 {
+	unsigned long deadline = jiffies + msecs_to_jiffies(lite_op_timeout_ms);
 	struct lite_rdma_op *op;
 	struct lite_peer *peer;
 	u64 step;
@@ -421,6 +447,13 @@ static int lite_rdma_rw_copy(struct lite_handle *h, u64 off,
 		ret = lite_op_wait(op, prio != LITE_PRIO_LOW) ?: ret;
 		lite_prio_low_done(peer, prio, step);
 		lite_peer_put(peer);
+		if (lite_op_retry(op, ret, deadline)) {
+			lite_op_put(op);
+			if (write)
+				iov_iter_revert(iter, n);
+			ret = 0;
+			continue;
+		}
 		if (!ret && !write && copy_to_iter(op->buf, n, iter) != n)
 			ret = -EFAULT;
 		lite_op_put(op);
@@ -434,6 +467,7 @@ static int lite_rdma_rw_zc(struct lite_handle *h, u64 off,
 			   struct lite_ubuf *ub, u64 uoff, u64 len,
 			   bool write, int prio)
 {
+	unsigned long deadline = jiffies + msecs_to_jiffies(lite_op_timeout_ms);
 	struct lite_rdma_op *op;
 	struct lite_peer *peer;
 	u64 n, step;
@@ -460,6 +494,11 @@ static int lite_rdma_rw_zc(struct lite_handle *h, u64 off,
 		ret = lite_op_wait(op, prio != LITE_PRIO_LOW) ?: ret;
 		lite_prio_low_done(peer, prio, step);
 		lite_peer_put(peer);
+		if (lite_op_retry(op, ret, deadline)) {
+			lite_op_put(op);
+			ret = 0;
+			continue;
+		}
 		lite_op_put(op);
 		off += n;
 		uoff += n;

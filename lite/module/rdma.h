@@ -19,6 +19,7 @@ struct lite_rdma_op {
 	bool			begun;	/* counted in flight on @h */
 	bool			atomic;	/* an atomic, into buf */
 	bool			detached; /* posted by a queue that closed */
+	bool			flushed; /* a WR was flushed by a QP reset */
 	struct completion	done;
 	int			status;
 	struct lite_qp		*lqp;

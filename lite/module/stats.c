@@ -29,6 +29,9 @@ static const char *const lite_peer_stat_names[LITE_PSTAT_NR] = {
 	[LITE_PSTAT_TIMEOUTS]		= "timeouts",
 	[LITE_PSTAT_REVOKED]		= "revoked",
 	[LITE_PSTAT_CTRL_SENT]		= "ctrl_sent",
+	[LITE_PSTAT_CTRL_DROPPED]	= "ctrl_dropped",
+	[LITE_PSTAT_CTRL_RESENT]	= "ctrl_resent",
+	[LITE_PSTAT_RDMA_RETRIED]	= "rdma_retried",
 };
 
 static atomic64_t lite_stats[LITE_STAT_NR];

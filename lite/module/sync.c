@@ -48,6 +48,9 @@ struct lite_lock {
 	struct list_head	waiters;
 	u32			uid;	/* the creator's */
 	struct lite_user	*user;	/* charged for it (user_locks) */
+	u16			node;	/* the creator's node, */
+	u32			gen;	/* its generation */
+	u64			create_req;	/* and its LOCK_CREATE's id (undo) */
 };
 
 /* The callers of one user that wait for the same count. */
@@ -156,7 +159,7 @@ static struct lite_lock *lite_lock_find(u32 id, u32 uid, int *err)
 	return *err ? NULL : l;
 }
 
-static int lite_lock_create_local(u16 node, u32 uid, u32 *id)
+static int lite_lock_create_local(u16 node, u32 gen, u32 uid, u32 *id)
 {
 	struct lite_lock *l = kzalloc(sizeof(*l), GFP_KERNEL);
 	int ret;
@@ -165,6 +168,9 @@ static int lite_lock_create_local(u16 node, u32 uid, u32 *id)
 		return -ENOMEM;
 	INIT_LIST_HEAD(&l->waiters);
 	l->uid = uid;
+	l->node = node;
+	l->gen = gen;
+	l->create_req = lite_ctrl_req_id();
 	l->user = lite_user_get(node, uid);
 	ret = l->user ? lite_user_charge(l->user, LITE_RES_LOCKS, 1) : -ENOMEM;
 	if (ret)
@@ -623,7 +629,7 @@ static int lite_sync_serve_lock(u16 src, u32 src_gen, u16 type,
 
 	switch (type) {
 	case LITE_CTRL_LOCK_CREATE:
-		return lite_lock_create_local(src, uid, id);
+		return lite_lock_create_local(src, src_gen, uid, id);
 	case LITE_CTRL_LOCK_ASK:
 		return lite_lock_exists_local(lock, uid);
 	case LITE_CTRL_LOCK:
@@ -853,10 +859,39 @@ static int lite_sync_serve_any(u16 src, u32 src_gen, u16 type,
 	return lite_sync_serve(src, src_gen, type, req, len, resp, resp_len);
 }
 
-LITE_CTRL_SERVICE(lite_sync_ctrl_service, lite_sync_serve_any,
-		  LITE_CTRL_ATOMIC, LITE_CTRL_LOCK_CREATE, LITE_CTRL_LOCK_ASK,
-		  LITE_CTRL_LOCK, LITE_CTRL_UNLOCK, LITE_CTRL_BARRIER,
-		  LITE_CTRL_WAKE, LITE_CTRL_CTX_GONE, LITE_CTRL_LOCK_DESTROY);
+/* @src gave up on its LOCK_CREATE @req_id: destroy the lock it made. */
+static void lite_sync_undo(u16 src, u32 src_gen, u64 req_id)
+{
+	struct lite_lock *l;
+	int id;
+
+	mutex_lock(&lite_sync.lock);
+	idr_for_each_entry(&lite_sync.locks, l, id) {
+		/* Nobody knows its number: nobody can hold or wait for it. */
+		if (l->node == src && l->gen == src_gen &&
+		    l->create_req == req_id && !l->held &&
+		    list_empty(&l->waiters)) {
+			idr_remove(&lite_sync.locks, id);
+			break;
+		}
+	}
+	mutex_unlock(&lite_sync.lock);
+	if (l)
+		lite_lock_free(l);
+}
+
+static const u16 lite_sync_ctrl_types[] = {
+	LITE_CTRL_ATOMIC, LITE_CTRL_LOCK_CREATE, LITE_CTRL_LOCK_ASK,
+	LITE_CTRL_LOCK, LITE_CTRL_UNLOCK, LITE_CTRL_BARRIER, LITE_CTRL_WAKE,
+	LITE_CTRL_CTX_GONE, LITE_CTRL_LOCK_DESTROY,
+};
+
+const struct lite_ctrl_service lite_sync_ctrl_service = {
+	.types		= lite_sync_ctrl_types,
+	.nr_types	= ARRAY_SIZE(lite_sync_ctrl_types),
+	.serve		= lite_sync_serve_any,
+	.undo		= lite_sync_undo,
+};
 
 const struct lite_member_ops lite_sync_member_ops = {
 	.peer_down	= lite_sync_peer_down,

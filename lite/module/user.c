@@ -10,7 +10,9 @@
 #include <linux/hashtable.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/wait.h>
 
 #include "lite_priv.h"
 
@@ -27,6 +29,7 @@ static unsigned int lite_user_max[LITE_RES_NR] = {
 	[LITE_RES_ASYNC_BYTES]	= 256,
 	[LITE_RES_PORTS]	= 8,
 	[LITE_RES_RING_BYTES]	= 256,
+	[LITE_RES_BULK]		= 4,
 };
 
 #define LITE_USER_PARAM(name, res, desc)				\
@@ -51,6 +54,10 @@ LITE_USER_PARAM(user_ports, LITE_RES_PORTS,
 	"RPC ports one user may have registered on this node (default: 8)");
 LITE_USER_PARAM(user_ring_mb, LITE_RES_RING_BYTES,
 	"MiB of RPC rings (4 MiB per sending node and port) senders may open on one user's ports (default: 256)");
+LITE_USER_PARAM(user_bulk, LITE_RES_BULK,
+	"remote MEMSETs, MEMMOVEs and ALLOCs of 1 MiB or more one user may have in flight: its calls wait for a slot; an owner refuses more of one (node, uid) with EBUSY (default: 4)");
+LITE_USER_PARAM(owner_lmr_mb, LITE_RES_HOSTED_BYTES,
+	"MiB of LMRs one user of one node may have allocated on this node (default: half of RAM)");
 
 struct lite_user {
 	struct hlist_node	link;
@@ -68,16 +75,12 @@ static u32 lite_user_key(u16 node, u32 uid)
 	return uid ^ ((u32)node << 20);
 }
 
-/**
- * lite_user_get() - the account of @uid of @node, created on first use
- * @node: 0 for this node's users, else the node the request came from
- * @uid: the user id (in the initial user namespace)
- *
- * Return: the account with a reference, or NULL when out of memory.
- */
-struct lite_user *lite_user_get(u16 node, u32 uid)
+/* Callers of lite_user_charge_wait() waiting for room. */
+static DECLARE_WAIT_QUEUE_HEAD(lite_user_room);
+
+static struct lite_user *lite_user_get_gfp(u16 node, u32 uid, gfp_t gfp)
 {
-	struct lite_user *u, *fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
+	struct lite_user *u, *fresh = kzalloc(sizeof(*fresh), gfp);
 	u32 key = lite_user_key(node, uid);
 	unsigned long flags;
 
@@ -100,6 +103,24 @@ out:
 	spin_unlock_irqrestore(&lite_users_lock, flags);
 	kfree(fresh);
 	return u;
+}
+
+/**
+ * lite_user_get() - the account of @uid of @node, created on first use
+ * @node: 0 for this node's users, else the node the request came from
+ * @uid: the user id (in the initial user namespace)
+ *
+ * Return: the account with a reference, or NULL when out of memory.
+ */
+struct lite_user *lite_user_get(u16 node, u32 uid)
+{
+	return lite_user_get_gfp(node, uid, GFP_KERNEL);
+}
+
+/* The same, from a context that cannot sleep (a request arriving). */
+struct lite_user *lite_user_get_atomic(u16 node, u32 uid)
+{
+	return lite_user_get_gfp(node, uid, GFP_ATOMIC);
 }
 
 /* Another reference on @u, which the caller holds one on. */
@@ -134,6 +155,8 @@ static u64 lite_user_limit(enum lite_res res)
 	switch (res) {
 	case LITE_RES_LMR_BYTES:
 		return v ? v << 20 : ram / 4;
+	case LITE_RES_HOSTED_BYTES:
+		return v ? v << 20 : ram / 2;
 	case LITE_RES_ZC_BYTES:
 		return v ? v << 20 : ram / 8;
 	case LITE_RES_ASYNC_BYTES:
@@ -171,8 +194,38 @@ int lite_user_charge(struct lite_user *u, enum lite_res res, u64 n)
  */
 void lite_user_uncharge(struct lite_user *u, enum lite_res res, u64 n)
 {
-	if (u)
-		atomic64_sub(n, &u->used[res]);
+	if (!u)
+		return;
+	atomic64_sub(n, &u->used[res]);
+	if (res == LITE_RES_BULK && wq_has_sleeper(&lite_user_room))
+		wake_up(&lite_user_room);
+}
+
+/**
+ * lite_user_charge_wait() - lite_user_charge(), waiting for room
+ * @u: the account, or NULL (not limited)
+ * @res: what; only LITE_RES_BULK is woken when room is made
+ * @n: how much
+ * @timeout: jiffies to wait at most
+ *
+ * A user at its limit sleeps here instead of spinning on EDQUOT.
+ *
+ * Context: process context; killable.
+ * Return: 0 (charged), -EBUSY (no room within @timeout) or -EINTR.
+ */
+int lite_user_charge_wait(struct lite_user *u, enum lite_res res, u64 n,
+			  unsigned long timeout)
+{
+	long left;
+
+	if (!lite_user_charge(u, res, n))
+		return 0;
+	left = wait_event_killable_timeout(lite_user_room,
+					   !lite_user_charge(u, res, n),
+					   timeout);
+	if (left > 0)
+		return 0;
+	return left ? -EINTR : -EBUSY;
 }
 
 /**

@@ -34,6 +34,7 @@ enum lite_ctrl_type {
 	LITE_CTRL_CTX_GONE,	/* lite_ctrl_lock (ctx_id only) -> nothing */
 	LITE_CTRL_LOCK_DESTROY,	/* lite_ctrl_lock -> nothing */
 	LITE_CTRL_RPC_CLOSE,	/* lite_ctrl_rpc_open -> nothing (receiver to sender) */
+	LITE_CTRL_CANCEL,	/* lite_ctrl_cancel -> no response: the requester gave up */
 	LITE_CTRL_NR_TYPES,
 };
 
@@ -45,13 +46,21 @@ struct lite_ctrl_hdr {
 	__le32	status;		/* response: 0 or a positive errno */
 	__le64	req_id;
 	__le32	len;		/* payload bytes after the header */
-	__le32	reserved;
+	/*
+	 * A request: how long its requester waits for the answer (ms, at
+	 * most LITE_CTRL_BUDGET_MAX_MS); the serving node stops working on
+	 * it then. 0 in a response.
+	 */
+	__le32	budget_ms;
 };
 
+#define LITE_CTRL_BUDGET_MAX_MS	600000
+
+/* @uid: the requesting user on its node, charged on the owner. */
 struct lite_ctrl_alloc {
 	__le64	size;
 	__le32	flags;		/* LITE_ALLOC_* */
-	__le32	reserved;
+	__le32	uid;
 };
 
 struct lite_ctrl_lmr {
@@ -81,6 +90,8 @@ struct lite_ctrl_memset {
 	__le32	value;
 	__le64	offset;
 	__le64	len;
+	__le32	uid;		/* charged on the owner */
+	__le32	reserved;
 };
 
 struct lite_ctrl_memmove {
@@ -89,6 +100,13 @@ struct lite_ctrl_memmove {
 	__le64	dst_offset;
 	__le64	src_offset;
 	__le64	len;
+	__le32	uid;		/* charged on the owner */
+	__le32	reserved;
+};
+
+/* CANCEL: the request @req_id of the sender's, answered or not. */
+struct lite_ctrl_cancel {
+	__le64	req_id;
 };
 
 /*

@@ -51,7 +51,9 @@ int lite_check_ctrl_hdr(const void *buf, u32 len, u16 peer_id, u32 peer_gen,
 	base = t & ~LITE_CTRL_RESP;
 	status = le32_to_cpu(hdr->status);
 	/* A peer speaks for itself only: a forged source is a bug or worse. */
-	if (le32_to_cpu(hdr->len) != len - sizeof(*hdr) || hdr->reserved ||
+	if (le32_to_cpu(hdr->len) != len - sizeof(*hdr) ||
+	    le32_to_cpu(hdr->budget_ms) > LITE_CTRL_BUDGET_MAX_MS ||
+	    (t & LITE_CTRL_RESP && hdr->budget_ms) ||
 	    le16_to_cpu(hdr->src_node) != peer_id ||
 	    le32_to_cpu(hdr->src_gen) != peer_gen ||
 	    !base || base >= LITE_CTRL_NR_TYPES)
@@ -93,6 +95,7 @@ const struct lite_ctrl_type_info lite_ctrl_types[LITE_CTRL_NR_TYPES] = {
 	[LITE_CTRL_CTX_GONE]	= { "ctx_gone", sizeof(struct lite_ctrl_lock), 0 },
 	[LITE_CTRL_LOCK_DESTROY] = { "lock_destroy", sizeof(struct lite_ctrl_lock), 0 },
 	[LITE_CTRL_RPC_CLOSE]	= { "rpc_close", sizeof(struct lite_ctrl_rpc_open), 0 },
+	[LITE_CTRL_CANCEL]	= { "cancel", sizeof(struct lite_ctrl_cancel), 0 },
 };
 
 /**

@@ -4,7 +4,7 @@
 # each column; across the nodes, the peers' rows count the one-sided
 # operations, RPC messages and control requests those parts made.
 ae stats "$TEST_TMP/stats"
-cols='node rdma_ops rdma_bytes rpc_sent rpc_bytes ring_full timeouts revoked ctrl_sent'
+cols='node rdma_ops rdma_bytes rpc_sent rpc_bytes ring_full timeouts revoked ctrl_sent ctrl_dropped ctrl_resent rdma_retried'
 for n in 1 2 3; do
 	f=$TEST_TMP/stats/node$n.txt
 	sed "s/^/node$n: /" "$f"
