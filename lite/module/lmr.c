@@ -81,7 +81,8 @@ static void lite_lmr_release(struct kref *ref)
 	mutex_unlock(&lite_lmrs.lock);
 	for (i = 0; i < lmr->nr_chunks; i++)
 		lite_pool_free(&lmr->chunks[i]);
-	lite_user_uncharge(lmr->user, LITE_RES_HOSTED_BYTES, lmr->size);
+	lite_user_uncharge(lmr->user, LITE_RES_HOSTED_BYTES,
+			   (u64)lmr->nr_chunks << lmr->chunk_shift);
 	lite_user_put(lmr->user);
 	kvfree(lmr);
 }
@@ -406,12 +407,15 @@ static int lite_lmr_create(u64 size, u32 flags, u16 creator,
 	struct lite_user *user;
 	struct lite_lmr *lmr;
 	struct lite_dev *dev;
+	u64 hosted;
 	int ret;
 
 	user = lite_user_get(creator, uid);
 	if (!user)
 		return -ENOMEM;
-	ret = lite_user_charge(user, LITE_RES_HOSTED_BYTES, size);
+	/* What the pool gives: whole chunks. */
+	hosted = round_up(size, 1ULL << lite_chunk_shift(size));
+	ret = lite_user_charge(user, LITE_RES_HOSTED_BYTES, hosted);
 	if (ret) {
 		lite_user_put(user);
 		return ret;
@@ -450,7 +454,7 @@ static int lite_lmr_create(u64 size, u32 flags, u16 creator,
 out:
 	lite_dev_put(dev);
 uncharge:
-	lite_user_uncharge(user, LITE_RES_HOSTED_BYTES, size);
+	lite_user_uncharge(user, LITE_RES_HOSTED_BYTES, hosted);
 	lite_user_put(user);
 	return ret;
 }

@@ -135,14 +135,15 @@ void lite_op_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct lite_rdma_op *op = container_of(wc->wr_cqe, struct lite_rdma_op, cqe);
 
 	lite_qp_complete(op->lqp, wc->status);
-	if (wc->status != IB_WC_SUCCESS) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			lite_node_warn(op->node, op->gen, "RDMA %s failed: %s\n",
-				       op->atomic ? "atomic" :
-				       wc->opcode == IB_WC_RDMA_READ ? "read" : "write",
-				       ib_wc_status_msg(wc->status));
-		else
-			WRITE_ONCE(op->flushed, true);
+	if (wc->status == IB_WC_WR_FLUSH_ERR) {
+		WRITE_ONCE(op->flushed, true);
+		WRITE_ONCE(op->status, -EIO);
+	} else if (wc->status != IB_WC_SUCCESS) {
+		lite_node_warn(op->node, op->gen, "RDMA %s failed: %s\n",
+			       op->atomic ? "atomic" :
+			       wc->opcode == IB_WC_RDMA_READ ? "read" : "write",
+			       ib_wc_status_msg(wc->status));
+		WRITE_ONCE(op->failed, true);
 		WRITE_ONCE(op->status, -EIO);
 	}
 	if (atomic_dec_and_test(&op->pending))
@@ -383,15 +384,20 @@ static int lite_op_wait(struct lite_rdma_op *op, bool spin)
 
 /*
  * Should a step of a read or write that failed with @ret be posted again?
- * Yes when it failed only because its QP broke under it (flushed) or was
- * being reconnected, before @deadline (jiffies): reading or writing the
- * same bytes again is harmless, and the caller sees no error from a QP
- * reset. A step that reached a revoked LMR fails at lite_op_begin().
+ * Yes when it failed only because its QP broke under another's error
+ * (every failed WR of it flushed) or was being reconnected, before
+ * @deadline (jiffies), so the caller sees no error from a QP reset. A
+ * flushed write may have landed: it lands again, the same bytes at the
+ * same place (a write racing another writer without a lock may see its
+ * bytes overwritten by the retry). A step that reached a revoked LMR
+ * fails at lite_op_begin(); one that failed itself (a remote access
+ * error) is not retried, and breaks no further QP.
  */
 static bool lite_op_retry(const struct lite_rdma_op *op, int ret,
 			  unsigned long deadline)
 {
-	if (ret != -EAGAIN && !(ret == -EIO && READ_ONCE(op->flushed)))
+	if (ret != -EAGAIN &&
+	    !(ret == -EIO && READ_ONCE(op->flushed) && !READ_ONCE(op->failed)))
 		return false;
 	if (time_after(jiffies, deadline) || fatal_signal_pending(current))
 		return false;

@@ -20,6 +20,7 @@ struct lite_rdma_op {
 	bool			atomic;	/* an atomic, into buf */
 	bool			detached; /* posted by a queue that closed */
 	bool			flushed; /* a WR was flushed by a QP reset */
+	bool			failed;	/* a WR failed otherwise */
 	struct completion	done;
 	int			status;
 	struct lite_qp		*lqp;

@@ -451,6 +451,9 @@ int lite_lock(struct lite_ctx *ctx, u32 node, u32 id)
 	if (ret) {	/* granted at once (1), or failed */
 		xa_erase_irq(&lite_sync_waits, ticket);
 		kfree(w);
+		/* No answer: the home may have queued us or made us holder. */
+		if (ret == -ETIMEDOUT || ret == -EINTR)
+			lite_lock_simple(ctx, node, id, LITE_CTRL_UNLOCK, ticket);
 		return ret < 0 ? ret : 0;
 	}
 	ret = lite_wait_done(w, ticket);
