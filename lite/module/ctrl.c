@@ -21,7 +21,6 @@
 
 #include "lite_priv.h"
 #include "ctrl_priv.h"
-#include "wire.h"
 
 static unsigned int lite_ctrl_timeout_ms = 10000;
 module_param_named(ctrl_timeout_ms, lite_ctrl_timeout_ms, uint, 0644);
@@ -309,9 +308,10 @@ static bool lite_ctrl_killable(u16 type)
  * @resp: where the response payload goes, or NULL when none is expected
  * @resp_len: in: room at @resp; out: the response's length
  *
- * A caller that gives up (timeout, or a fatal signal during ALLOC, MEMSET
- * or MEMMOVE) sends CANCEL: the node stops serving the request and undoes
- * what it made (an LMR, a lock), so nothing is left that nobody owns.
+ * A caller that gives up on an ALLOC, MEMSET, MEMMOVE or LOCK_CREATE (a
+ * timeout, or a fatal signal during the first three) sends CANCEL: the
+ * node stops serving the request and undoes what it made (an LMR, a lock),
+ * so nothing is left that nobody owns. Other requests are carried out.
  *
  * Context: process context; sleeps up to ctrl_timeout_ms.
  * Return: 0, the node's negative errno, -ENOTCONN when @node is not (or no
@@ -366,7 +366,7 @@ int lite_ctrl_call(u16 node, u32 gen, u16 type, const void *req, u32 req_len,
 	if (ret && completion_done(&wait.done))
 		ret = 0;
 	gave_up = ret == -ETIMEDOUT || ret == -EINTR;
-	if (gave_up)
+	if (gave_up && lite_ctrl_abandonable(type))
 		lite_ctrl_cancel_on(node, gen, id);
 	if (!ret)
 		ret = wait.status;

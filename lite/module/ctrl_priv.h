@@ -8,7 +8,21 @@
 
 #include <linux/types.h>
 
+#include "wire.h"
+
 struct lite_peer;
+
+/*
+ * Requests whose requester may give up on them: the serving node stops
+ * (at their budget, or on CANCEL) and undoes what they made. The rest
+ * (FREE, REVOKE, the locks' hand-offs...) are carried out whatever their
+ * requester does, or memory and locks would be left behind.
+ */
+static inline bool lite_ctrl_abandonable(u16 type)
+{
+	return type == LITE_CTRL_ALLOC || type == LITE_CTRL_MEMSET ||
+	       type == LITE_CTRL_MEMMOVE || type == LITE_CTRL_LOCK_CREATE;
+}
 
 int lite_ctrl_send(struct lite_peer *peer, u16 type, u64 req_id, int status,
 		   const void *payload, u32 len);

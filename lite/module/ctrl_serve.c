@@ -27,7 +27,6 @@
 
 #include "lite_priv.h"
 #include "ctrl_priv.h"
-#include "wire.h"
 #include "wire_check.h"
 
 static unsigned int lite_ctrl_queue_max = 1024;
@@ -498,7 +497,9 @@ static bool lite_ctrl_mark_cancelled(u16 src, u32 gen, u64 req_id)
 	n->cancelled[n->next_cancelled++ % LITE_CTRL_CANCELLED_IDS] = req_id;
 	if (!w)
 		return false;
-	w->cancelled = true;	/* lite_ctrl_serve() undoes what it made */
+	/* lite_ctrl_serve() undoes what it made. Not a FREE, a REVOKE... */
+	if (lite_ctrl_abandonable(w->type))
+		w->cancelled = true;
 	return true;
 }
 
@@ -609,7 +610,9 @@ void lite_ctrl_recv(struct lite_peer *peer, const void *buf, u32 len)
 	/* Never longer than we would wait ourselves. */
 	budget = msecs_to_jiffies(le32_to_cpu(hdr->budget_ms));
 	w->budget = min(budget ?: lite_ctrl_timeout(), lite_ctrl_timeout());
-	w->deadline = jiffies + w->budget;
+	/* The rest are carried out whatever their requester does. */
+	w->deadline = lite_ctrl_abandonable(type) ? jiffies + w->budget :
+		      jiffies + MAX_JIFFY_OFFSET;
 	w->len = plen;
 	memcpy(w->data, hdr + 1, plen);
 	if (type == LITE_CTRL_CANCEL)
@@ -624,7 +627,8 @@ void lite_ctrl_recv(struct lite_peer *peer, const void *buf, u32 len)
 		goto drop_quietly;	/* a copy of one being served */
 	} else if (lite_ctrl_find_done(w->src, w->src_gen, w->req_id)) {
 		w->again = true;
-	} else if (lite_ctrl_was_cancelled(w->src, w->req_id)) {
+	} else if (lite_ctrl_abandonable(type) &&
+		   lite_ctrl_was_cancelled(w->src, w->req_id)) {
 		w->cancelled = true;	/* given up before it came */
 	}
 	ret = lite_ctrl_admit(w, n);

@@ -19,6 +19,7 @@
  * the owner is pending, a REVOKE for an LMR this node does not know leaves
  * a tombstone, and the handle built from the answer is born revoked.
  */
+#include <linux/delay.h>
 #include <linux/hashtable.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
@@ -271,6 +272,52 @@ int lite_handle_free_lmr(struct lite_handle *h)
 			      NULL, NULL);
 }
 
+/*
+ * May a packet an old incarnation of one of our QPs to @peer sent still
+ * land in its memory? Yes while one of them is broken, or reset by us and
+ * not yet connected again: the owner's end stays ready to receive until
+ * our new connection entry makes it reset too (qp_conn.c). A QP idle
+ * since the join never sent anything.
+ */
+static bool lite_peer_unfenced(struct lite_peer *peer)
+{
+	unsigned int i;
+
+	for (i = 0; i < peer->nr_qps; i++) {
+		const struct lite_qp *lqp = &peer->qps[i];
+		enum lite_qp_state state = READ_ONCE(lqp->state);
+
+		if (state == LITE_QP_BROKEN ||
+		    (state == LITE_QP_IDLE && READ_ONCE(lqp->recoveries)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Wait until no old QP incarnation of ours can still write into @node's
+ * memory, or the node left; false after @timeout jiffies.
+ */
+static bool lite_handles_fence(u16 node, u32 gen, unsigned long timeout)
+{
+	unsigned long deadline = jiffies + timeout;
+	struct lite_peer *peer;
+	bool unfenced;
+
+	for (;;) {
+		peer = lite_peer_get(node, gen);
+		if (!peer)
+			return true;	/* its QPs are destroyed */
+		unfenced = lite_peer_unfenced(peer);
+		lite_peer_put(peer);
+		if (!unfenced)
+			return true;
+		if (time_after(jiffies, deadline))
+			return false;
+		msleep(20);
+	}
+}
+
 /**
  * lite_handles_revoke() - revoke every handle of this node on an LMR
  * @node: the owner
@@ -279,7 +326,9 @@ int lite_handle_free_lmr(struct lite_handle *h)
  *
  * Operations already posted complete first; later ones fail with
  * -EKEYREVOKED, and so does a handle still being built from an ASK or
- * ALLOC answer.
+ * ALLOC answer. A posted operation flushed by a QP reset has completed
+ * here but may still be on the wire: the answer waits until every QP to
+ * the owner that was reset is connected again (the owner reset its end).
  *
  * Context: process context; sleeps until the posted operations end.
  * Return: 0; -EBUSY if some did not end within 5 s, -ENOMEM if a
@@ -319,6 +368,11 @@ int lite_handles_revoke(u16 node, u32 gen, u32 lmr_id)
 	lite_map_put(m);
 	if (!left) {
 		lite_node_warn(node, gen, "LMR %u: operations still in flight after revocation\n",
+			       lmr_id);
+		return -EBUSY;
+	}
+	if (!lite_handles_fence(node, gen, LITE_REVOKE_WAIT)) {
+		lite_node_warn(node, gen, "LMR %u: a QP to the owner is still being reconnected; revocation confirmed later\n",
 			       lmr_id);
 		return -EBUSY;
 	}
