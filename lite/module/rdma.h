@@ -44,6 +44,12 @@ struct lite_rdma_op {
 	u64			cookie;
 	u64			addr;	/* a read's destination, copied at reap */
 	u32			alen;	/* bytes at @addr */
+	/*
+	 * A read to a user @addr: the address space it was posted from
+	 * (mmgrab: the structure, not the memory), the only one @addr may be
+	 * copied into; dropped at reap or when the queue is destroyed.
+	 */
+	struct mm_struct	*mm;
 	bool			kernel;	/* @addr is kernel memory */
 	bool			write;
 };

@@ -3,11 +3,24 @@
  * Operations posted without waiting. The caller's memory is copied into
  * the operation's bounce buffer when a write is posted; a read's data stays
  * in the bounce buffer until the caller reaps the completion (POLL or the
- * fence), which copies it to the address given at post time, in the memory
- * of the process that reaps. So nothing ever DMAs to caller memory that
- * may have gone, and an operation nobody reaps costs only its queue slot.
+ * fence), which copies it to the address given at post time. So nothing
+ * ever DMAs to caller memory that may have gone, and an operation nobody
+ * reaps costs only its queue slot.
+ *
+ * That address means something only in the address space it was posted
+ * from, and an open file is not tied to one: it can be passed to another
+ * process (SCM_RIGHTS), inherited by a child of fork(), or kept across
+ * exec(). So a read to user memory records its poster's mm (mmgrab: the
+ * structure stays, so no other mm can take its place at the same pointer,
+ * but the memory of an exited poster is freed as usual) and is copied out
+ * only by a reaper running in that same mm; reaped anywhere else it
+ * completes with -EACCES and nothing is written, in the reaper's memory
+ * or the poster's.
+ * The reference goes at reap or when the queue is destroyed, never later:
+ * an operation left in flight by a closed queue holds no mm.
  */
 #include <linux/module.h>
+#include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 
@@ -45,6 +58,15 @@ struct lite_async *lite_async_create(struct lite_user *user)
 	INIT_LIST_HEAD(&as->done);
 	init_waitqueue_head(&as->wq);
 	return as;
+}
+
+/* A user read's poster's mm, once it may no longer be copied to. */
+static void lite_async_drop_mm(struct lite_rdma_op *op)
+{
+	if (op->mm) {
+		mmdrop(op->mm);
+		op->mm = NULL;
+	}
 }
 
 /* Take a slot for @op on @as: -EAGAIN when the context has too many. */
@@ -123,9 +145,10 @@ int lite_async_post_local(struct lite_async *as, struct lite_lmr *lmr, u64 off,
  * @cookie: the caller's id for it, reported with its completion
  *
  * A write's data is copied before this returns; a read's is copied to
- * @addr when the completion is reaped (lite_async_reap()). The operation
- * holds the peer only until it completes: one never reaped holds
- * nothing but its queue slot and buffer.
+ * @addr when the completion is reaped (lite_async_reap()), a user @addr
+ * only by a reaper in the caller's address space (the read holds its mm
+ * until then). The operation holds the peer only until it completes: one
+ * never reaped holds nothing but its queue slot, buffer and that mm.
  *
  * Context: process context.
  * Return: 0 when posted (its completion will be queued), or -EAGAIN (the
@@ -162,6 +185,14 @@ int lite_rdma_post(struct lite_async *as, struct lite_handle *h, u64 off,
 			ret = -EFAULT;
 			goto err;
 		}
+	} else if (!kernel) {
+		/* @addr is an address in this mm, and only in this one. */
+		if (!current->mm) {
+			ret = -EFAULT;
+			goto err;
+		}
+		op->mm = current->mm;
+		mmgrab(op->mm);
 	}
 	/*
 	 * Fail early on a revoked handle (nothing queued); after the slot is
@@ -187,26 +218,36 @@ int lite_rdma_post(struct lite_async *as, struct lite_handle *h, u64 off,
 	lite_op_post(op, write, off, len);
 	return 0;
 err:
+	lite_async_drop_mm(op);
 	lite_op_posted(op);	/* drops the guard: not queued, so only done */
 	lite_op_put(op);
 	return ret;
 }
 
 /*
- * Reap one completion: a read's data goes to its destination now, in the
- * reaping process's memory. Returns the operation's status.
+ * Reap one completion: a read's data goes to its destination now. A user
+ * address is written only in the mm the read was posted from; a reaper in
+ * any other (the file was passed on, a forked child, after an exec) gets
+ * -EACCES for it, whatever its transfer's status, and nothing is written.
+ * Returns the operation's status.
  */
 static int lite_async_reap_one(struct lite_rdma_op *op)
 {
 	int status = READ_ONCE(op->status);
-	void __user *dst = u64_to_user_ptr(op->addr);
 
-	if (!status && !op->write) {
-		if (op->kernel)
+	if (op->write)
+		return status;
+	if (op->kernel) {
+		if (!status)
 			memcpy((void *)(uintptr_t)op->addr, op->buf, op->alen);
-		else if (copy_to_user(dst, op->buf, op->alen))
-			status = -EFAULT;
+		return status;
 	}
+	if (op->mm != current->mm)
+		status = -EACCES;
+	else if (!status && copy_to_user(u64_to_user_ptr(op->addr), op->buf,
+					 op->alen))
+		status = -EFAULT;
+	lite_async_drop_mm(op);
 	return status;
 }
 
@@ -218,8 +259,10 @@ static int lite_async_reap_one(struct lite_rdma_op *op)
  * @first_err: if not NULL, set to the first failed status seen (kept when
  *	already nonzero)
  *
- * Context: process context, in the memory of the process that posted
- * reads with user addresses.
+ * A read to user memory that another process posted is taken too, with
+ * status -EACCES and nothing written (lite_async_reap_one()).
+ *
+ * Context: process context.
  * Return: how many were taken.
  */
 unsigned int lite_async_reap(struct lite_async *as,
@@ -343,6 +386,7 @@ void lite_async_destroy(struct lite_async *as)
 	spin_unlock_irq(&as->lock);
 	list_for_each_entry_safe(op, tmp, &drop, alink) {
 		list_del_init(&op->alink);
+		lite_async_drop_mm(op);	/* never reaped now */
 		lite_op_put(op);
 	}
 	kref_put(&as->ref, lite_async_release);

@@ -9,6 +9,8 @@
  *   test_security zc-fork NODE          zero-copy buffer in a forked child
  *   test_security zc-mremap NODE        zero-copy buffer cannot move
  *   test_security zc-fdpass NODE        another process's memory, same file
+ *   test_security async-fdpass NODE     a posted read reaped by another
+ *                                       process (NODE: not this one)
  *   test_security limits NODE           run into the per-user limits
  *   test_security limits-other NODE     another user meanwhile
  *   test_security limits-exempt NODE    root past the limits
@@ -46,13 +48,15 @@
  *                  both on a line (send it once the device is gone)
  *   barrier        prints "info before MS" and "info after MS" (Unix ms)
  *
- * lock-contend, zc-fdpass and the lock waiter re-execute this program
- * (/proc/self/exe) for processes with an open file of their own: liblite
- * keeps one per process, and a lock is held by an open file.
+ * lock-contend, zc-fdpass, async-fdpass and the lock waiter re-execute
+ * this program (/proc/self/exe) for processes with an open file of their
+ * own (liblite keeps one per process, and a lock is held by an open file)
+ * or, for the fd-passing commands, with nothing of the sender's but the
+ * file it passes.
  *
  * The commands by concern: test_security_access.c (open-denied,
  * join-denied, ask-oracle), test_security_zc.c (zc-fork, zc-mremap,
- * zc-fdpass), test_security_limits.c (limits, limits-other,
+ * zc-fdpass, async-fdpass), test_security_limits.c (limits, limits-other,
  * limits-exempt, calls-server, calls, calls-other, ports, send),
  * test_security_sync.c (lock-contend, lock-foreign, barrier),
  * test_security_revoke.c (revoke-owner, revoke-mapper, devgone); the
@@ -76,6 +80,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: test_security open-denied | join-denied\n"
 		"       test_security zc-fork|zc-mremap|zc-fdpass NODE\n"
+		"       test_security async-fdpass NODE\n"
 		"       test_security limits|limits-other|limits-exempt NODE\n"
 		"       test_security calls-server PORT\n"
 		"       test_security calls|calls-other NODE PORT\n"
@@ -103,6 +108,7 @@ static const struct {
 	{ "zc-fork", cmd_zc_fork },
 	{ "zc-mremap", cmd_zc_mremap },
 	{ "zc-fdpass", cmd_zc_fdpass },
+	{ "async-fdpass", cmd_async_fdpass },
 	{ "limits", cmd_limits },
 	{ "limits-other", cmd_limits_other },
 	{ "limits-exempt", cmd_limits_exempt },
@@ -158,6 +164,8 @@ int main(int argc, char *argv[])
 		return cmd_join_denied();
 	if (!strcmp(cmd, "zc-fdpass-recv") && n == 1)
 		return cmd_zc_fdpass_recv(UINT_ARG(2, "socket"));
+	if (!strcmp(cmd, "async-fdpass-recv") && n == 1)
+		return cmd_async_fdpass_recv(UINT_ARG(2, "socket"));
 	if (!strcmp(cmd, "calls-server") && n == 1)
 		return cmd_calls_server(UINT_ARG(2, "PORT"));
 	if (!strcmp(cmd, "barrier") && n == 1)

@@ -60,6 +60,8 @@ int cmd_zc_fork(unsigned int node);
 int cmd_zc_mremap(unsigned int node);
 int cmd_zc_fdpass(unsigned int node);
 int cmd_zc_fdpass_recv(int sock);
+int cmd_async_fdpass(unsigned int node);
+int cmd_async_fdpass_recv(int sock);
 
 /* test_security_limits.c */
 int cmd_limits(unsigned int node);

@@ -2,7 +2,8 @@
 /*
  * Zero-copy buffers: shared with a forked child, never moved by mremap,
  * and an open file passed to another process reaching only that
- * process's memory.
+ * process's memory; a read posted without waiting completing only into
+ * the memory of the process that posted it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -412,5 +413,286 @@ int cmd_zc_fdpass(unsigned int node)
 		return finish();
 	zc_fdpass_fork(node);
 	zc_fdpass_scm(node);
+	return finish();
+}
+
+/* ---- async-fdpass: a posted read lands only in its poster's memory ---- */
+
+#define ASYNC_SIZE	(64 * KiB)
+#define SEED_D		0xfda55a04ULL	/* the poster's buffer */
+#define SEED_E		0xfda55a05ULL	/* the LMR */
+#define OTHERS		0x5a		/* the other process's memory */
+#define POLL_MS		10000
+
+/* A read of the LMR's first @len bytes into @buf, posted as @id. */
+static int post_read(int fd, uint32_t handle, void *buf, uint64_t len,
+		     uint64_t id)
+{
+	struct lite_ioc_post p = {
+		.handle = handle, .password = PASSWORD, .size = len,
+		.addr = (uintptr_t)buf, .id = id, .op = LITE_POST_READ,
+	};
+
+	return raw_ioctl(fd, LITE_IOC_POST, &p);
+}
+
+/*
+ * POLL for one completion into @c, waiting up to @ms: how many were
+ * reaped (0 or 1) or -errno; @left, if not NULL, gets what is still
+ * posted.
+ */
+static int poll_one(int fd, struct lite_completion *c, int ms,
+		    uint32_t *left)
+{
+	struct lite_ioc_poll p = {
+		.addr = (uintptr_t)c, .max = 1, .timeout_ms = ms,
+	};
+	int ret = raw_ioctl(fd, LITE_IOC_POLL, &p);
+
+	if (left)
+		*left = p.outstanding;
+	return ret ? ret : (int)p.nr;
+}
+
+/* The fence: wait for all, reap all; 0 or the first failure's -errno. */
+static int fence(int fd)
+{
+	struct lite_ioc_poll p = {
+		.flags = LITE_POLL_FENCE, .timeout_ms = POLL_MS,
+	};
+
+	return raw_ioctl(fd, LITE_IOC_POLL, &p);
+}
+
+/* One completion reaped, of id @lo..@hi, with status @want. */
+static bool expect_reaped(int fd, uint64_t lo, uint64_t hi, int want,
+			  const char *what)
+{
+	struct lite_completion c = { .id = UINT64_MAX, .status = 1 };
+	int n = poll_one(fd, &c, POLL_MS, NULL);
+
+	if (n != 1) {
+		fail("%s: POLL reaped %s", what,
+		     n < 0 ? errname(-n) : "nothing in 10 s");
+		return false;
+	}
+	if (c.id < lo || c.id > hi) {
+		fail("%s: completion id %llu, not one posted (%llu..%llu)",
+		     what, (unsigned long long)c.id, (unsigned long long)lo,
+		     (unsigned long long)hi);
+		return false;
+	}
+	errno = -c.status;	/* what expect() holds a failure against */
+	return expect(c.status, want, "%s (id %llu)", what,
+		      (unsigned long long)c.id);
+}
+
+/* @buf should be all @byte: the other process's memory, untouched. */
+static bool expect_filled(const uint8_t *buf, size_t len, uint8_t byte,
+			  const char *what)
+{
+	uint8_t *want = malloc(len);
+	bool ok;
+
+	if (!want) {
+		fail("%s: malloc: %s", what, strerror(errno));
+		return false;
+	}
+	memset(want, byte, len);
+	ok = expect_bytes(buf, want, len, 0, "%s", what);
+	free(want);
+	return ok;
+}
+
+/* Nothing posted on @fd is left to reap. */
+static void expect_none_left(int fd, const char *who)
+{
+	struct lite_completion c;
+	uint32_t left = UINT32_MAX;
+	int n = poll_one(fd, &c, 0, &left);
+
+	if (n == 0 && left == 0)
+		pass("%s: nothing left to reap", who);
+	else
+		fail("%s: POLL gave %s with %u outstanding", who,
+		     n < 0 ? errname(-n) : n ? "a completion" : "none", left);
+}
+
+/* The poster, after another process reaped: its own post works. */
+static void async_poster_after(const char *who, int fd, uint32_t handle,
+			       uint8_t *buf, uint64_t id)
+{
+	char what[128];
+
+	expect_pattern(buf, ASYNC_SIZE, SEED_D,
+		       "%s: the poster's buffer is untouched by the other "
+		       "process's reaps", who);
+	expect_none_left(fd, who);
+	snprintf(what, sizeof(what), "%s: the poster's own read, reaped by "
+		 "the poster", who);
+	if (step(post_read(fd, handle, buf, ASYNC_SIZE, id), "%s: post", what) &&
+	    expect_reaped(fd, id, id, 0, what))
+		expect_pattern(buf, ASYNC_SIZE, SEED_E,
+			       "%s: the poster's buffer got the LMR", who);
+}
+
+struct async_fork {
+	int		fd;
+	uint32_t	handle;
+	uint8_t		*buf;
+};
+
+/* A child of fork: the parent's read is not its to complete. */
+static void async_fork_child(void *arg)
+{
+	struct async_fork *f = arg;
+
+	if (expect_reaped(f->fd, 1, 1, EACCES, "fork child: reaping the "
+			  "parent's posted read"))
+		expect_pattern(f->buf, ASYNC_SIZE, SEED_D,
+			       "fork child: its copy of the parent's buffer "
+			       "is unchanged");
+	/* Its own read, to the same address: that lands in its copy. */
+	memset(f->buf, OTHERS, ASYNC_SIZE);
+	if (step(post_read(f->fd, f->handle, f->buf, ASYNC_SIZE, 2),
+		 "fork child: post its own read") &&
+	    expect_reaped(f->fd, 2, 2, 0, "fork child: its own read"))
+		expect_pattern(f->buf, ASYNC_SIZE, SEED_E,
+			       "fork child: its own memory got the LMR");
+}
+
+/* The receiving process: exec'd, so nothing of the poster's but the fd. */
+int cmd_async_fdpass_recv(int sock)
+{
+	struct fdpass_msg m;
+	uint8_t *want, *p;
+	int fd = recv_fd(sock, &m);
+
+	if (!expect(fd, 0, "receiver: got the poster's /dev/lite over "
+		    "SCM_RIGHTS"))
+		return 1;
+	want = (uint8_t *)(uintptr_t)m.addr;
+	/* Not over something of ours: a fresh exec rarely has anything there. */
+	p = mmap(want, m.len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (p != want) {
+		fail("receiver: map its own memory at %p: %s", want,
+		     p == MAP_FAILED ? strerror(errno) : "mapped elsewhere");
+		return 1;
+	}
+	memset(p, OTHERS, m.len);
+	/* Two posted by the poster: one by POLL, the other by the fence. */
+	expect_reaped(fd, 1, 2, EACCES,
+		      "receiver: reaping a read the poster posted");
+	expect(fence(fd), EACCES,
+	       "receiver: the fence over the poster's other read");
+	expect_filled(p, m.len, OTHERS, "receiver: its memory at the "
+		      "poster's buffer address is unchanged");
+	expect_none_left(fd, "receiver");
+	/* The file still works for its own posts, to that same address. */
+	if (step(post_read(fd, m.handle, p, m.len, 3),
+		 "receiver: post its own read") &&
+	    expect_reaped(fd, 3, 3, 0, "receiver: its own read"))
+		expect_pattern(p, m.len, SEED_E,
+			       "receiver: its own memory got the LMR");
+	return nr_failures() ? 1 : 0;
+}
+
+/*
+ * The poster's side: an LMR of SEED_E on @node, reads of it posted into a
+ * buffer of SEED_D, the file then shared with a forked child or, if @scm,
+ * passed to a fresh process over a unix socket.
+ */
+static void async_fdpass(unsigned int node, bool scm)
+{
+	const char *who = scm ? "SCM_RIGHTS" : "fork";
+	struct lite_ioc_alloc a = { .node = node, .size = ASYNC_SIZE,
+				    .password = PASSWORD };
+	struct lite_ioc_handle h = { 0 };
+	struct fdpass_msg m = { .len = ASYNC_SIZE };
+	uint8_t *buf = MAP_FAILED, *in = malloc(ASYNC_SIZE);
+	struct async_fork f;
+	char sockarg[16];
+	int fd, sv[2] = { -1, -1 };
+	pid_t pid;
+
+	/* A file of its own, as in zc-fdpass: liblite's is not passed on. */
+	fd = dev_open();
+	if (!expect(fd, 0, "%s: open /dev/lite", who))
+		goto out;
+	if (!in) {
+		fail("%s: malloc: %s", who, strerror(errno));
+		goto out;
+	}
+	if (!expect(raw_ioctl(fd, LITE_IOC_ALLOC, &a), 0,
+		    "%s: alloc 64 KiB on node %u", who, node))
+		goto out;
+	h.handle = a.handle;
+	fill(in, ASYNC_SIZE, SEED_E);
+	if (!step(raw_rw(fd, LITE_IOC_WRITE, a.handle, 0, in, ASYNC_SIZE),
+		  "%s: fill the LMR", who))
+		goto out_lmr;
+	buf = mmap(NULL, ASYNC_SIZE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED) {
+		fail("%s: mmap: %s", who, strerror(errno));
+		goto out_lmr;
+	}
+	fill(buf, ASYNC_SIZE, SEED_D);
+	if (!step(post_read(fd, a.handle, buf, ASYNC_SIZE, 1),
+		  "%s: post a read into the poster's buffer", who))
+		goto out_buf;
+	if (!scm) {
+		f = (struct async_fork){ .fd = fd, .handle = a.handle,
+					 .buf = buf };
+		pid = fork_child(async_fork_child, &f);
+		expect_child(pid, "fork child");
+		async_poster_after(who, fd, a.handle, buf, 3);
+		goto out_buf;
+	}
+	if (!step(post_read(fd, a.handle, buf, ASYNC_SIZE, 2),
+		  "%s: post a second read", who))
+		goto out_buf;
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) {
+		fail("socketpair: %s", strerror(errno));
+		goto out_buf;
+	}
+	fcntl(sv[0], F_SETFD, FD_CLOEXEC);
+	snprintf(sockarg, sizeof(sockarg), "%d", sv[1]);
+	pid = spawn_self((char *const[]){ (char *)self_name,
+					  "async-fdpass-recv", sockarg, NULL });
+	close(sv[1]);
+	m.addr = (uintptr_t)buf;
+	m.handle = a.handle;
+	expect(send_fd(sv[0], fd, &m), 0, "SCM_RIGHTS: pass the fd");
+	close(sv[0]);
+	expect_child(pid, "SCM_RIGHTS receiver");
+	async_poster_after(who, fd, a.handle, buf, 4);
+out_buf:
+	fence(fd);	/* whatever an early exit left posted */
+	if (buf != MAP_FAILED)
+		munmap(buf, ASYNC_SIZE);
+out_lmr:
+	expect(raw_ioctl(fd, LITE_IOC_FREE, &h), 0, "%s: free the LMR", who);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(in);
+}
+
+int cmd_async_fdpass(unsigned int node)
+{
+	int me = me_or_fail();
+
+	if (me < 0)
+		return finish();
+	/* On this node's own LMR a posted read is copied at once. */
+	if ((unsigned int)me == node) {
+		fail("NODE must be another node than this one (%d): a posted "
+		     "read of a local LMR is copied when posted", me);
+		return finish();
+	}
+	async_fdpass(node, false);
+	async_fdpass(node, true);
 	return finish();
 }
