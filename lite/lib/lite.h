@@ -81,14 +81,17 @@ int lite_read(int lh, uint64_t offset, void *buf, uint64_t size,
  * A write's data is copied before lite_post_write returns: @buf may be
  * reused at once. A read's data is copied to @buf when its completion is
  * reaped (lite_poll or lite_fence), so @buf must stay valid and unused
- * until then; it is not touched before.
+ * until then; it is not touched before. Only the posting process (or its
+ * threads) gets it: reaped by another (the descriptor passed on, a child
+ * after fork) the completion's status is -EACCES and nothing is written.
  *
  * lite_poll waits up to @timeout_ms (0: not at all; negative: until a
  * signal, -EINTR) for a completion, then reaps up to @max into @out and
  * returns how many (0: none in time, or nothing posted). Each has the id
  * and a status: 0, or a negative errno: -EKEYREVOKED (the LMR was freed
  * before it was sent), -EIO (the transfer failed, e.g. the owner node
- * left), -ENOTCONN, -EFAULT (a read's @buf was not writable at reap).
+ * left), -ENOTCONN, -EFAULT (a read's @buf was not writable at reap),
+ * -EACCES (a read reaped by another process than its poster).
  * Freeing an LMR waits until the operations already sent on it completed.
  *
  * lite_fence waits until nothing this process posted is in flight (at

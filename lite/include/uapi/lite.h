@@ -334,13 +334,17 @@ struct lite_ioc_barrier {
  *
  * Memory: a write's data is copied when it is posted (the buffer is free
  * at once). A read's data lands in a kernel buffer and is copied to @addr
- * when its completion is reaped, by POLL or the fence, in the memory of
- * the process that reaps: @addr must still be writable then (else that
- * completion's status is EFAULT). Until then @addr is not touched.
+ * when its completion is reaped, by POLL or the fence, only by a process
+ * with the poster's address space: @addr must still be writable then
+ * (else that completion's status is EFAULT). Reaped by any other process
+ * (the file passed on, a child after fork, the poster after exec) its
+ * status is EACCES and nothing is written. Until then @addr is not
+ * touched.
  *
  * Completion status: 0, or EKEYREVOKED (revoked before it was sent),
  * ENOTCONN, EIO (the transfer failed, e.g. the owner left meanwhile),
- * EFAULT (a read's destination was not writable at reap), ENOMEM. An
+ * EFAULT (a read's destination was not writable at reap), EACCES (a read
+ * reaped by another process than its poster), ENOMEM. An
  * owner that frees the LMR waits until the operations already sent
  * completed; later POSTs get EKEYREVOKED. Closing the file waits (bounded
  * by op_timeout_ms) for what is in flight and drops unreaped completions.
