@@ -20,7 +20,19 @@
  * With unsafe_global_rkey=1 nothing is registered: peers reach pieces by
  * DMA address through the PD's global rkey, as they reach every other
  * page the device can DMA to. For devices without fast registration only.
+ *
+ * Peers write and read the pool at any time while the CPU works on it, so
+ * the CPU and the device must always see the same bytes: no sync around a
+ * CPU access could order it against a one-sided RDMA from a peer. A block
+ * is therefore either pages mapped for streaming DMA where such a mapping
+ * needs no sync (cache-coherent DMA that is never bounced, and devices
+ * whose DMA is virtual, rxe and siw), or, where streaming DMA may be
+ * bounced or is not coherent, a coherent allocation (dma_alloc_coherent())
+ * on the device (lite_pool_coherent_dev()). Either way nothing in LITE
+ * needs to sync pool memory.
  */
+#include <linux/dma-map-ops.h>	/* dev_is_dma_coherent() */
+#include <linux/dma-mapping.h>
 #include <linux/genalloc.h>
 #include <linux/llist.h>
 #include <linux/mm.h>
@@ -28,6 +40,7 @@
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
+#include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
 #include "lite_priv.h"
@@ -49,8 +62,12 @@ module_param_named(pool_max_mb, lite_pool_max_mb, uint, 0644);
 MODULE_PARM_DESC(pool_max_mb, "most memory the pool (LMRs, RPC rings and reply buffers) holds, in MiB (default 0: three quarters of RAM)");
 
 struct lite_block {
-	struct page	*page;
-	u64		dma;
+	void		*cpu;		/* where the CPU reaches it; NULL: none */
+	u64		dma;		/* where the device does */
+	union {
+		struct page	*page;		/* streaming: its pages */
+		dma_addr_t	handle;		/* coherent: the allocation's */
+	};
 };
 
 struct lite_region {
@@ -64,7 +81,8 @@ struct lite_region {
 	bool			atomic;		/* registered with remote atomics */
 	u32			rkey;
 	u64			iova;		/* of byte 0, for peers */
-	bool			mapped;
+	bool			mapped;		/* streaming blocks, until unmapped */
+	struct device		*coherent;	/* held: coherent blocks from it */
 	unsigned int		nr_blocks;
 	struct lite_block	blocks[];
 };
@@ -81,6 +99,10 @@ static bool lite_fault_refuse_atomic_reg;
 module_param_named(fault_refuse_atomic_reg, lite_fault_refuse_atomic_reg, bool, 0444);
 MODULE_PARM_DESC(fault_refuse_atomic_reg, "tests: refuse fast registration with remote atomic access, as mlx5 firmware with umr_modify_atomic_disabled does (default: N)");
 
+static bool lite_fault_pool_coherent;
+module_param_named(fault_pool_coherent, lite_fault_pool_coherent, bool, 0444);
+MODULE_PARM_DESC(fault_pool_coherent, "tests: allocate LITE memory DMA-coherent, as where streaming DMA is bounced (SEV and TDX guests, swiotlb=force); on a device without DMA (rxe), on the DMA device under its net device (default: N)");
+
 static struct {
 	struct mutex		grow_lock;	/* start, stop, growth, shrinking */
 	spinlock_t		lock;		/* the fields below */
@@ -90,6 +112,7 @@ static struct {
 	struct ib_qp		*qp;		/* carries the registrations */
 	unsigned int		page_shift;	/* of the MRs' pages */
 	bool			atomic_refused;	/* registering with atomics */
+	struct device		*coherent;	/* held: blocks allocated on it */
 } lite_pool = {
 	.grow_lock	= __MUTEX_INITIALIZER(lite_pool.grow_lock),
 	.lock		= __SPIN_LOCK_UNLOCKED(lite_pool.lock),
@@ -110,7 +133,11 @@ static u64 lite_pool_max(void)
 	return mb ? (u64)mb << 20 : (totalram_pages() << PAGE_SHIFT) / 4 * 3;
 }
 
-/* Under grow_lock, or once the region is out of the list. */
+/*
+ * Under grow_lock, or once the region is out of the list. Coherent blocks
+ * stay allocated (and DMA-able) until lite_region_free(): no rkey reaches
+ * them any more.
+ */
 static void lite_region_unmap(struct lite_region *r, struct ib_device *ibdev)
 {
 	unsigned int i;
@@ -125,17 +152,28 @@ static void lite_region_unmap(struct lite_region *r, struct ib_device *ibdev)
 	r->mapped = false;
 }
 
-/* Unmapped, no piece left; process context (gen_pool_destroy vfrees). */
+/*
+ * Unmapped, no piece left; process context (gen_pool_destroy vfrees,
+ * dma_free_coherent may sleep).
+ */
 static void lite_region_free(struct lite_region *r)
 {
+	struct lite_block *b;
 	unsigned int i;
 
 	if (r->space)
 		gen_pool_destroy(r->space);
-	for (i = 0; i < r->nr_blocks; i++)
-		if (r->blocks[i].page)
-			__free_pages(r->blocks[i].page,
-				     LITE_BLOCK_SHIFT - PAGE_SHIFT);
+	for (i = 0; i < r->nr_blocks; i++) {
+		b = &r->blocks[i];
+		if (!b->cpu)
+			continue;
+		if (r->coherent)
+			dma_free_coherent(r->coherent, LITE_BLOCK_SIZE, b->cpu,
+					  b->handle);
+		else
+			__free_pages(b->page, LITE_BLOCK_SHIFT - PAGE_SHIFT);
+	}
+	put_device(r->coherent);
 	kfree(r);
 }
 
@@ -256,6 +294,14 @@ static int lite_region_register(struct lite_region *r, struct lite_dev *dev)
 		r->mr = NULL;
 		return ret;
 	}
+	/* Block i must be MR pages i * ppb.. for the iova below to hold. */
+	for (i = 0; i < r->nr_blocks; i++) {
+		if (r->blocks[i].dma & ((1ULL << lite_pool.page_shift) - 1)) {
+			pr_err("a block of LITE memory at DMA address %#llx is not aligned to the MR pages\n",
+			       r->blocks[i].dma);
+			return -EINVAL;
+		}
+	}
 	sgl = kmalloc_array(r->nr_blocks, sizeof(*sgl), GFP_KERNEL);
 	if (!sgl)
 		return -ENOMEM;
@@ -318,12 +364,39 @@ static int lite_region_register(struct lite_region *r, struct lite_dev *dev)
 	return 0;
 }
 
+/*
+ * Block @i of @r: coherent memory on r->coherent, or zeroed pages (mapped
+ * later). Either way it starts zeroed.
+ */
+static int lite_block_alloc(struct lite_region *r, unsigned int i,
+			    struct lite_dev *dev)
+{
+	/* A user's allocation may fail; it never wakes the OOM killer. */
+	gfp_t gfp = GFP_KERNEL | __GFP_NOWARN | __GFP_RETRY_MAYFAIL;
+	struct lite_block *b = &r->blocks[i];
+
+	if (r->coherent) {
+		b->cpu = dma_alloc_coherent(r->coherent, LITE_BLOCK_SIZE,
+					    &b->handle, gfp);
+		if (!b->cpu)
+			return -ENOMEM;
+		/* A virtual DMA device takes the CPU's address (tests). */
+		b->dma = ib_uses_virt_dma(dev->ibdev) ? (uintptr_t)b->cpu :
+							b->handle;
+		return 0;
+	}
+	b->page = alloc_pages_node(dev->node, gfp | __GFP_ZERO,
+				   LITE_BLOCK_SHIFT - PAGE_SHIFT);
+	if (!b->page)
+		return -ENOMEM;
+	b->cpu = page_address(b->page);
+	return 0;
+}
+
 /* A new region on @dev: allocated, mapped, registered; under grow_lock. */
 static struct lite_region *lite_region_new(struct lite_dev *dev,
 					   unsigned int nr_blocks)
 {
-	/* A user's allocation may fail; it never wakes the OOM killer. */
-	gfp_t gfp = GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN | __GFP_RETRY_MAYFAIL;
 	struct ib_device *ibdev = dev->ibdev;
 	struct lite_region *r;
 	unsigned int i;
@@ -336,18 +409,22 @@ static struct lite_region *lite_region_new(struct lite_dev *dev,
 	refcount_set(&r->refs, 1);
 	atomic64_set(&r->used, 0);
 	INIT_LIST_HEAD(&r->link);
+	if (lite_pool.coherent)
+		r->coherent = get_device(lite_pool.coherent);
 	for (i = 0; i < nr_blocks; i++) {
-		r->blocks[i].page = alloc_pages_node(dev->node, gfp,
-						     LITE_BLOCK_SHIFT - PAGE_SHIFT);
-		if (!r->blocks[i].page)
+		if (lite_block_alloc(r, i, dev))
 			break;
 		cond_resched();
 	}
 	/* Short of 4 MiB blocks: a smaller region will do. */
-	if (!i)
+	if (!i) {
+		if (r->coherent)
+			pr_warn_ratelimited("no 4 MiB block of coherent DMA memory from %s: the pool cannot grow\n",
+					    dev_name(r->coherent));
 		goto err;
+	}
 	r->nr_blocks = nr_blocks = i;
-	for (i = 0; i < nr_blocks; i++) {
+	for (i = 0; !r->coherent && i < nr_blocks; i++) {
 		r->blocks[i].dma = ib_dma_map_page(ibdev, r->blocks[i].page, 0,
 						   LITE_BLOCK_SIZE,
 						   DMA_BIDIRECTIONAL);
@@ -359,7 +436,7 @@ static struct lite_region *lite_region_new(struct lite_dev *dev,
 			goto err;
 		}
 	}
-	r->mapped = true;
+	r->mapped = !r->coherent;
 	r->space = gen_pool_create(PAGE_SHIFT, NUMA_NO_NODE);
 	if (!r->space ||
 	    gen_pool_add(r->space, LITE_PIECE_BASE,
@@ -519,6 +596,69 @@ static void lite_pool_shrink_work(struct work_struct *work)
 	mutex_unlock(&lite_pool.grow_lock);
 }
 
+/* Tests on a device without DMA: the DMA device under its net device. */
+static struct device *lite_pool_netdev_dma_dev(struct lite_dev *dev)
+{
+	const struct ib_gid_attr *attr = lite_dev_gid_attr(dev);
+	struct net_device *ndev;
+	struct device *d = NULL;
+
+	if (IS_ERR(attr))
+		return NULL;
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(attr);
+	if (!IS_ERR(ndev))
+		for (d = ndev->dev.parent; d; d = d->parent)
+			if (d->dma_mask && *d->dma_mask)
+				break;
+	d = get_device(d);
+	rcu_read_unlock();
+	rdma_put_gid_attr(attr);
+	return d;
+}
+
+/*
+ * The device to allocate the pool's blocks coherent on (held), NULL for
+ * pages mapped for streaming DMA, or an ERR_PTR. Streaming needs no sync
+ * only where the device's DMA is virtual (rxe, siw), or cache-coherent and
+ * never bounced. Where swiotlb may bounce it (forced in SEV and TDX guests
+ * and by swiotlb=force; a device that cannot address all memory; an
+ * untrusted device behind an IOMMU), dma_max_mapping_size() is below a
+ * block: mapping a block would fail, and the NIC would see another copy
+ * of it if it did not.
+ */
+static struct device *lite_pool_coherent_dev(struct lite_dev *dev)
+{
+	struct device *d = dev->ibdev->dma_device;
+	const char *name = dev_name(&dev->ibdev->dev);
+
+	if (ib_uses_virt_dma(dev->ibdev)) {
+		if (!lite_fault_pool_coherent)
+			return NULL;
+		d = lite_pool_netdev_dma_dev(dev);
+		if (!d) {
+			pr_err("fault_pool_coherent: no DMA device under %s's net device\n",
+			       name);
+			return ERR_PTR(-ENODEV);
+		}
+		pr_info("fault_pool_coherent: LITE memory is allocated DMA-coherent on %s\n",
+			dev_name(d));
+		return d;
+	}
+	if (lite_fault_pool_coherent)
+		pr_info("fault_pool_coherent: LITE memory is allocated DMA-coherent on %s\n",
+			dev_name(d));
+	else if (dma_max_mapping_size(d) < LITE_BLOCK_SIZE)
+		pr_info("%s: streaming DMA may be bounced (swiotlb: an SEV or TDX guest, swiotlb=force, a DMA mask short of memory), at most %zu KiB at once: LITE memory is allocated DMA-coherent\n",
+			name, dma_max_mapping_size(d) >> 10);
+	else if (!dev_is_dma_coherent(d))
+		pr_info("%s: DMA is not cache-coherent: LITE memory is allocated DMA-coherent\n",
+			name);
+	else
+		return NULL;
+	return get_device(d);
+}
+
 /**
  * lite_pool_start() - the pool for @dev, from joining on
  * @dev: the device, with its addressing refreshed (lite_device_get())
@@ -529,13 +669,18 @@ static void lite_pool_shrink_work(struct work_struct *work)
 int lite_pool_start(struct lite_dev *dev)
 {
 	const struct ib_device_attr *attrs = &dev->ibdev->attrs;
+	struct device *coherent;
 	struct ib_qp *qp = NULL;
 
+	coherent = lite_pool_coherent_dev(dev);
+	if (IS_ERR(coherent))
+		return PTR_ERR(coherent);
 	if (!lite_param_unsafe_global_rkey) {
 		if (!(attrs->device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS) ||
 		    !lite_pool_page_shift(dev)) {
 			pr_err("%s cannot fast-register pages of 4 KiB to 4 MiB; load lite with unsafe_global_rkey=1 to expose all its DMA-able memory instead (docs/security.md)\n",
 			       dev_name(&dev->ibdev->dev));
+			put_device(coherent);
 			return -EOPNOTSUPP;
 		}
 		if (attrs->max_fast_reg_page_list_len <
@@ -544,6 +689,7 @@ int lite_pool_start(struct lite_dev *dev)
 			       dev_name(&dev->ibdev->dev),
 			       1UL << (lite_pool_page_shift(dev) - 10),
 			       attrs->max_fast_reg_page_list_len);
+			put_device(coherent);
 			return -EOPNOTSUPP;
 		}
 		if (lite_pool_page_shift(dev) != LITE_BLOCK_SHIFT)
@@ -554,11 +700,13 @@ int lite_pool_start(struct lite_dev *dev)
 		if (IS_ERR(qp)) {
 			pr_err("cannot create the registration QP: %ld\n",
 			       PTR_ERR(qp));
+			put_device(coherent);
 			return PTR_ERR(qp);
 		}
 	}
 	mutex_lock(&lite_pool.grow_lock);
 	lite_pool.qp = qp;
+	lite_pool.coherent = coherent;
 	lite_pool.page_shift = lite_pool_page_shift(dev);
 	lite_pool.atomic_refused = false;
 	spin_lock_bh(&lite_pool.lock);
@@ -599,6 +747,8 @@ void lite_pool_stop(void)
 		ib_destroy_qp(lite_pool.qp);
 		lite_pool.qp = NULL;
 	}
+	put_device(lite_pool.coherent);
+	lite_pool.coherent = NULL;
 	mutex_unlock(&lite_pool.grow_lock);
 }
 
@@ -607,7 +757,7 @@ void *lite_piece_kaddr(const struct lite_piece *p, u64 off)
 {
 	u64 at = p->off + off;
 
-	return page_address(p->region->blocks[at >> LITE_BLOCK_SHIFT].page) +
+	return p->region->blocks[at >> LITE_BLOCK_SHIFT].cpu +
 	       (at & (LITE_BLOCK_SIZE - 1));
 }
 
@@ -647,12 +797,13 @@ size_t lite_pool_show(char *buf, size_t size)
 	spin_lock_bh(&lite_pool.lock);
 	list_for_each_entry(r, &lite_pool.regions, link)
 		n += scnprintf(buf + n, size - n,
-			       "rkey 0x%08x iova 0x%016llx len %lu used %lld page_kib %lu atomic %d%s\n",
+			       "rkey 0x%08x iova 0x%016llx len %lu used %lld page_kib %lu atomic %d%s%s\n",
 			       r->rkey, r->fastreg ? r->iova : r->blocks[0].dma,
 			       (unsigned long)r->nr_blocks << LITE_BLOCK_SHIFT,
 			       atomic64_read(&r->used),
 			       r->fastreg ? 1UL << (lite_pool.page_shift - 10) : 0,
-			       r->atomic, r->fastreg ? "" : " unsafe-global");
+			       r->atomic, r->fastreg ? "" : " unsafe-global",
+			       r->coherent ? " coherent" : "");
 	spin_unlock_bh(&lite_pool.lock);
 	return n;
 }
