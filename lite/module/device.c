@@ -13,15 +13,6 @@
 
 #include "lite_priv.h"
 
-/*
- * rx and tx entries of every QP of every peer, with room for the hello and
- * the drain WRs, and of the two loopback QPs (pool.c's and atomic.c's:
- * 2 + 2 + drains)
- */
-#define LITE_CQ_DEPTH \
-	((LITE_MAX_NODES - 1) * LITE_MAX_QPS_PER_PEER * \
-	 (LITE_RX_DEPTH + LITE_TX_DEPTH + 3) + 8)
-
 /* Fault injection: the fallbacks for devices without atomics, on any. */
 static bool lite_fault_no_atomic;
 module_param_named(fault_no_atomic, lite_fault_no_atomic, bool, 0444);
@@ -50,6 +41,8 @@ static void lite_dev_free(struct lite_dev *dev)
 	if (!dev)
 		return;
 	lite_cq_destroy(dev);
+	/* The CQ's error event may have queued it; no event comes now. */
+	cancel_work_sync(&dev->event_work);
 	if (dev->pd)
 		ib_dealloc_pd(dev->pd);
 	kfree(dev);
@@ -60,6 +53,19 @@ static void lite_dev_event_work(struct work_struct *work)
 	struct lite_dev *dev = container_of(work, struct lite_dev, event_work);
 
 	lite_dev_ops.event(dev, xchg(&dev->events, 0));
+}
+
+/**
+ * lite_dev_raise() - hand @ev to the layer above, from a work item
+ * @dev: the device
+ * @ev: a LITE_DEV_EV_* number
+ *
+ * Context: any.
+ */
+void lite_dev_raise(struct lite_dev *dev, int ev)
+{
+	set_bit(ev, &dev->events);
+	queue_work(lite_dev_wq, &dev->event_work);
 }
 
 /*
@@ -94,8 +100,7 @@ static void lite_dev_event(struct ib_event_handler *handler,
 		return;
 	pr_info("%s port %u: %s\n", dev_name(&dev->ibdev->dev), dev->port,
 		ib_event_msg(event->event));
-	set_bit(ev, &dev->events);
-	queue_work(lite_dev_wq, &dev->event_work);
+	lite_dev_raise(dev, ev);
 }
 
 /*
@@ -107,6 +112,7 @@ static bool lite_dev_wanted(struct ib_device *ibdev)
 {
 	struct ib_port_attr attr;
 	const char *name = dev_name(&ibdev->dev);
+	int one = lite_param_qps_per_peer * LITE_QP_CQES + LITE_CQ_LOOPBACK;
 	int ret;
 
 	if (*lite_param_device && strcmp(name, lite_param_device))
@@ -124,6 +130,12 @@ static bool lite_dev_wanted(struct ib_device *ibdev)
 			ibdev->attrs.max_qp_init_rd_atom);
 		return false;
 	}
+	if (ibdev->attrs.max_cqe < one) {
+		pr_warn("%s: a CQ holds at most %d completions, fewer than one peer's %u QPs need (%d): not used\n",
+			name, ibdev->attrs.max_cqe, lite_param_qps_per_peer,
+			one);
+		return false;
+	}
 	if (*lite_param_device)
 		return true;
 	ret = ib_query_port(ibdev, lite_param_port, &attr);
@@ -134,6 +146,27 @@ static bool lite_dev_wanted(struct ib_device *ibdev)
 		return false;
 	}
 	return true;
+}
+
+/*
+ * The depth of our one CQ: a completion for every work request every QP
+ * can have posted (or not yet polled), for every peer there can be and
+ * the loopback QPs, or what the device's CQs hold if less (then peers
+ * beyond its room are refused, lite_cq_reserve()).
+ */
+static int lite_dev_cq_depth(struct ib_device *ibdev)
+{
+	int need = (LITE_MAX_NODES - 1) * lite_param_qps_per_peer *
+		   LITE_QP_CQES + LITE_CQ_LOOPBACK;
+	int depth = min(need, ibdev->attrs.max_cqe);
+
+	if (depth < need)
+		pr_warn("%s: a CQ holds at most %d completions: room for %d peers of %u QPs, not %d; more are refused (a smaller qps_per_peer on every node makes room)\n",
+			dev_name(&ibdev->dev), ibdev->attrs.max_cqe,
+			(depth - LITE_CQ_LOOPBACK) /
+			(int)(lite_param_qps_per_peer * LITE_QP_CQES),
+			lite_param_qps_per_peer, LITE_MAX_NODES - 1);
+	return depth;
 }
 
 static int lite_add_one(struct ib_device *ibdev)
@@ -158,6 +191,7 @@ static int lite_add_one(struct ib_device *ibdev)
 	dev->ibdev = ibdev;
 	dev->node = dev_to_node(&ibdev->dev);
 	atomic_set(&dev->users, 1);
+	INIT_WORK(&dev->event_work, lite_dev_event_work);
 	dev->port = lite_param_port;
 	dev->link_layer = rdma_port_get_link_layer(ibdev, dev->port);
 	/*
@@ -175,13 +209,12 @@ static int lite_add_one(struct ib_device *ibdev)
 		pr_err("%s: ib_alloc_pd failed: %d\n", dev_name(&ibdev->dev), ret);
 		goto err_free;
 	}
-	cqe = min(LITE_CQ_DEPTH, ibdev->attrs.max_cqe);
+	cqe = lite_dev_cq_depth(ibdev);
 	ret = lite_cq_create(dev, cqe);
 	if (ret) {
 		pr_err("%s: ib_create_cq(%d) failed: %d\n", dev_name(&ibdev->dev), cqe, ret);
 		goto err_free;
 	}
-	INIT_WORK(&dev->event_work, lite_dev_event_work);
 	INIT_IB_EVENT_HANDLER(&dev->event_handler, ibdev, lite_dev_event);
 	ib_register_event_handler(&dev->event_handler);
 	lite_dev = dev;
@@ -301,7 +334,8 @@ static const struct ib_gid_attr *lite_dev_pick_gid(struct lite_dev *dev)
  * Context: process context; the caller holds the membership lock, which
  * device removal takes before freeing the device.
  * Return: the device, or an ERR_PTR: -ENODEV when none is attached,
- * -ENETDOWN when its port is not ACTIVE, -EADDRNOTAVAIL without a GID.
+ * -ENETDOWN when its port is not ACTIVE or its failed CQ cannot be
+ * replaced, -EADDRNOTAVAIL without a GID.
  */
 struct lite_dev *lite_device_get(void)
 {
@@ -315,6 +349,9 @@ struct lite_dev *lite_device_get(void)
 	mutex_unlock(&lite_dev_lock);
 	if (!dev)
 		return ERR_PTR(-ENODEV);
+	/* Not joined: no QP is on the CQ, a failed one can be replaced. */
+	if (lite_cq_renew(dev))
+		return ERR_PTR(-ENETDOWN);
 
 	ret = ib_query_port(dev->ibdev, dev->port, &attr);
 	if (ret)

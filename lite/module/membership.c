@@ -545,6 +545,13 @@ void lite_membership_dev_event(struct lite_dev *dev, unsigned long events)
 		lite_membership_exit();
 		return;
 	}
+	/* Not if a join meanwhile got a new CQ (lite_device_get()). */
+	if (test_bit(LITE_DEV_EV_CQ_ERR, &events) && lite_cq_failed(dev)) {
+		pr_err("%s: the CQ failed: leaving the cluster (lite-join rejoins, with a new CQ)\n",
+		       dev_name(&dev->ibdev->dev));
+		lite_membership_exit();
+		return;
+	}
 	lite_dev_readdress(dev);
 }
 
