@@ -66,6 +66,7 @@ struct lite_dev {
 	int			cq_depth;	/* asked of ib_create_cq() */
 	atomic_t		cq_room;	/* completions no peer reserved */
 	unsigned long		cq_flags;	/* LITE_CQ_FAILED */
+	bool			fatal;	/* IB_EVENT_DEVICE_FATAL: unusable */
 	spinlock_t		cq_lock;	/* one poller at a time; @cq_wc */
 	struct irq_poll		cq_iop;
 	struct ib_wc		cq_wc[LITE_CQ_BATCH];
