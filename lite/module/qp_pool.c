@@ -36,18 +36,87 @@ struct lite_hello {
 };
 
 /*
- * Logged only. A QP that an event says is in error flushes the receives it
- * always has posted, and those completions break it (lite_rx_done()) in
- * order with its work requests; mlx5 delivers events from a workqueue, so
- * an event could arrive after the QP was already reset and reconnected.
+ * Is @lqp, which an async event may have put in error, in error now? The
+ * event does not say which connection of the QP it was raised for: mlx5
+ * queues QP events from its event queue to a workqueue of its own
+ * (hw/mlx5/qp.c, mlx5_ib_qp_event()), so one can arrive after the QP was
+ * reset and connected again. The QP's state decides: in ERR (or SQE) it
+ * breaks, to be reset and reconnected (qp_conn.c); connected and well, the
+ * event was an earlier connection's. ib_query_qp() sleeps (a firmware
+ * command on mlx5), and other drivers raise events in interrupt context:
+ * hence a work item, with a reference on the peer.
+ */
+static void lite_qp_event_work(struct work_struct *work)
+{
+	struct lite_qp *lqp = container_of(work, struct lite_qp, event_work);
+	unsigned int resets = READ_ONCE(lqp->recoveries);
+	enum lite_qp_state state = READ_ONCE(lqp->state);
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+	int ret;
+
+	/* Being reset (BROKEN), or not connected yet (IDLE): nothing to do. */
+	if (state == LITE_QP_CONNECTED || state == LITE_QP_READY) {
+		ret = ib_query_qp(lqp->qp, &attr, IB_QP_STATE, &init);
+		/* Not if it was reset meanwhile: that reset was for this. */
+		if ((ret || attr.qp_state == IB_QPS_ERR ||
+		     attr.qp_state == IB_QPS_SQE) &&
+		    READ_ONCE(lqp->recoveries) == resets)
+			lite_qp_break(lqp, ib_event_msg(READ_ONCE(lqp->event)));
+	}
+	lite_peer_put(lqp->peer);
+}
+
+/*
+ * A QP's async events. What mlx5 raises (hw/mlx5/qp.c,
+ * mlx5_ib_handle_qp_event(), from the NIC's event queue entries):
+ *  QP_FATAL (WQ_CATAS_ERROR): the NIC failed to process the QP's work
+ *	queue (a WQE it cannot execute, an internal error); the QP is in
+ *	ERR and its posted work may not all complete, so this event can be
+ *	the only sign of it.
+ *  QP_REQ_ERR (WQ_INVAL_REQ_ERROR): our QP, as responder, got a request
+ *	it cannot execute (an opcode it does not take, a malformed packet
+ *	sequence); it NAKs it and goes to ERR.
+ *  QP_ACCESS_ERR (WQ_ACCESS_ERROR): our QP, as responder, refused a
+ *	peer's READ, WRITE or atomic (rkey, bounds or rights: what the
+ *	debugfs rdma probe does); it NAKs it and goes to ERR, the peer's
+ *	WR completes with a remote access error.
+ *  COMM_EST: a packet arrived while the QP was in RTR. LITE moves a QP to
+ *	RTS right after RTR; harmless, not logged.
+ *  SQ_DRAINED: the send queue drained after a move to SQD; LITE never
+ *	moves a QP to SQD.
+ *  PATH_MIG, PATH_MIG_ERR: automatic path migration to an alternate path
+ *	happened or failed; LITE loads no alternate path.
+ *  QP_LAST_WQE_REACHED: a QP on an SRQ; LITE has none.
+ * Each but COMM_EST is logged and has the QP's state looked at
+ * (lite_qp_event_work()): in error, it breaks. In error, a QP also
+ * flushes the receives it always has posted, and their completions break
+ * it as well (lite_rx_done()), unless its CQ failed or the NIC could not
+ * complete them (QP_FATAL). rxe raises none of the error events: its QPs
+ * in error show only in completions.
+ *
+ * Context: any (mlx5: its workqueue; others: interrupt context).
  */
 static void lite_qp_event(struct ib_event *event, void *context)
 {
 	struct lite_qp *lqp = context;
+	struct lite_peer *peer = lqp->peer;
+	unsigned long flags;
 
-	if (event->event != IB_EVENT_COMM_EST)	/* a receive in RTR: normal */
-		lite_peer_warn(lqp->peer, "QP %u: async event %s\n",
-			       lqp->index, ib_event_msg(event->event));
+	if (event->event == IB_EVENT_COMM_EST)
+		return;
+	lite_peer_warn(peer, "QP %u: async event %s\n", lqp->index,
+		       ib_event_msg(event->event));
+	WRITE_ONCE(lqp->event, event->event);
+	/* Under the lock: lite_peer_destroy() cancels it once closing. */
+	spin_lock_irqsave(&peer->lock, flags);
+	if (!peer->closing) {
+		/* The table's reference is held until closing: not the last. */
+		refcount_inc(&peer->refs);
+		if (!queue_work(lite_dev_wq, &lqp->event_work))
+			refcount_dec(&peer->refs);
+	}
+	spin_unlock_irqrestore(&peer->lock, flags);
 }
 
 static int lite_post_rx(struct lite_rx_buf *rx)
@@ -67,7 +136,10 @@ static int lite_post_rx(struct lite_rx_buf *rx)
 	return ib_post_recv(rx->lqp->qp, &wr, NULL);
 }
 
-/* Is a received message the peer's hello? No other is 16 bytes sans imm. */
+/*
+ * Is a received message the peer's hello (of any epoch)? No other is 16
+ * bytes sans imm.
+ */
 static bool lite_qp_is_hello(const struct lite_qp *lqp, const struct ib_wc *wc,
 			     const void *data)
 {
@@ -80,12 +152,35 @@ static bool lite_qp_is_hello(const struct lite_qp *lqp, const struct ib_wc *wc,
 	       le16_to_cpu(h->qp_index) == lqp->index;
 }
 
+/*
+ * A hello says which connection of the QP pair it was sent on: the epoch
+ * both ends connected at (qp_conn.c). @lqp's epoch changes only while it
+ * cannot receive (IDLE, BROKEN), so a hello of another epoch is an
+ * earlier connection's packet that our QP took for the current one's
+ * (its PSN hit the one expected): our QP is not known to be connected at
+ * the peer, and the packet the peer sends with that PSN will be taken
+ * for a duplicate and dropped. The QP is reconnected.
+ */
+static bool lite_qp_hello_stale(struct lite_qp *lqp, const void *data)
+{
+	const struct lite_hello *h = data;
+	u32 epoch = READ_ONCE(lqp->epoch);
+
+	if (le32_to_cpu(h->epoch) == epoch)
+		return false;
+	lite_peer_warn(lqp->peer, "QP %u: a hello of epoch %u at epoch %u\n",
+		       lqp->index, le32_to_cpu(h->epoch), epoch);
+	lite_qp_break(lqp, "a hello of another epoch");
+	return true;
+}
+
 static void lite_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct lite_rx_buf *rx = container_of(wc->wr_cqe, struct lite_rx_buf, cqe);
 	struct lite_qp *lqp = rx->lqp;
 	struct lite_peer *peer = lqp->peer;
 	unsigned long flags;
+	bool hello;
 
 	if (wc->status != IB_WC_SUCCESS) {
 		/* Failed or flushed: the QP is in error. Its reset reposts. */
@@ -94,6 +189,9 @@ static void lite_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	ib_dma_sync_single_for_cpu(peer->dev->ibdev, rx->dma, LITE_RX_BUF_SIZE,
 				   DMA_FROM_DEVICE);
+	hello = lite_qp_is_hello(lqp, wc, rx->data);
+	if (hello && lite_qp_hello_stale(lqp, rx->data))
+		goto repost;
 	/* Only a peer that knows ours is connected sends. */
 	lite_qp_hello_arrived(lqp);
 	/*
@@ -103,8 +201,9 @@ static void lite_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	 */
 	if (wc->wc_flags & IB_WC_WITH_IMM)
 		lite_rx_ops.imm(peer, wc);	/* RPC: data is in a ring */
-	else if (!lite_qp_is_hello(lqp, wc, rx->data))
+	else if (!hello)
 		lite_rx_ops.msg(peer, rx->data, wc->byte_len);
+repost:
 	ib_dma_sync_single_for_device(peer->dev->ibdev, rx->dma,
 				      LITE_RX_BUF_SIZE, DMA_FROM_DEVICE);
 	/*
@@ -410,8 +509,8 @@ static int lite_qp_create(struct lite_peer *peer, struct lite_qp *lqp)
 		.send_cq	= dev->cq,
 		.recv_cq	= dev->cq,
 		.cap = {
-			.max_send_wr	= LITE_TX_DEPTH + 2,	/* hello, drain */
-			.max_recv_wr	= LITE_RX_DEPTH + 1,	/* +1 for drain */
+			.max_send_wr	= LITE_QP_SEND_WR,
+			.max_recv_wr	= LITE_QP_RECV_WR,
 			.max_send_sge	= 1,
 			.max_recv_sge	= 1,
 		},
@@ -486,9 +585,21 @@ struct lite_peer *lite_peer_create(struct lite_dev *dev, u16 id, u32 gen,
 		return ERR_PTR(ret);
 	}
 
+	/* Room in the CQ for every completion its QPs can have. */
+	ret = lite_cq_reserve(dev, nr_qps * LITE_QP_CQES);
+	if (ret) {
+		lite_node_err(id, gen, "no room in the CQ of %s for its %u QPs (%d completions of %d are taken): not connecting; a smaller qps_per_peer on every node makes room\n",
+			      dev_name(&dev->ibdev->dev), nr_qps,
+			      dev->cq->cqe - LITE_CQ_LOOPBACK -
+			      atomic_read(&dev->cq_room), dev->cq->cqe);
+		return ERR_PTR(ret);
+	}
 	peer = kzalloc(struct_size(peer, qps, nr_qps), GFP_KERNEL);
-	if (!peer)
+	if (!peer) {
+		lite_cq_unreserve(dev, nr_qps * LITE_QP_CQES);
 		return ERR_PTR(-ENOMEM);
+	}
+	peer->cq_cqes = nr_qps * LITE_QP_CQES;
 	peer->id = id;
 	peer->gen = gen;
 	peer->dev = dev;
@@ -507,6 +618,7 @@ struct lite_peer *lite_peer_create(struct lite_dev *dev, u16 id, u32 gen,
 	for (i = 0; i < nr_qps; i++) {
 		peer->qps[i].peer = peer;
 		peer->qps[i].index = i;
+		INIT_WORK(&peer->qps[i].event_work, lite_qp_event_work);
 	}
 	for (i = 0; i < nr_qps; i++) {
 		ret = lite_qp_create(peer, &peer->qps[i]);
@@ -600,7 +712,7 @@ int lite_qp_reset(struct lite_qp *lqp)
 	 * is no transition.
 	 */
 	if (lqp->inited)
-		ib_drain_qp(lqp->qp);
+		lite_cq_drain_qp(dev, lqp->qp, true);
 	ret = ib_modify_qp(lqp->qp, &attr, IB_QP_STATE);
 	if (ret)
 		return ret;
@@ -747,10 +859,13 @@ void lite_peer_destroy(struct lite_peer *peer)
 	for (i = 0; i < peer->nr_qps; i++) {
 		struct lite_qp *lqp = &peer->qps[i];
 
+		/* None is queued from now on; one running looks at the QP. */
+		if (cancel_work_sync(&lqp->event_work))
+			lite_peer_put(peer);	/* its reference; not the last */
 		if (lqp->qp) {
 			/* Flushes every posted WR, so no buffer is in use after. */
 			if (lqp->inited)
-				ib_drain_qp(lqp->qp);
+				lite_cq_drain_qp(peer->dev, lqp->qp, true);
 		}
 	}
 	for (i = 0; i < peer->nr_qps; i++) {
@@ -759,5 +874,7 @@ void lite_peer_destroy(struct lite_peer *peer)
 		peer->qps[i].qp = NULL;
 		lite_qp_free_bufs(&peer->qps[i]);
 	}
+	/* Its QPs complete nothing any more. */
+	lite_cq_unreserve(peer->dev, peer->cq_cqes);
 	lite_peer_put(peer);
 }
