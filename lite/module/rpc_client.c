@@ -367,10 +367,12 @@ int lite_rpc_send_msg(u16 node, u32 port, struct iov_iter *src, u32 len,
 {
 	u32 span = ALIGN(sizeof(struct lite_rpc_hdr) + len, LITE_RPC_ALIGN);
 	struct lite_rpc_tx_ring *tr;
+	struct lite_qp_credit cr;
 	struct lite_rpc_hdr *hdr;
 	struct lite_rpc_tx *tx;
 	struct lite_peer *peer;
 	unsigned long deadline;
+	struct lite_qp *lqp;
 	u32 pos, need, imm;
 	bool full = false;
 	long left;
@@ -404,25 +406,40 @@ int lite_rpc_send_msg(u16 node, u32 port, struct iov_iter *src, u32 len,
 	}
 	tx->call_id = call_id;
 	tx->ring = NULL;
+	peer = lite_peer_get(node, tr->gen);
+	if (!peer) {
+		kfree(tx);
+		ret = -ENOTCONN;
+		goto out_put;
+	}
+	lqp = &peer->qps[port % peer->nr_qps];
 
 	lite_prio_begin(prio);
 	/*
-	 * Reserve under the ring's lock, wait for room without it: a sender
-	 * waiting for a slow receiver holds nobody else up, and every wait is
-	 * killable and ends at one rpc_timeout_ms.
+	 * A send credit first, then ring space under the ring's lock; wait
+	 * for room with neither. So the lock is held across no wait for a
+	 * credit of the ring's QP or for a slow receiver (only a resync's
+	 * control message, which has credits of its own, and its answer),
+	 * and no credit sits idle while its sender waits for room. Every
+	 * wait is killable and ends at one rpc_timeout_ms.
 	 */
 	deadline = jiffies + msecs_to_jiffies(lite_rpc_timeout_ms);
 	for (;;) {
+		ret = lite_qp_reserve(lqp, &cr, &tx->cqe, deadline);
+		if (ret) {
+			kfree(tx);
+			goto out_unlocked;
+		}
 		if (mutex_lock_killable(&tr->lock)) {
 			ret = -EINTR;
 			kfree(tx);
-			goto out_unlocked;
+			goto out_unreserve;
 		}
 		ret = READ_ONCE(tr->resync) ? lite_rpc_tx_resync(tr) : 0;
 		if (ret) {
 			mutex_unlock(&tr->lock);
 			kfree(tx);
-			goto out_unlocked;
+			goto out_unreserve;
 		}
 		pos = tr->head % LITE_RPC_RING_SIZE;
 		need = LITE_RPC_RING_SIZE - pos < span ?
@@ -430,6 +447,7 @@ int lite_rpc_send_msg(u16 node, u32 port, struct iov_iter *src, u32 len,
 		if (lite_rpc_has_room(tr, need))
 			break;
 		mutex_unlock(&tr->lock);
+		lite_qp_unreserve(lqp, &cr);
 		if (!full) {
 			lite_stat_peer(node, LITE_PSTAT_RING_FULL, 1);
 			full = true;
@@ -455,13 +473,9 @@ int lite_rpc_send_msg(u16 node, u32 port, struct iov_iter *src, u32 len,
 	atomic_inc(&tr->inflight);
 	smp_mb__after_atomic();	/* @inflight before @closed */
 	tx->ring = tr;
-	peer = NULL;
-	ret = -ENOTCONN;
-	if (READ_ONCE(tr->closed) && !READ_ONCE(tr->dead))
-		ret = -ECONNREFUSED;	/* the port went away */
-	else if (!READ_ONCE(tr->dead))
-		peer = lite_peer_get(node, tr->gen);
-	if (!peer) {
+	if (READ_ONCE(tr->closed) || READ_ONCE(tr->dead)) {
+		/* The port went away, or the node did. */
+		ret = READ_ONCE(tr->dead) ? -ENOTCONN : -ECONNREFUSED;
 		lite_rpc_tx_sent(tr, true);
 		kfree(tx);
 		goto out;
@@ -469,8 +483,9 @@ int lite_rpc_send_msg(u16 node, u32 port, struct iov_iter *src, u32 len,
 	if (need != span)
 		pos = 0;	/* the tail is too short: start over */
 	imm = LITE_IMM_REQ << 30 | port << 24 | pos / LITE_RPC_ALIGN;
-	ret = lite_rpc_post(&peer->qps[port % peer->nr_qps], tx,
-			    sizeof(*hdr) + len, imm, tr->dma + pos, tr->rkey);
+	refcount_inc(&peer->refs);	/* lite_rpc_post()'s; ours keeps @lqp */
+	ret = lite_rpc_post(lqp, tx, sizeof(*hdr) + len, imm,
+			    tr->dma + pos, tr->rkey);
 	if (!ret) {
 		WRITE_ONCE(tr->head, tr->head + need);
 		lite_stat_peer(node, LITE_PSTAT_RPC_SENT, 1);
@@ -478,8 +493,11 @@ int lite_rpc_send_msg(u16 node, u32 port, struct iov_iter *src, u32 len,
 	}
 out:
 	mutex_unlock(&tr->lock);
+out_unreserve:
+	lite_qp_unreserve(lqp, &cr);	/* unless the post used it */
 out_unlocked:
 	lite_prio_end(prio);
+	lite_peer_put(peer);
 out_put:
 	lite_rpc_tx_put(tr);
 	return ret;

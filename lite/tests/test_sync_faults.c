@@ -2,16 +2,21 @@
 /*
  * When the other side is gone or does not take part: a call to a node
  * that left, a receiver whose node leaves, a server that never answers or
- * never receives, and a sender whose ring fills up.
+ * never receives, a sender whose ring fills up, and posts to a node that
+ * does not acknowledge them.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "test_sync.h"
 
 #define FLOOD_SIZE		(60 * KiB)	/* flood: ~68 fill a ring */
 #define DEPART_TIMEOUT_S	60
+#define WAITED_S		1.0	/* a post that took this long waited */
+#define STALL_BYTES		4096	/* stall: each post */
+#define STALL_POSTS		1000	/* stall: hog posts at most */
 
 /* ---- call-departed, recv-block, silent, deaf, flood --------------------- */
 
@@ -120,5 +125,51 @@ int cmd_flood(unsigned int node, unsigned int port)
 	}
 	info("sent %u then %s after %.1f s (the last send waited %.1f s)",
 	     sent, errname(-ret), now() - start, now() - t0);
+	return finish();
+}
+
+/* ---- stall -------------------------------------------------------------- */
+
+/*
+ * Posts to @node, whose link the script takes down after "ready", so that
+ * nothing posted completes for a while. "hog" posts STALL_BYTES writes
+ * until a post fails or STALL_POSTS are out, and is SIGKILLed by the
+ * script while a post waits for a send queue entry. "one" posts a single
+ * write: it must not wait for the entries the hog holds (another user's).
+ */
+int cmd_stall(unsigned int node, unsigned int delay_ms, const char *mode)
+{
+	static uint8_t buf[STALL_BYTES];
+	unsigned int i;
+	double t;
+	int lh, ret;
+
+	lh = lite_alloc(node, STALL_BYTES, 0, 0);
+	if (!expect(lh, 0, "allocate %u bytes on node %u", STALL_BYTES, node))
+		return finish();
+	puts("ready");
+	sleep_ms(delay_ms);
+	if (!strcmp(mode, "one")) {
+		t = now();
+		ret = lite_post_write(lh, 0, buf, sizeof(buf), 0, 1);
+		t = now() - t;
+		info("stall: one post returned %s after %.1f s", got_name(ret),
+		     t);
+		expect(ret, 0, "post a write to node %u", node);
+		if (t < WAITED_S)
+			pass("the post did not wait for another user's posts");
+		else
+			fail("the post waited %.1f s for another user's posts", t);
+		return finish();
+	}
+	info("stall: posting");
+	for (i = 0; i < STALL_POSTS; i++) {
+		t = now();
+		ret = lite_post_write(lh, 0, buf, sizeof(buf), 0, i);
+		if (ret)
+			break;
+	}
+	info("stall: %u posts, then %s after %.1f s", i, got_name(ret),
+	     now() - t);
 	return finish();
 }
