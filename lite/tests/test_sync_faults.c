@@ -2,8 +2,8 @@
 /*
  * When the other side is gone or does not take part: a call to a node
  * that left, a receiver whose node leaves, a server that never answers or
- * never receives, a sender whose ring fills up, and posts to a node that
- * does not acknowledge them.
+ * never receives, a sender whose ring fills up, one whose receiver starts
+ * late, and posts to a node that does not acknowledge them.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,7 +14,9 @@
 
 #define FLOOD_SIZE		(60 * KiB)	/* flood: ~68 fill a ring */
 #define DEPART_TIMEOUT_S	60
-#define WAITED_S		1.0	/* a post that took this long waited */
+#define RING_MSGS		1024	/* a ring's backlog (docs/rpc.md) */
+#define WAITED_S		1.0	/* a call that took this long waited */
+#define LATE_TIMEOUT_S		60	/* late: all messages within */
 #define STALL_BYTES		4096	/* stall: each post */
 #define STALL_POSTS		1000	/* stall: hog posts at most */
 
@@ -125,6 +127,95 @@ int cmd_flood(unsigned int node, unsigned int port)
 	}
 	info("sent %u then %s after %.1f s (the last send waited %.1f s)",
 	     sent, errname(-ret), now() - start, now() - t0);
+	return finish();
+}
+
+/* ---- late, backlog ------------------------------------------------------ */
+
+/*
+ * A receiver that starts @delay_ms after "ready", then takes @count
+ * one-way SEQ messages: all there, in order, none twice.
+ */
+int cmd_late(unsigned int port, unsigned int delay_ms, unsigned int count)
+{
+	uint8_t buf[SEQ_END_LEN];
+	double end;
+	unsigned int i;
+	uint32_t seq;
+	int ret = 0;
+
+	if (!expect(lite_rpc_register(port, sizeof(buf), "test_sync late"), 0,
+		    "register port %u", port))
+		return finish();
+	puts("ready");
+	sleep_ms(delay_ms);
+	end = now() + LATE_TIMEOUT_S;
+	for (i = 0; i < count && now() < end; ) {
+		ret = lite_rpc_recv(port, buf, sizeof(buf), NULL, NULL,
+				    LITE_RECV_NONBLOCK, LITE_PRIO_NORMAL);
+		if (ret == -EAGAIN) {
+			sleep_ms(1);
+			continue;
+		}
+		if (!step(ret, "receive message %u", i))
+			return finish();
+		memcpy(&seq, buf + 4, sizeof(seq));
+		if (ret != SEQ_LEN || memcmp(buf, MSG_SEQ, 4) || seq != i) {
+			fail("message %u: %d bytes, sequence %u", i, ret, seq);
+			return finish();
+		}
+		i++;
+	}
+	if (i == count)
+		pass("late receiver: %u one-way messages, in order", count);
+	else
+		fail("late receiver: %u of %u messages in %d s", i, count,
+		     LATE_TIMEOUT_S);
+	return finish();
+}
+
+/*
+ * @count one-way SEQ messages of 8 bytes to (@node, @port), whose receiver
+ * starts late (cmd_late()): the ring takes RING_MSGS of them, then the next
+ * send waits for room (not when 4 MiB of them are out), and once the
+ * receiver takes them every send succeeds.
+ */
+int cmd_backlog(unsigned int node, unsigned int port, unsigned int count)
+{
+	double start = now(), t, slowest = 0, at_limit = 0;
+	unsigned int i, slowest_at = 0;
+	uint8_t msg[SEQ_LEN];
+	uint32_t seq;
+
+	memcpy(msg, MSG_SEQ, 4);
+	for (i = 0; i < count; i++) {
+		seq = i;
+		memcpy(msg + 4, &seq, sizeof(seq));
+		t = now();
+		if (!step(lite_rpc_send(node, port, msg, sizeof(msg),
+					LITE_PRIO_NORMAL),
+			  "one-way message %u to node %u", i, node))
+			return finish();
+		t = now() - t;
+		if (i == RING_MSGS)
+			at_limit = t;
+		else if (i < RING_MSGS && t > slowest) {
+			slowest = t;
+			slowest_at = i;
+		}
+	}
+	pass("%u one-way messages to node %u in %.1f s", count, node,
+	     now() - start);
+	info("backlog: message %u waited %.1f s; the slowest before it, %u, %.2f s",
+	     RING_MSGS + 1, at_limit, slowest_at + 1, slowest);
+	if (count <= RING_MSGS)
+		return finish();
+	if (at_limit >= WAITED_S && slowest < WAITED_S)
+		pass("the ring held %u messages, then the next waited for room",
+		     RING_MSGS);
+	else
+		fail("want message %u, and none before it, to wait %.0f s or more",
+		     RING_MSGS + 1, WAITED_S);
 	return finish();
 }
 
