@@ -9,7 +9,7 @@
 #include <linux/irq_poll.h>	/* after list.h: it does not include it */
 #include <linux/mutex.h>
 #include <linux/refcount.h>
-#include <linux/semaphore.h>
+#include <linux/spinlock.h>
 #include <linux/uio.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -182,6 +182,13 @@ size_t lite_pool_show(char *buf, size_t size);
 /* qp_pool.c: K RC QPs per peer */
 #define LITE_TX_DEPTH	32	/* sends outstanding per QP */
 /*
+ * Send credits (lite_qp_post()): the last LITE_TX_CTRL_RESERVE of a QP's
+ * are for control messages (IB_WR_SEND) only, and one uid's other work
+ * requests (RDMA, RPC) hold at most LITE_TX_USER_MAX of them.
+ */
+#define LITE_TX_CTRL_RESERVE	4
+#define LITE_TX_USER_MAX	(LITE_TX_DEPTH / 2)
+/*
  * Receives posted per QP: every send of the peer's may consume one (control
  * messages, RPC writes with immediate, ACKs), and a receive is reposted
  * only after its completion ran: the peer's credit plus headroom, so that
@@ -263,7 +270,16 @@ struct lite_qp {
 	/* An async event that may mean the QP is in error (qp_pool.c): */
 	struct work_struct	event_work;	/* looks at its state */
 	enum ib_event_type	event;		/* the last one, for the log */
-	struct semaphore	credits;	/* free send queue entries */
+	/* Send credits, one per send queue entry (lite_qp_post()): */
+	spinlock_t		tx_lock;	/* the credit fields */
+	unsigned int		tx_used;	/* posted or held */
+	unsigned int		tx_charged;	/* of those, charged to a uid */
+	unsigned int		tx_first;	/* oldest of tx_uid[] */
+	unsigned int		tx_posted;	/* entries in tx_uid[] */
+	u32			tx_uid[LITE_TX_DEPTH];	/* per posted WR, in order */
+	struct list_head	tx_held;	/* lite_qp_credit granted */
+	struct list_head	tx_waiters;	/* lite_qp_credit waiting */
+	wait_queue_head_t	tx_wq;		/* a credit was granted */
 	struct lite_rx_buf	rx[LITE_RX_DEPTH];
 	struct ib_cqe		tx_cqe;
 	void			*tx_data;	/* the hello */
@@ -326,6 +342,19 @@ int lite_qp_modify_rts(struct lite_dev *dev, struct ib_qp *qp,
 struct ib_qp *lite_qp_create_loopback(struct lite_dev *dev, u32 depth);
 int lite_qp_create_loopback_pair(struct lite_dev *dev, u32 depth,
 				 struct ib_qp *qps[2]);
+/*
+ * A send credit taken before the post that uses it (lite_qp_reserve()),
+ * by a caller that must not wait for one under a lock of its own.
+ */
+struct lite_qp_credit {
+	struct list_head	link;	/* tx_waiters, then tx_held until used */
+	const struct ib_cqe	*cqe;	/* of the work request it is for */
+	u32			uid;	/* charged to */
+	bool			granted;
+};
+int lite_qp_reserve(struct lite_qp *lqp, struct lite_qp_credit *cr,
+		    const struct ib_cqe *cqe, unsigned long deadline);
+void lite_qp_unreserve(struct lite_qp *lqp, struct lite_qp_credit *cr);
 int lite_qp_post(struct lite_qp *lqp, const struct ib_send_wr *wr);
 
 /* One signaled atomic on the 8 bytes at (@rkey, @addr), the old value to @sge. */

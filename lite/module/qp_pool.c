@@ -4,11 +4,12 @@
  * A peer's QPs are created on PEER_UP (to INIT, receives posted) and
  * connected by the handshake in qp_conn.c; the peer is UP once every QP
  * was READY. A READY QP carries control messages (ctrl.c), RPC (rpc.c) and
- * one-sided data operations (rdma.c); a semaphore per QP hands out its
- * send queue entries. Any error takes a QP out of use until qp_conn.c has
- * reset and reconnected it.
+ * one-sided data operations (rdma.c); send credits per QP hand out its
+ * send queue entries (lite_qp_post()). Any error takes a QP out of use
+ * until qp_conn.c has reset and reconnected it.
  */
 #include <linux/bottom_half.h>
+#include <linux/cred.h>
 #include <linux/fault-inject.h>
 #include <linux/moduleparam.h>
 #include <linux/random.h>
@@ -519,7 +520,10 @@ static int lite_qp_create(struct lite_peer *peer, struct lite_qp *lqp)
 	};
 	int i, ret;
 
-	sema_init(&lqp->credits, LITE_TX_DEPTH);
+	spin_lock_init(&lqp->tx_lock);
+	INIT_LIST_HEAD(&lqp->tx_held);
+	INIT_LIST_HEAD(&lqp->tx_waiters);
+	init_waitqueue_head(&lqp->tx_wq);
 	lqp->state = LITE_QP_IDLE;
 	ret = lite_qp_alloc_bufs(lqp);
 	if (ret)
@@ -749,31 +753,197 @@ struct lite_qp *lite_peer_pick_qp(struct lite_peer *peer)
 	return &peer->qps[i % peer->nr_qps];
 }
 
-/**
- * lite_qp_post() - post one signaled send work request
- * @lqp: a QP of a peer the caller holds a reference on
- * @wr: the WR (no chain); its completion handler must call
- *	lite_qp_complete()
- *
- * Waits for a send queue entry (bounded: completions or flushes free them).
- *
- * Context: process context.
- * Return: 0, -ENOTCONN when the peer is going away, -EAGAIN while the QP
- * is being reconnected after an error, -ETIMEDOUT, or the provider's
- * error; on error the WR was not posted.
+/* ---- send credits ------------------------------------------------------- */
+
+/*
+ * One credit per send queue entry: nothing is posted past LITE_TX_DEPTH.
+ * Control messages may take any credit; every other work request is
+ * charged to the uid of the task that posts it, and those together leave
+ * LITE_TX_CTRL_RESERVE free, one uid's at most LITE_TX_USER_MAX. So one
+ * user's posted operations never hold all of a peer's credits, and
+ * membership, locks and revocation always find some. Waiters are served
+ * in order, each as soon as its class and uid allow.
  */
-int lite_qp_post(struct lite_qp *lqp, const struct ib_send_wr *wr)
+#define LITE_TX_NOUID	U32_MAX	/* a control message's: not charged */
+#define LITE_TX_WAIT	(10 * HZ)
+
+static u32 lite_tx_uid(const struct ib_send_wr *wr)
+{
+	if (wr->opcode == IB_WR_SEND)
+		return LITE_TX_NOUID;
+	return from_kuid_munged(&init_user_ns, current_fsuid());
+}
+
+/* May one more work request charged to @uid be posted or held? */
+static bool lite_tx_may_take(struct lite_qp *lqp, u32 uid)
+{
+	struct lite_qp_credit *cr;
+	unsigned int i, mine = 0;
+
+	lockdep_assert_held(&lqp->tx_lock);
+	if (lqp->tx_used >= LITE_TX_DEPTH)
+		return false;
+	if (uid == LITE_TX_NOUID)
+		return true;
+	if (lqp->tx_charged >= LITE_TX_DEPTH - LITE_TX_CTRL_RESERVE)
+		return false;
+	if (lqp->tx_charged < LITE_TX_USER_MAX)
+		return true;
+	for (i = 0; i < lqp->tx_posted; i++)
+		mine += lqp->tx_uid[(lqp->tx_first + i) % LITE_TX_DEPTH] == uid;
+	list_for_each_entry(cr, &lqp->tx_held, link)
+		mine += cr->uid == uid;
+	return mine < LITE_TX_USER_MAX;
+}
+
+static void lite_tx_take(struct lite_qp *lqp, u32 uid)
+{
+	lqp->tx_used++;
+	if (uid != LITE_TX_NOUID)
+		lqp->tx_charged++;
+}
+
+/* Grant what is free to the waiters, in order; true: wake them. */
+static bool lite_tx_grant(struct lite_qp *lqp)
+{
+	struct lite_qp_credit *cr, *tmp;
+	bool granted = false;
+
+	lockdep_assert_held(&lqp->tx_lock);
+	list_for_each_entry_safe(cr, tmp, &lqp->tx_waiters, link) {
+		if (lqp->tx_used >= LITE_TX_DEPTH)
+			break;
+		if (!lite_tx_may_take(lqp, cr->uid))
+			continue;
+		lite_tx_take(lqp, cr->uid);
+		list_move_tail(&cr->link, &lqp->tx_held);
+		WRITE_ONCE(cr->granted, true);
+		granted = true;
+	}
+	return granted;
+}
+
+static bool lite_tx_give(struct lite_qp *lqp, u32 uid)
+{
+	lockdep_assert_held(&lqp->tx_lock);
+	if (!WARN_ON_ONCE(!lqp->tx_used)) {
+		lqp->tx_used--;
+		if (uid != LITE_TX_NOUID && !WARN_ON_ONCE(!lqp->tx_charged))
+			lqp->tx_charged--;
+	}
+	return lite_tx_grant(lqp);
+}
+
+static bool lite_tx_granted(struct lite_qp *lqp, struct lite_qp_credit *cr)
+{
+	return READ_ONCE(cr->granted) || READ_ONCE(lqp->state) != LITE_QP_READY;
+}
+
+/* Wait for a credit charged to @uid; @cr is in tx_held on success. */
+static int lite_tx_reserve(struct lite_qp *lqp, struct lite_qp_credit *cr,
+			   const struct ib_cqe *cqe, u32 uid,
+			   unsigned long deadline)
+{
+	struct lite_peer *peer = lqp->peer;
+	unsigned long flags;
+	bool wake;
+	long left = 1;
+	int ret = 0;
+
+	if (READ_ONCE(lqp->state) != LITE_QP_READY)
+		return READ_ONCE(peer->closing) ? -ENOTCONN : -EAGAIN;
+	*cr = (struct lite_qp_credit) { .cqe = cqe, .uid = uid };
+	/* Behind the waiters: the first that may take a credit gets it. */
+	spin_lock_irqsave(&lqp->tx_lock, flags);
+	list_add_tail(&cr->link, &lqp->tx_waiters);
+	wake = lite_tx_grant(lqp);
+	spin_unlock_irqrestore(&lqp->tx_lock, flags);
+	if (wake)
+		wake_up_all(&lqp->tx_wq);
+	/*
+	 * Killable, and bounded for kernel threads and workers, which no
+	 * signal ends: completions and flushes give credits back.
+	 */
+	if (!READ_ONCE(cr->granted))
+		left = wait_event_killable_timeout(lqp->tx_wq,
+				lite_tx_granted(lqp, cr),
+				max_t(long, (long)(deadline - jiffies), 1));
+	spin_lock_irqsave(&lqp->tx_lock, flags);
+	if (!cr->granted) {
+		list_del_init(&cr->link);
+		if (left < 0)
+			ret = -EINTR;
+		else if (READ_ONCE(lqp->state) != LITE_QP_READY)
+			ret = READ_ONCE(peer->closing) ? -ENOTCONN : -EAGAIN;
+		else
+			ret = -ETIMEDOUT;
+	}
+	spin_unlock_irqrestore(&lqp->tx_lock, flags);
+	return ret;
+}
+
+/**
+ * lite_qp_reserve() - take a send credit of @lqp for one work request
+ * @lqp: a QP of a peer the caller holds a reference on
+ * @cr: the credit, until lite_qp_unreserve()
+ * @cqe: the work request's wr_cqe: its lite_qp_post() uses the credit
+ *	instead of waiting for one
+ * @deadline: in jiffies
+ *
+ * For a caller that posts under a lock of its own: the wait for a send
+ * queue entry comes before the lock. Charged to the current task's uid.
+ *
+ * Context: process context; the wait is killable.
+ * Return: 0, -EINTR on a fatal signal, -ETIMEDOUT, -EAGAIN while the QP
+ * is being reconnected, -ENOTCONN when the peer is going away.
+ */
+int lite_qp_reserve(struct lite_qp *lqp, struct lite_qp_credit *cr,
+		    const struct ib_cqe *cqe, unsigned long deadline)
+{
+	return lite_tx_reserve(lqp, cr, cqe,
+			       from_kuid_munged(&init_user_ns, current_fsuid()),
+			       deadline);
+}
+
+/**
+ * lite_qp_unreserve() - give back a credit of lite_qp_reserve() that no
+ * post used
+ * @lqp: its QP
+ * @cr: the credit; nothing is done if a post used it
+ *
+ * Context: any.
+ */
+void lite_qp_unreserve(struct lite_qp *lqp, struct lite_qp_credit *cr)
+{
+	unsigned long flags;
+	bool wake = false;
+
+	spin_lock_irqsave(&lqp->tx_lock, flags);
+	if (!list_empty(&cr->link)) {
+		list_del_init(&cr->link);
+		wake = lite_tx_give(lqp, cr->uid);
+	}
+	spin_unlock_irqrestore(&lqp->tx_lock, flags);
+	if (wake)
+		wake_up_all(&lqp->tx_wq);
+}
+
+/*
+ * Post @wr with a credit held for it, or one free now to a newcomer.
+ * -EBUSY: none; the caller waits for one.
+ */
+static int lite_qp_try_post(struct lite_qp *lqp, const struct ib_send_wr *wr,
+			    u32 uid)
 {
 	struct lite_peer *peer = lqp->peer;
 	bool bh_off = READ_ONCE(lite_post_inline_softirq);
+	struct lite_qp_credit *cr, *held = NULL;
 	unsigned long flags;
+	bool wake = false;
 	int ret;
 
-	/* Not waiting for a send queue entry of a QP being reconnected. */
 	if (READ_ONCE(lqp->state) != LITE_QP_READY)
 		return READ_ONCE(peer->closing) ? -ENOTCONN : -EAGAIN;
-	if (down_timeout(&lqp->credits, 10 * HZ))
-		return -ETIMEDOUT;
 	/*
 	 * Soft-RoCE sends from a tasklet for kernel QPs. Raised here with
 	 * interrupts off but outside softirq, it wakes ksoftirqd, and the
@@ -784,22 +954,92 @@ int lite_qp_post(struct lite_qp *lqp, const struct ib_send_wr *wr)
 	if (bh_off)
 		local_bh_disable();
 	spin_lock_irqsave(&peer->lock, flags);
-	if (peer->closing || READ_ONCE(peer->state) != LITE_PEER_UP)
+	if (peer->closing || READ_ONCE(peer->state) != LITE_PEER_UP) {
 		ret = -ENOTCONN;
-	else if (lqp->state != LITE_QP_READY)
+		goto out;
+	}
+	if (lqp->state != LITE_QP_READY) {
 		ret = -EAGAIN;
-	else
+		goto out;
+	}
+	/*
+	 * Posts of one QP are serialised by the peer's lock: tx_uid[] is in
+	 * post order, which is the order of their completions (one send
+	 * queue, every WR signaled), so each completion returns its own.
+	 */
+	spin_lock(&lqp->tx_lock);
+	list_for_each_entry(cr, &lqp->tx_held, link) {
+		if (cr->cqe == wr->wr_cqe) {
+			held = cr;
+			break;
+		}
+	}
+	ret = 0;
+	if (held) {
+		list_del_init(&held->link);
+		uid = held->uid;
+	} else if (lite_tx_may_take(lqp, uid) &&
+		   (list_empty(&lqp->tx_waiters) || uid == LITE_TX_NOUID)) {
+		lite_tx_take(lqp, uid);
+	} else {
+		ret = -EBUSY;
+	}
+	if (!ret) {
+		lqp->tx_uid[(lqp->tx_first + lqp->tx_posted) % LITE_TX_DEPTH] = uid;
+		lqp->tx_posted++;
+	}
+	spin_unlock(&lqp->tx_lock);
+	if (!ret) {
 		ret = ib_post_send(lqp->qp, wr, NULL);
+		if (ret) {
+			spin_lock(&lqp->tx_lock);
+			lqp->tx_posted--;	/* the last: not posted */
+			wake = lite_tx_give(lqp, uid);
+			spin_unlock(&lqp->tx_lock);
+		}
+	}
+out:
 	spin_unlock_irqrestore(&peer->lock, flags);
 	if (bh_off)
 		local_bh_enable();
-	if (ret)
-		up(&lqp->credits);
+	if (wake)
+		wake_up_all(&lqp->tx_wq);
 	return ret;
 }
 
 /**
- * lite_qp_complete() - give back the send queue entry of a completed WR
+ * lite_qp_post() - post one signaled send work request
+ * @lqp: a QP of a peer the caller holds a reference on
+ * @wr: the WR (no chain); its completion handler must call
+ *	lite_qp_complete()
+ *
+ * Takes a send credit (one send queue entry): the one lite_qp_reserve()
+ * took for @wr->wr_cqe, or waits for one (killably, at most 10 s).
+ *
+ * Context: process context.
+ * Return: 0, -ENOTCONN when the peer is going away, -EAGAIN while the QP
+ * is being reconnected, -EINTR on a fatal signal, -ETIMEDOUT, or the
+ * provider's error; on error the WR was not posted.
+ */
+int lite_qp_post(struct lite_qp *lqp, const struct ib_send_wr *wr)
+{
+	u32 uid = lite_tx_uid(wr);
+	struct lite_qp_credit cr;
+	int ret;
+
+	ret = lite_qp_try_post(lqp, wr, uid);
+	if (ret != -EBUSY)
+		return ret;
+	ret = lite_tx_reserve(lqp, &cr, wr->wr_cqe, uid, jiffies + LITE_TX_WAIT);
+	if (ret)
+		return ret;
+	ret = lite_qp_try_post(lqp, wr, uid);
+	lite_qp_unreserve(lqp, &cr);
+	return ret;
+}
+
+/**
+ * lite_qp_complete() - give back the send credit of a completed WR
  * @lqp: the QP it was posted on
  * @status: its completion's; anything but success means the QP is in
  *	error, and it is taken out of use to be reconnected
@@ -808,9 +1048,22 @@ int lite_qp_post(struct lite_qp *lqp, const struct ib_send_wr *wr)
  */
 void lite_qp_complete(struct lite_qp *lqp, enum ib_wc_status status)
 {
+	unsigned long flags;
+	bool wake = false;
+	u32 uid;
+
 	if (status != IB_WC_SUCCESS)
 		lite_qp_break(lqp, ib_wc_status_msg(status));
-	up(&lqp->credits);
+	spin_lock_irqsave(&lqp->tx_lock, flags);
+	if (!WARN_ON_ONCE(!lqp->tx_posted)) {
+		uid = lqp->tx_uid[lqp->tx_first];
+		lqp->tx_first = (lqp->tx_first + 1) % LITE_TX_DEPTH;
+		lqp->tx_posted--;
+		wake = lite_tx_give(lqp, uid);
+	}
+	spin_unlock_irqrestore(&lqp->tx_lock, flags);
+	if (wake)
+		wake_up_all(&lqp->tx_wq);
 }
 
 /**
