@@ -11,10 +11,12 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/sched/signal.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
 
 #include "lite_priv.h"
+#include "../include/uapi/lite.h"
 
 /*
  * One limit per resource, each a parameter writable at run time. Byte
@@ -57,7 +59,7 @@ LITE_USER_PARAM(user_ring_mb, LITE_RES_RING_BYTES,
 LITE_USER_PARAM(user_bulk, LITE_RES_BULK,
 	"remote MEMSETs, MEMMOVEs and ALLOCs of 1 MiB or more one user may have in flight: its calls wait for a slot; an owner refuses more of one (node, uid) with EBUSY (default: 4)");
 LITE_USER_PARAM(owner_lmr_mb, LITE_RES_HOSTED_BYTES,
-	"MiB of LMRs one user of one node may have allocated on this node (default: half of RAM)");
+	"MiB of LMRs one user of one node may have allocated on this node (default: half of RAM, at least 1088)");
 
 struct lite_user {
 	struct hlist_node	link;
@@ -156,7 +158,8 @@ static u64 lite_user_limit(enum lite_res res)
 	case LITE_RES_LMR_BYTES:
 		return v ? v << 20 : ram / 4;
 	case LITE_RES_HOSTED_BYTES:
-		return v ? v << 20 : ram / 2;
+		/* Half of RAM, but room for one LMR of the largest size. */
+		return v ? v << 20 : max(ram / 2, LITE_LMR_MAX_SIZE + SZ_64M);
 	case LITE_RES_ZC_BYTES:
 		return v ? v << 20 : ram / 8;
 	case LITE_RES_ASYNC_BYTES:
