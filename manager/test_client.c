@@ -42,6 +42,9 @@
 #define WAIT_MS		3000	/* for a message that must come */
 #define QUIET_MS	300	/* for one that must not */
 #define K		2
+/* LITE_PROTO_VERSION as a string, for the manager's words. */
+#define LITE_XSTR(x)	#x
+#define LITE_STR(x)	LITE_XSTR(x)
 
 struct node {
 	const char *label;
@@ -539,7 +542,7 @@ static void scenario_cluster(void)
 	m.hdr.length = htole32(64);
 	hostile(&h, "version-1", &m, sizeof(m.hdr) + 64);
 	expect_reject(&h, EPROTONOSUPPORT,
-		      "protocol version 1; this manager speaks 6");
+		      "protocol version 1; this manager speaks " LITE_STR(LITE_PROTO_VERSION));
 
 	/* A JOIN whose MAC is wrong, or missing (zero). */
 	make_join(&m, "node-badmac", K);
