@@ -31,7 +31,7 @@
 #include "wire.h"
 #include "../include/uapi/lite.h"
 
-#define LITE_LOOP_DEPTH		2	/* one atomic, and ib_drain_sq()'s */
+#define LITE_LOOP_DEPTH		2	/* one atomic, and a drain's */
 #define LITE_LOOP_TIMEOUT	(10 * HZ)
 #define LITE_SWAP_TRIES		1000	/* compare-and-swaps per swap */
 
@@ -89,7 +89,8 @@ static void lite_loop_close(void)
 {
 	if (!lite_loop.qp)
 		return;
-	ib_drain_sq(lite_loop.qp);
+	/* Not ib_drain_sq(): it would wait for good on a failed CQ. */
+	lite_cq_drain_qp(lite_loop.dev, lite_loop.qp, false);
 	ib_destroy_qp(lite_loop.qp);
 	ib_destroy_qp(lite_loop.resp);
 	WRITE_ONCE(lite_loop.qp, NULL);

@@ -13,6 +13,7 @@
  * context as before.
  */
 #include <linux/rcupdate.h>
+#include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
 #include "lite_priv.h"
@@ -76,15 +77,43 @@ static void lite_cq_event(struct ib_cq *cq, void *ctx)
 	irq_poll_sched(&dev->cq_iop);
 }
 
+/*
+ * IB_EVENT_CQ_ERR, the only CQ event there is: the CQ failed. mlx5 raises
+ * it from its async event queue, in interrupt context
+ * (drivers/infiniband/hw/mlx5/cq.c, mlx5_ib_cq_event()), on a CQ error
+ * from the NIC: an overrun (a completion found the CQ full) or an access
+ * error on the CQ's buffer (syndrome in dmesg: "CQ error on CQN"). The CQ
+ * then writes no completion any more. rxe raises it from its tasklets
+ * when a completion finds the CQ full, drops that one and goes on. Either
+ * way completions are lost: work requests whose owners wait for them, and
+ * receives that are reposted only from theirs. LITE cannot overrun its CQ
+ * (a peer's QPs are created only with room for all their completions,
+ * lite_cq_reserve()), so this is a fault: the node leaves the cluster
+ * (lite_dev_ops.event, as after a fatal error), its drains stop waiting
+ * for what cannot come (lite_cq_drain_qp()), and the next join gets a new
+ * CQ (lite_cq_renew()).
+ */
 static void lite_cq_async_event(struct ib_event *ev, void *ctx)
 {
-	pr_warn("CQ event: %s\n", ib_event_msg(ev->event));
+	struct lite_dev *dev = ctx;
+
+	if (ev->event != IB_EVENT_CQ_ERR) {
+		pr_warn("%s: CQ event: %s\n", dev_name(&dev->ibdev->dev),
+			ib_event_msg(ev->event));
+		return;
+	}
+	if (test_and_set_bit(LITE_CQ_FAILED, &dev->cq_flags))
+		return;
+	pr_err("%s: the CQ failed (%s): completions are lost; leaving the cluster, the next join gets a new CQ\n",
+	       dev_name(&dev->ibdev->dev), ib_event_msg(ev->event));
+	lite_dev_raise(dev, LITE_DEV_EV_CQ_ERR);
 }
 
 /**
  * lite_cq_create() - create @dev's CQ with room for @cqe completions
  * @dev: the device
- * @cqe: its depth
+ * @cqe: its depth; the loopback QPs' LITE_CQ_LOOPBACK of them, the rest
+ *	for peers (lite_cq_reserve())
  *
  * Return: 0 or a negative errno.
  */
@@ -93,6 +122,7 @@ int lite_cq_create(struct lite_dev *dev, int cqe)
 	struct ib_cq_init_attr attr = { .cqe = cqe };
 	struct ib_cq *cq;
 
+	dev->cq_depth = cqe;
 	spin_lock_init(&dev->cq_lock);
 	irq_poll_init(&dev->cq_iop, LITE_CQ_BUDGET, lite_cq_irq_poll);
 	cq = ib_create_cq(dev->ibdev, lite_cq_event, lite_cq_async_event,
@@ -107,6 +137,8 @@ int lite_cq_create(struct lite_dev *dev, int cqe)
 	 */
 	cq->poll_ctx = IB_POLL_SOFTIRQ;
 	dev->cq = cq;
+	/* What the provider made: at least @cqe (mlx5 rounds up). */
+	atomic_set(&dev->cq_room, cq->cqe - LITE_CQ_LOOPBACK);
 	ib_req_notify_cq(cq, IB_CQ_NEXT_COMP);
 	rcu_assign_pointer(lite_cq_dev, dev);
 	return 0;
@@ -139,6 +171,178 @@ void lite_cq_destroy(struct lite_dev *dev)
 	irq_poll_disable(&dev->cq_iop);
 	ib_destroy_cq(dev->cq);
 	dev->cq = NULL;
+}
+
+/**
+ * lite_cq_failed() - did @dev's CQ fail (IB_EVENT_CQ_ERR)?
+ * @dev: the device
+ *
+ * Context: any.
+ */
+bool lite_cq_failed(struct lite_dev *dev)
+{
+	return test_bit(LITE_CQ_FAILED, &dev->cq_flags);
+}
+
+/**
+ * lite_cq_renew() - replace @dev's CQ if it failed (or could not be made)
+ * @dev: the device; no QP on its CQ (this node is not joined)
+ *
+ * Context: process context, membership lock held.
+ * Return: 0, or a negative errno: the device has no CQ until it works.
+ */
+int lite_cq_renew(struct lite_dev *dev)
+{
+	const char *name = dev_name(&dev->ibdev->dev);
+	int ret;
+
+	if (dev->cq && !lite_cq_failed(dev))
+		return 0;
+	/* ib_destroy_cq() would refuse it: a QP would still complete to it. */
+	if (dev->cq && atomic_read(&dev->cq->usecnt)) {
+		pr_err("%s: the failed CQ still has QPs: not replaced\n", name);
+		return -EBUSY;
+	}
+	lite_cq_destroy(dev);
+	/* The old CQ raises nothing any more. */
+	clear_bit(LITE_CQ_FAILED, &dev->cq_flags);
+	ret = lite_cq_create(dev, dev->cq_depth);
+	if (ret) {
+		pr_err("%s: ib_create_cq(%d) failed: %d\n", name, dev->cq_depth,
+		       ret);
+		return ret;
+	}
+	pr_info("%s: a new CQ (%d completions) replaces the one that failed\n",
+		name, dev->cq->cqe);
+	return 0;
+}
+
+/**
+ * lite_cq_reserve() - room in @dev's CQ for @n more completions
+ * @dev: the device
+ * @n: the completions a peer's QPs can have at once (LITE_QP_CQES each)
+ *
+ * A CQ that overruns fails (mlx5): no QP is created without room for
+ * every completion it can have.
+ *
+ * Context: any.
+ * Return: 0, or -ENOSPC when the CQ has no room for them.
+ */
+int lite_cq_reserve(struct lite_dev *dev, int n)
+{
+	int room = atomic_read(&dev->cq_room);
+
+	do {
+		if (room < n)
+			return -ENOSPC;
+	} while (!atomic_try_cmpxchg(&dev->cq_room, &room, room - n));
+	return 0;
+}
+
+/**
+ * lite_cq_unreserve() - give back what lite_cq_reserve() reserved
+ * @dev: the device
+ * @n: as reserved; the QPs are destroyed
+ */
+void lite_cq_unreserve(struct lite_dev *dev, int n)
+{
+	atomic_add(n, &dev->cq_room);
+}
+
+/* A drain work request's completion (lite_cq_drain_qp()). */
+struct lite_drain {
+	struct ib_cqe		cqe;
+	struct completion	done;
+	refcount_t		refs;	/* the drainer's and the completion's */
+};
+
+static void lite_drain_put(struct lite_drain *d)
+{
+	if (refcount_dec_and_test(&d->refs))
+		kfree(d);
+}
+
+static void lite_drain_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct lite_drain *d = container_of(wc->wr_cqe, struct lite_drain, cqe);
+
+	complete(&d->done);
+	lite_drain_put(d);
+}
+
+/* Until @d's completion ran; false when the CQ failed first. */
+static bool lite_drain_wait(struct lite_dev *dev, struct lite_drain *d)
+{
+	while (!wait_for_completion_timeout(&d->done, HZ / 10))
+		if (lite_cq_failed(dev))
+			return false;
+	return true;
+}
+
+/**
+ * lite_cq_drain_qp() - flush @qp, wait until every completion of it ran
+ * @dev: the device whose CQ @qp completes to
+ * @qp: a QP in INIT or later
+ * @rq: its receive queue too (ib_drain_qp(); else ib_drain_sq())
+ *
+ * As ib_drain_qp(): move @qp to ERR, post a work request on each queue
+ * and wait for their completions, which come after every earlier one's.
+ * But it gives up once the CQ failed (IB_EVENT_CQ_ERR), whose completions
+ * never come. What it gave up on cannot come later either: mlx5 removes a
+ * kernel QP's completions from its CQ when the QP is reset or destroyed
+ * (hw/mlx5/qp.c, mlx5_ib_cq_clean()), and rxe, whose CQ goes on after it
+ * dropped a completion, delivers a drain's in milliseconds. Where the
+ * provider refuses our work requests (mlx5 after a fatal error takes its
+ * own drain's only), its drain runs instead: ib_drain_sq()/ib_drain_rq(),
+ * which mlx5 then completes itself.
+ *
+ * Context: process context; sleeps.
+ * Return: 0, or -EIO when the CQ failed before the drain ended.
+ */
+int lite_cq_drain_qp(struct lite_dev *dev, struct ib_qp *qp, bool rq)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	struct ib_rdma_wr swr = { .wr = { .opcode = IB_WR_RDMA_WRITE } };
+	struct ib_recv_wr rwr = {};
+	struct lite_drain *d[2] = {};
+	bool posted[2] = {};
+	int i, n = rq ? 2 : 1, ret = 0;
+
+	for (i = 0; i < n; i++) {
+		d[i] = kzalloc(sizeof(*d[i]), GFP_KERNEL);
+		if (!d[i])
+			break;
+		d[i]->cqe.done = lite_drain_done;
+		init_completion(&d[i]->done);
+		refcount_set(&d[i]->refs, 2);
+	}
+	if (d[0] && (!rq || d[1]) && !ib_modify_qp(qp, &attr, IB_QP_STATE)) {
+		swr.wr.wr_cqe = &d[0]->cqe;
+		posted[0] = !ib_post_send(qp, &swr.wr, NULL);
+		if (rq) {
+			rwr.wr_cqe = &d[1]->cqe;
+			posted[1] = !ib_post_recv(qp, &rwr, NULL);
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (!posted[i]) {
+			kfree(d[i]);
+			if (lite_cq_failed(dev))
+				ret = -EIO;	/* the core's would wait forever */
+			else if (i)
+				ib_drain_rq(qp);
+			else
+				ib_drain_sq(qp);
+			continue;
+		}
+		if (!ret && !lite_drain_wait(dev, d[i]))
+			ret = -EIO;
+		lite_drain_put(d[i]);
+	}
+	if (ret)
+		pr_warn("%s: QP %u not drained: the CQ failed\n",
+			dev_name(&dev->ibdev->dev), qp->qp_num);
+	return ret;
 }
 
 /**

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The RDMA device LITE runs on: found through ib_register_client, one per
- * node. Its PD reaches only LITE's memory pool (pool.c), unless loaded with
- * unsafe_global_rkey=1; one CQ serves every QP of the pool (cq.c).
+ * The RDMA device LITE runs on, one per node: of the devices ib_core
+ * announces (ib_register_client), the one device= names, else the first
+ * whose port is ACTIVE when it appears or becomes so later (at load, or
+ * once its driver registered it anew after a reset). Its PD reaches only
+ * LITE's memory pool (pool.c), unless loaded with unsafe_global_rkey=1;
+ * one CQ serves every QP of the pool (cq.c).
  */
 #include <linux/inet.h>
 #include <linux/log2.h>
@@ -14,13 +17,11 @@
 #include "lite_priv.h"
 
 /*
- * rx and tx entries of every QP of every peer, with room for the hello and
- * the drain WRs, and of the two loopback QPs (pool.c's and atomic.c's:
- * 2 + 2 + drains)
+ * How often devices whose port is not ACTIVE are looked at again while
+ * none is taken: a PORT_ACTIVE event can be lost (mlx5 raises none until
+ * its registration has finished, which our add runs inside of).
  */
-#define LITE_CQ_DEPTH \
-	((LITE_MAX_NODES - 1) * LITE_MAX_QPS_PER_PEER * \
-	 (LITE_RX_DEPTH + LITE_TX_DEPTH + 3) + 8)
+#define LITE_DEV_RESCAN		(5 * HZ)
 
 /* Fault injection: the fallbacks for devices without atomics, on any. */
 static bool lite_fault_no_atomic;
@@ -30,9 +31,25 @@ MODULE_PARM_DESC(fault_no_atomic, "tests: act as if the device had no RDMA atomi
 /* fabric_ip as a GID (IPv4-mapped or IPv6); all zero without one. */
 static union ib_gid lite_fabric_gid;
 
+/*
+ * A device LITE could run on (lite_dev_usable()), taken or not: its
+ * handler sees its port come up, so that one not ACTIVE when it appeared
+ * (at load, or re-registered after a reset) is taken once it is.
+ */
+struct lite_cand {
+	struct list_head	list;		/* lite_cands */
+	struct ib_device	*ibdev;
+	struct ib_event_handler	handler;
+};
+
 static DEFINE_MUTEX(lite_dev_lock);
 static struct lite_dev *lite_dev;	/* protected by lite_dev_lock */
 static bool lite_dev_dying;		/* protected by lite_dev_lock */
+static bool lite_dev_exiting;		/* protected by lite_dev_lock */
+static LIST_HEAD(lite_cands);		/* protected by lite_dev_lock */
+
+static void lite_dev_scan(struct work_struct *work);
+static DECLARE_DELAYED_WORK(lite_dev_scan_work, lite_dev_scan);
 
 /* Read-only once the module is loaded: its pointers cannot be changed. */
 struct lite_dev_ops lite_dev_ops __ro_after_init;
@@ -41,7 +58,7 @@ struct lite_rx_ops lite_rx_ops __ro_after_init;
 /*
  * Work that takes the membership lock: device events and peers' QP
  * reconnections (qp_conn.c). lite_ctrl_flush() runs under that lock, so
- * not on ctrl.c's queue.
+ * not on ctrl.c's queue. Also looking for a device to take.
  */
 struct workqueue_struct *lite_dev_wq __ro_after_init;
 
@@ -50,6 +67,8 @@ static void lite_dev_free(struct lite_dev *dev)
 	if (!dev)
 		return;
 	lite_cq_destroy(dev);
+	/* The CQ's error event may have queued it; no event comes now. */
+	cancel_work_sync(&dev->event_work);
 	if (dev->pd)
 		ib_dealloc_pd(dev->pd);
 	kfree(dev);
@@ -60,6 +79,19 @@ static void lite_dev_event_work(struct work_struct *work)
 	struct lite_dev *dev = container_of(work, struct lite_dev, event_work);
 
 	lite_dev_ops.event(dev, xchg(&dev->events, 0));
+}
+
+/**
+ * lite_dev_raise() - hand @ev to the layer above, from a work item
+ * @dev: the device
+ * @ev: a LITE_DEV_EV_* number
+ *
+ * Context: any.
+ */
+void lite_dev_raise(struct lite_dev *dev, int ev)
+{
+	set_bit(ev, &dev->events);
+	queue_work(lite_dev_wq, &dev->event_work);
 }
 
 /*
@@ -86,6 +118,8 @@ static void lite_dev_event(struct ib_event_handler *handler,
 		break;
 	case IB_EVENT_DEVICE_FATAL:
 		ev = LITE_DEV_EV_FATAL;
+		/* Unusable until its driver resets it: it registers anew. */
+		WRITE_ONCE(dev->fatal, true);
 		break;
 	default:
 		return;
@@ -94,20 +128,17 @@ static void lite_dev_event(struct ib_event_handler *handler,
 		return;
 	pr_info("%s port %u: %s\n", dev_name(&dev->ibdev->dev), dev->port,
 		ib_event_msg(event->event));
-	set_bit(ev, &dev->events);
-	queue_work(lite_dev_wq, &dev->event_work);
+	lite_dev_raise(dev, ev);
 }
 
 /*
- * Without device=, the first device whose port is ACTIVE when it appears:
- * a host's other RDMA devices (a management port, a down link) are not
- * LITE's fabric.
+ * Can LITE run on @ibdev at all (device=, the port, RDMA reads, a CQ for
+ * one peer's QPs)? Whether its port is up is asked when it is taken.
  */
-static bool lite_dev_wanted(struct ib_device *ibdev)
+static bool lite_dev_usable(struct ib_device *ibdev)
 {
-	struct ib_port_attr attr;
 	const char *name = dev_name(&ibdev->dev);
-	int ret;
+	int one = lite_param_qps_per_peer * LITE_QP_CQES + LITE_CQ_LOOPBACK;
 
 	if (*lite_param_device && strcmp(name, lite_param_device))
 		return false;
@@ -124,40 +155,78 @@ static bool lite_dev_wanted(struct ib_device *ibdev)
 			ibdev->attrs.max_qp_init_rd_atom);
 		return false;
 	}
-	if (*lite_param_device)
-		return true;
-	ret = ib_query_port(ibdev, lite_param_port, &attr);
-	if (ret || attr.state != IB_PORT_ACTIVE) {
-		pr_info("%s port %u is %s: not used (device=%s chooses it)\n",
-			name, lite_param_port,
-			ret ? "not readable" : "not ACTIVE", name);
+	if (ibdev->attrs.max_cqe < one) {
+		pr_warn("%s: a CQ holds at most %d completions, fewer than one peer's %u QPs need (%d): not used\n",
+			name, ibdev->attrs.max_cqe, lite_param_qps_per_peer,
+			one);
 		return false;
 	}
 	return true;
 }
 
-static int lite_add_one(struct ib_device *ibdev)
+/*
+ * Is @ibdev's port one to take now? With device=, the device named is
+ * taken whatever its port's state (joins wait for it, lite_device_get());
+ * without, only a device whose port is ACTIVE: a host's other RDMA
+ * devices (a management port, a down link) are not LITE's fabric.
+ */
+static bool lite_dev_port_ready(struct ib_device *ibdev, bool say)
+{
+	struct ib_port_attr attr;
+	int ret;
+
+	if (*lite_param_device)
+		return true;
+	ret = ib_query_port(ibdev, lite_param_port, &attr);
+	if (!ret && attr.state == IB_PORT_ACTIVE)
+		return true;
+	if (say && ret)
+		pr_info("%s port %u cannot be read (%d): taken once it is ACTIVE (device=%s takes it now)\n",
+			dev_name(&ibdev->dev), lite_param_port, ret,
+			dev_name(&ibdev->dev));
+	else if (say)
+		pr_info("%s port %u is not ACTIVE (state %d): taken once it is (device=%s takes it now)\n",
+			dev_name(&ibdev->dev), lite_param_port, attr.state,
+			dev_name(&ibdev->dev));
+	return false;
+}
+
+/*
+ * The depth of our one CQ: a completion for every work request every QP
+ * can have posted (or not yet polled), for every peer there can be and
+ * the loopback QPs, or what the device's CQs hold if less (then peers
+ * beyond its room are refused, lite_cq_reserve()).
+ */
+static int lite_dev_cq_depth(struct ib_device *ibdev)
+{
+	int need = (LITE_MAX_NODES - 1) * lite_param_qps_per_peer *
+		   LITE_QP_CQES + LITE_CQ_LOOPBACK;
+	int depth = min(need, ibdev->attrs.max_cqe);
+
+	if (depth < need)
+		pr_warn("%s: a CQ holds at most %d completions: room for %d peers of %u QPs, not %d; more are refused (a smaller qps_per_peer on every node makes room)\n",
+			dev_name(&ibdev->dev), ibdev->attrs.max_cqe,
+			(depth - LITE_CQ_LOOPBACK) /
+			(int)(lite_param_qps_per_peer * LITE_QP_CQES),
+			lite_param_qps_per_peer, LITE_MAX_NODES - 1);
+	return depth;
+}
+
+/* Take @ibdev: its PD, CQ and event handler. Under lite_dev_lock. */
+static int lite_dev_take(struct ib_device *ibdev)
 {
 	struct lite_dev *dev;
-	int cqe, ret;
+	int depth, ret;
 
-	if (!lite_dev_wanted(ibdev))
-		return -EOPNOTSUPP;
-
-	mutex_lock(&lite_dev_lock);
-	if (lite_dev) {
-		mutex_unlock(&lite_dev_lock);
-		return -EOPNOTSUPP;	/* one device per node */
-	}
+	lockdep_assert_held(&lite_dev_lock);
 	/* On the NIC's NUMA node, as the buffers it reads and writes. */
 	dev = kzalloc_node(sizeof(*dev), GFP_KERNEL, dev_to_node(&ibdev->dev));
-	if (!dev) {
-		ret = -ENOMEM;
-		goto err_unlock;
-	}
+	if (!dev)
+		return -ENOMEM;
 	dev->ibdev = ibdev;
 	dev->node = dev_to_node(&ibdev->dev);
 	atomic_set(&dev->users, 1);
+	INIT_WORK(&dev->event_work, lite_dev_event_work);
 	dev->port = lite_param_port;
 	dev->link_layer = rdma_port_get_link_layer(ibdev, dev->port);
 	/*
@@ -175,18 +244,17 @@ static int lite_add_one(struct ib_device *ibdev)
 		pr_err("%s: ib_alloc_pd failed: %d\n", dev_name(&ibdev->dev), ret);
 		goto err_free;
 	}
-	cqe = min(LITE_CQ_DEPTH, ibdev->attrs.max_cqe);
-	ret = lite_cq_create(dev, cqe);
+	depth = lite_dev_cq_depth(ibdev);
+	ret = lite_cq_create(dev, depth);
 	if (ret) {
-		pr_err("%s: ib_create_cq(%d) failed: %d\n", dev_name(&ibdev->dev), cqe, ret);
+		pr_err("%s: ib_create_cq(%d) failed: %d\n", dev_name(&ibdev->dev),
+		       depth, ret);
 		goto err_free;
 	}
-	INIT_WORK(&dev->event_work, lite_dev_event_work);
 	INIT_IB_EVENT_HANDLER(&dev->event_handler, ibdev, lite_dev_event);
 	ib_register_event_handler(&dev->event_handler);
 	lite_dev = dev;
 	lite_dev_dying = false;
-	mutex_unlock(&lite_dev_lock);
 	pr_info("using %s port %u\n", dev_name(&ibdev->dev), dev->port);
 	if (lite_param_unsafe_global_rkey)
 		pr_warn("unsafe_global_rkey=1: every peer can read and write all memory of this node that %s can reach, not only LITE's (docs/security.md)\n",
@@ -195,19 +263,95 @@ static int lite_add_one(struct ib_device *ibdev)
 
 err_free:
 	lite_dev_free(dev);
-err_unlock:
-	mutex_unlock(&lite_dev_lock);
 	return ret;
+}
+
+/*
+ * No device taken: take the first candidate whose port is ready. Looks
+ * again every LITE_DEV_RESCAN while one is not, as long as none is taken.
+ */
+static void lite_dev_scan(struct work_struct *work)
+{
+	struct lite_cand *c;
+	bool waiting = false;
+
+	mutex_lock(&lite_dev_lock);
+	if (lite_dev || lite_dev_exiting)
+		goto out;
+	list_for_each_entry(c, &lite_cands, list) {
+		if (!lite_dev_port_ready(c->ibdev, false)) {
+			waiting = true;
+			continue;
+		}
+		if (!lite_dev_take(c->ibdev))
+			goto out;
+	}
+	if (waiting)
+		queue_delayed_work(lite_dev_wq, &lite_dev_scan_work,
+				   LITE_DEV_RESCAN);
+out:
+	mutex_unlock(&lite_dev_lock);
+}
+
+/*
+ * A candidate's port came up: take it unless a device is taken. Through
+ * the scan, which asks the port again (the event is queued: stale).
+ */
+static void lite_cand_event(struct ib_event_handler *handler,
+			    struct ib_event *event)
+{
+	if (event->event == IB_EVENT_PORT_ACTIVE &&
+	    event->element.port_num == lite_param_port)
+		mod_delayed_work(lite_dev_wq, &lite_dev_scan_work, 0);
+}
+
+static int lite_add_one(struct ib_device *ibdev)
+{
+	struct lite_cand *c;
+
+	if (!lite_dev_usable(ibdev))
+		return -EOPNOTSUPP;
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	c->ibdev = ibdev;
+	/* First: a PORT_ACTIVE after the look below is seen. */
+	INIT_IB_EVENT_HANDLER(&c->handler, ibdev, lite_cand_event);
+	ib_register_event_handler(&c->handler);
+
+	mutex_lock(&lite_dev_lock);
+	list_add_tail(&c->list, &lite_cands);
+	if (!lite_dev && !lite_dev_exiting) {
+		/* Not sooner than a scan already queued. */
+		if (!lite_dev_port_ready(ibdev, true))
+			queue_delayed_work(lite_dev_wq, &lite_dev_scan_work,
+					   LITE_DEV_RESCAN);
+		else if (lite_dev_take(ibdev))
+			pr_err("%s: not taken; tried again when its port next becomes ACTIVE\n",
+			       dev_name(&ibdev->dev));
+	}
+	mutex_unlock(&lite_dev_lock);
+	return 0;
 }
 
 static void lite_remove_one(struct ib_device *ibdev, void *client_data)
 {
+	struct lite_cand *c, *found = NULL;
 	struct lite_dev *dev;
 
 	mutex_lock(&lite_dev_lock);
+	list_for_each_entry(c, &lite_cands, list) {
+		if (c->ibdev == ibdev) {
+			found = c;
+			break;
+		}
+	}
+	/* No scan sees it from now on. */
+	if (found)
+		list_del(&found->list);
 	if (!lite_dev || lite_dev->ibdev != ibdev) {
 		mutex_unlock(&lite_dev_lock);
-		return;
+		goto out;
 	}
 	lite_dev_dying = true;
 	dev = lite_dev;
@@ -223,12 +367,20 @@ static void lite_remove_one(struct ib_device *ibdev, void *client_data)
 	mutex_lock(&lite_dev_lock);
 	dev = lite_dev;
 	lite_dev = NULL;
+	/* Another device whose port is up can be taken now. */
+	if (!lite_dev_exiting)
+		mod_delayed_work(lite_dev_wq, &lite_dev_scan_work, 0);
 	mutex_unlock(&lite_dev_lock);
 	/* RPC calls whose peer left still sync their reply buffers. */
 	lite_dev_put(dev);
 	wait_var_event(&dev->users, !atomic_read(&dev->users));
 	pr_info("detached from %s\n", dev_name(&ibdev->dev));
 	lite_dev_free(dev);
+out:
+	if (found) {
+		ib_unregister_event_handler(&found->handler);
+		kfree(found);
+	}
 }
 
 static struct ib_client lite_client = {
@@ -301,7 +453,8 @@ static const struct ib_gid_attr *lite_dev_pick_gid(struct lite_dev *dev)
  * Context: process context; the caller holds the membership lock, which
  * device removal takes before freeing the device.
  * Return: the device, or an ERR_PTR: -ENODEV when none is attached,
- * -ENETDOWN when its port is not ACTIVE, -EADDRNOTAVAIL without a GID.
+ * -ENETDOWN when its port is not ACTIVE, it had a fatal error or its
+ * failed CQ cannot be replaced, -EADDRNOTAVAIL without a GID.
  */
 struct lite_dev *lite_device_get(void)
 {
@@ -315,6 +468,14 @@ struct lite_dev *lite_device_get(void)
 	mutex_unlock(&lite_dev_lock);
 	if (!dev)
 		return ERR_PTR(-ENODEV);
+	if (READ_ONCE(dev->fatal)) {
+		pr_err("%s had a fatal error: not used until its driver has reset it (it registers the device anew)\n",
+		       dev_name(&dev->ibdev->dev));
+		return ERR_PTR(-ENETDOWN);
+	}
+	/* Not joined: no QP is on the CQ, a failed one can be replaced. */
+	if (lite_cq_renew(dev))
+		return ERR_PTR(-ENETDOWN);
 
 	ret = ib_query_port(dev->ibdev, dev->port, &attr);
 	if (ret)
@@ -425,6 +586,15 @@ void lite_dev_put(struct lite_dev *dev)
 		wake_up_var(&dev->users);
 }
 
+/* No device is taken from now on; a scan queued or running is done. */
+static void lite_dev_stop_scan(void)
+{
+	mutex_lock(&lite_dev_lock);
+	lite_dev_exiting = true;
+	mutex_unlock(&lite_dev_lock);
+	cancel_delayed_work_sync(&lite_dev_scan_work);
+}
+
 int lite_device_init(void)
 {
 	int ret;
@@ -434,21 +604,29 @@ int lite_device_init(void)
 		return -ENOMEM;
 	ret = ib_register_client(&lite_client);
 	if (ret) {
+		lite_dev_stop_scan();
 		destroy_workqueue(lite_dev_wq);
 		return ret;
 	}
 	mutex_lock(&lite_dev_lock);
 	if (!lite_dev)
-		pr_warn("no RDMA device to use yet: LITE takes the first%s that appears%s\n",
-			*lite_param_device ? "" : " with port ACTIVE",
-			*lite_param_device ? "" : " (or load it with device=NAME)");
+		pr_warn("no RDMA device to use yet: LITE takes %s%s\n",
+			*lite_param_device ? lite_param_device :
+			"the first whose port is or becomes ACTIVE",
+			*lite_param_device ? " when it appears" :
+			" (or the one device= names)");
 	mutex_unlock(&lite_dev_lock);
 	return 0;
 }
 
 void lite_device_exit(void)
 {
+	mutex_lock(&lite_dev_lock);
+	lite_dev_exiting = true;
+	mutex_unlock(&lite_dev_lock);
+	/* Every device's remove: their handlers queue no scan after it. */
 	ib_unregister_client(&lite_client);
+	lite_dev_stop_scan();
 	destroy_workqueue(lite_dev_wq);
 }
 

@@ -9,7 +9,7 @@
 #include <linux/irq_poll.h>	/* after list.h: it does not include it */
 #include <linux/mutex.h>
 #include <linux/refcount.h>
-#include <linux/semaphore.h>
+#include <linux/spinlock.h>
 #include <linux/uio.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -63,6 +63,10 @@ struct lite_dev {
 	enum ib_mtu		mtu;
 	struct ib_pd		*pd;
 	struct ib_cq		*cq;	/* shared by every QP (cq.c) */
+	int			cq_depth;	/* asked of ib_create_cq() */
+	atomic_t		cq_room;	/* completions no peer reserved */
+	unsigned long		cq_flags;	/* LITE_CQ_FAILED */
+	bool			fatal;	/* IB_EVENT_DEVICE_FATAL: unusable */
 	spinlock_t		cq_lock;	/* one poller at a time; @cq_wc */
 	struct irq_poll		cq_iop;
 	struct ib_wc		cq_wc[LITE_CQ_BATCH];
@@ -77,6 +81,7 @@ enum {
 	LITE_DEV_EV_PORT,	/* the port went down or up: re-read it */
 	LITE_DEV_EV_ADDR,	/* GID or LID table changed: re-read, re-resolve */
 	LITE_DEV_EV_FATAL,	/* the device is gone for good: leave */
+	LITE_DEV_EV_CQ_ERR,	/* the CQ failed: leave (the next join renews it) */
 };
 
 int lite_device_init(void);
@@ -86,6 +91,7 @@ const struct ib_gid_attr *lite_dev_gid_attr(struct lite_dev *dev);
 struct lite_dev *lite_device_get(void);
 void lite_dev_port_addr(struct lite_dev *dev, struct lite_port_addr *addr);
 bool lite_dev_atomics(const struct lite_dev *dev);
+void lite_dev_raise(struct lite_dev *dev, int ev);
 void lite_dev_hold(struct lite_dev *dev);
 void lite_dev_put(struct lite_dev *dev);
 
@@ -127,9 +133,21 @@ extern struct lite_rx_ops lite_rx_ops;
 extern struct workqueue_struct *lite_dev_wq;
 
 /* cq.c: the device's CQ, polled from softirq and by spinning waiters */
+/*
+ * Completions of the QPs that are no peer's: pool.c's registration QP (two
+ * while it is replaced) and atomic.c's loopback pair, drains included.
+ */
+#define LITE_CQ_LOOPBACK	16
+#define LITE_CQ_FAILED		0	/* IB_EVENT_CQ_ERR: replace the CQ */
+
 int lite_cq_create(struct lite_dev *dev, int cqe);
 void lite_cq_stop_spinners(struct lite_dev *dev);
 void lite_cq_destroy(struct lite_dev *dev);
+int lite_cq_renew(struct lite_dev *dev);
+bool lite_cq_failed(struct lite_dev *dev);
+int lite_cq_reserve(struct lite_dev *dev, int n);
+void lite_cq_unreserve(struct lite_dev *dev, int n);
+int lite_cq_drain_qp(struct lite_dev *dev, struct ib_qp *qp, bool rq);
 void lite_cq_poll(void);
 
 /* wait.c: one wait policy (spin, then sleep) for every kind of wait */
@@ -164,6 +182,13 @@ size_t lite_pool_show(char *buf, size_t size);
 /* qp_pool.c: K RC QPs per peer */
 #define LITE_TX_DEPTH	32	/* sends outstanding per QP */
 /*
+ * Send credits (lite_qp_post()): the last LITE_TX_CTRL_RESERVE of a QP's
+ * are for control messages (IB_WR_SEND) only, and one uid's other work
+ * requests (RDMA, RPC) hold at most LITE_TX_USER_MAX of them.
+ */
+#define LITE_TX_CTRL_RESERVE	4
+#define LITE_TX_USER_MAX	(LITE_TX_DEPTH / 2)
+/*
  * Receives posted per QP: every send of the peer's may consume one (control
  * messages, RPC writes with immediate, ACKs), and a receive is reposted
  * only after its completion ran: the peer's credit plus headroom, so that
@@ -171,6 +196,14 @@ size_t lite_pool_show(char *buf, size_t size);
  * min_rnr_timer).
  */
 #define LITE_RX_DEPTH	(LITE_TX_DEPTH + 16)
+#define LITE_QP_SEND_WR	(LITE_TX_DEPTH + 2)	/* + the hello, a drain */
+#define LITE_QP_RECV_WR	(LITE_RX_DEPTH + 1)	/* + a drain */
+/*
+ * Completions one QP can have in the CQ at once: one per work request it
+ * can have posted, as a receive is reposted and a send credit given back
+ * only once its completion was polled.
+ */
+#define LITE_QP_CQES	(LITE_QP_SEND_WR + LITE_QP_RECV_WR)
 #define LITE_RNR_INFINITE 7
 #define LITE_MIN_RNR_TIMER 1	/* 0.01 ms: a retry, not a stall */
 
@@ -234,7 +267,19 @@ struct lite_qp {
 	unsigned long		last_reset;	/* jiffies */
 	unsigned long		backoff;	/* before the next reset */
 	unsigned int		recoveries;	/* resets after errors */
-	struct semaphore	credits;	/* free send queue entries */
+	/* An async event that may mean the QP is in error (qp_pool.c): */
+	struct work_struct	event_work;	/* looks at its state */
+	enum ib_event_type	event;		/* the last one, for the log */
+	/* Send credits, one per send queue entry (lite_qp_post()): */
+	spinlock_t		tx_lock;	/* the credit fields */
+	unsigned int		tx_used;	/* posted or held */
+	unsigned int		tx_charged;	/* of those, charged to a uid */
+	unsigned int		tx_first;	/* oldest of tx_uid[] */
+	unsigned int		tx_posted;	/* entries in tx_uid[] */
+	u32			tx_uid[LITE_TX_DEPTH];	/* per posted WR, in order */
+	struct list_head	tx_held;	/* lite_qp_credit granted */
+	struct list_head	tx_waiters;	/* lite_qp_credit waiting */
+	wait_queue_head_t	tx_wq;		/* a credit was granted */
 	struct lite_rx_buf	rx[LITE_RX_DEPTH];
 	struct ib_cqe		tx_cqe;
 	void			*tx_data;	/* the hello */
@@ -264,6 +309,7 @@ struct lite_peer {
 	bool			closing;
 	atomic_t		next_qp;
 	atomic64_t		prio_low_bytes;	/* low priority in flight (prio.c) */
+	int			cq_cqes;	/* its QPs' room in the CQ */
 	struct lite_dev		*dev;
 	unsigned int		nr_qps;
 	struct lite_qp		qps[];
@@ -296,6 +342,19 @@ int lite_qp_modify_rts(struct lite_dev *dev, struct ib_qp *qp,
 struct ib_qp *lite_qp_create_loopback(struct lite_dev *dev, u32 depth);
 int lite_qp_create_loopback_pair(struct lite_dev *dev, u32 depth,
 				 struct ib_qp *qps[2]);
+/*
+ * A send credit taken before the post that uses it (lite_qp_reserve()),
+ * by a caller that must not wait for one under a lock of its own.
+ */
+struct lite_qp_credit {
+	struct list_head	link;	/* tx_waiters, then tx_held until used */
+	const struct ib_cqe	*cqe;	/* of the work request it is for */
+	u32			uid;	/* charged to */
+	bool			granted;
+};
+int lite_qp_reserve(struct lite_qp *lqp, struct lite_qp_credit *cr,
+		    const struct ib_cqe *cqe, unsigned long deadline);
+void lite_qp_unreserve(struct lite_qp *lqp, struct lite_qp_credit *cr);
 int lite_qp_post(struct lite_qp *lqp, const struct ib_send_wr *wr);
 
 /* One signaled atomic on the 8 bytes at (@rkey, @addr), the old value to @sge. */

@@ -537,10 +537,21 @@ void lite_membership_dev_event(struct lite_dev *dev, unsigned long events)
 	mutex_lock(&lite_cluster.lock);
 	joined = lite_cluster.dev == dev;
 	mutex_unlock(&lite_cluster.lock);
+	/*
+	 * Not joined: nothing to do. A device taken later, or anew after its
+	 * driver reset it, is device.c's; the next join uses it.
+	 */
 	if (!joined)
 		return;
 	if (test_bit(LITE_DEV_EV_FATAL, &events)) {
-		pr_err("%s: fatal device error: leaving the cluster (lite-join rejoins once the device is back)\n",
+		pr_err("%s: fatal device error: leaving the cluster (lite-join rejoins once the driver has reset the device and its port is up)\n",
+		       dev_name(&dev->ibdev->dev));
+		lite_membership_exit();
+		return;
+	}
+	/* Not if a join meanwhile got a new CQ (lite_device_get()). */
+	if (test_bit(LITE_DEV_EV_CQ_ERR, &events) && lite_cq_failed(dev)) {
+		pr_err("%s: the CQ failed: leaving the cluster (lite-join rejoins, with a new CQ)\n",
 		       dev_name(&dev->ibdev->dev));
 		lite_membership_exit();
 		return;

@@ -9,6 +9,7 @@
  *   IDLE ---- peer's entry, RTR --------> connect, hello --------> READY
  *   CONNECTED -- peer's "RTR", or any message from its QP -------> READY
  *   CONNECTED, READY -- a completion error, a QP event -----------> BROKEN
+ *                       that found it in ERR, a stale hello
  *   BROKEN --- drained, reset, INIT, receives posted, epoch + 1 -> IDLE,
  *              sends its entry (or answers the peer's, if it came first)
  *
@@ -17,8 +18,10 @@
  * yet; a hello that fails anyway is one more error, and another reset.
  * Epochs tell a reconnection's entries from an earlier one's: an entry of
  * a later epoch makes a connected QP reset too (the peer's went), one of
- * an earlier epoch is stale. Resets of one QP back off (0.1 s doubling to
- * 10 s) while they keep failing within seconds.
+ * an earlier epoch is stale. The hello carries the epoch too: one of
+ * another epoch is an earlier connection's packet, and resets the QP
+ * instead of making it READY (qp_pool.c). Resets of one QP back off (0.1 s
+ * doubling to 10 s) while they keep failing within seconds.
  *
  * Everything but lite_qp_break() and lite_qp_hello_arrived() runs under
  * the membership lock (membership.c); a QP's state changes under its
@@ -137,7 +140,8 @@ static bool lite_qp_set_ready(struct lite_qp *lqp, enum lite_qp_state from)
  * lite_qp_hello_arrived() - a message came on a CONNECTED QP: it is READY
  * @lqp: the QP
  *
- * The peer sends only on a QP it knows is connected at both ends.
+ * The peer sends only on a QP it knows is connected at both ends. A hello
+ * of another epoch than @lqp's does not come here (qp_pool.c).
  *
  * Context: softirq (the CQ's handler).
  */
@@ -206,7 +210,8 @@ static bool lite_qp_take(struct lite_qp *lqp, const struct lite_qp_remote *r,
 			lite_qp_break(lqp, "the peer reconnects it");
 			return false;
 		}
-		lqp->epoch = r->epoch;	/* not connected yet: any epoch */
+		/* Not connected yet: any epoch. Read by lite_rx_done(). */
+		WRITE_ONCE(lqp->epoch, r->epoch);
 	}
 	switch (state) {
 	case LITE_QP_IDLE:
@@ -319,7 +324,8 @@ bool lite_peer_recover(struct lite_peer *peer, struct lite_msg_qp_info *out)
 			retry = max3(retry, lqp->backoff, LITE_BACKOFF_MIN);
 			continue;
 		}
-		lqp->epoch = max(lqp->epoch + 1, r.valid ? r.epoch : 0);
+		WRITE_ONCE(lqp->epoch,
+			   max(lqp->epoch + 1, r.valid ? r.epoch : 0));
 		lqp->pending.valid = false;
 		WRITE_ONCE(lqp->recoveries, lqp->recoveries + 1);
 		lite_qp_move(lqp, LITE_QP_BROKEN, LITE_QP_IDLE);

@@ -4,11 +4,12 @@
  * A peer's QPs are created on PEER_UP (to INIT, receives posted) and
  * connected by the handshake in qp_conn.c; the peer is UP once every QP
  * was READY. A READY QP carries control messages (ctrl.c), RPC (rpc.c) and
- * one-sided data operations (rdma.c); a semaphore per QP hands out its
- * send queue entries. Any error takes a QP out of use until qp_conn.c has
- * reset and reconnected it.
+ * one-sided data operations (rdma.c); send credits per QP hand out its
+ * send queue entries (lite_qp_post()). Any error takes a QP out of use
+ * until qp_conn.c has reset and reconnected it.
  */
 #include <linux/bottom_half.h>
+#include <linux/cred.h>
 #include <linux/fault-inject.h>
 #include <linux/moduleparam.h>
 #include <linux/random.h>
@@ -36,18 +37,87 @@ struct lite_hello {
 };
 
 /*
- * Logged only. A QP that an event says is in error flushes the receives it
- * always has posted, and those completions break it (lite_rx_done()) in
- * order with its work requests; mlx5 delivers events from a workqueue, so
- * an event could arrive after the QP was already reset and reconnected.
+ * Is @lqp, which an async event may have put in error, in error now? The
+ * event does not say which connection of the QP it was raised for: mlx5
+ * queues QP events from its event queue to a workqueue of its own
+ * (hw/mlx5/qp.c, mlx5_ib_qp_event()), so one can arrive after the QP was
+ * reset and connected again. The QP's state decides: in ERR (or SQE) it
+ * breaks, to be reset and reconnected (qp_conn.c); connected and well, the
+ * event was an earlier connection's. ib_query_qp() sleeps (a firmware
+ * command on mlx5), and other drivers raise events in interrupt context:
+ * hence a work item, with a reference on the peer.
+ */
+static void lite_qp_event_work(struct work_struct *work)
+{
+	struct lite_qp *lqp = container_of(work, struct lite_qp, event_work);
+	unsigned int resets = READ_ONCE(lqp->recoveries);
+	enum lite_qp_state state = READ_ONCE(lqp->state);
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+	int ret;
+
+	/* Being reset (BROKEN), or not connected yet (IDLE): nothing to do. */
+	if (state == LITE_QP_CONNECTED || state == LITE_QP_READY) {
+		ret = ib_query_qp(lqp->qp, &attr, IB_QP_STATE, &init);
+		/* Not if it was reset meanwhile: that reset was for this. */
+		if ((ret || attr.qp_state == IB_QPS_ERR ||
+		     attr.qp_state == IB_QPS_SQE) &&
+		    READ_ONCE(lqp->recoveries) == resets)
+			lite_qp_break(lqp, ib_event_msg(READ_ONCE(lqp->event)));
+	}
+	lite_peer_put(lqp->peer);
+}
+
+/*
+ * A QP's async events. What mlx5 raises (hw/mlx5/qp.c,
+ * mlx5_ib_handle_qp_event(), from the NIC's event queue entries):
+ *  QP_FATAL (WQ_CATAS_ERROR): the NIC failed to process the QP's work
+ *	queue (a WQE it cannot execute, an internal error); the QP is in
+ *	ERR and its posted work may not all complete, so this event can be
+ *	the only sign of it.
+ *  QP_REQ_ERR (WQ_INVAL_REQ_ERROR): our QP, as responder, got a request
+ *	it cannot execute (an opcode it does not take, a malformed packet
+ *	sequence); it NAKs it and goes to ERR.
+ *  QP_ACCESS_ERR (WQ_ACCESS_ERROR): our QP, as responder, refused a
+ *	peer's READ, WRITE or atomic (rkey, bounds or rights: what the
+ *	debugfs rdma probe does); it NAKs it and goes to ERR, the peer's
+ *	WR completes with a remote access error.
+ *  COMM_EST: a packet arrived while the QP was in RTR. LITE moves a QP to
+ *	RTS right after RTR; harmless, not logged.
+ *  SQ_DRAINED: the send queue drained after a move to SQD; LITE never
+ *	moves a QP to SQD.
+ *  PATH_MIG, PATH_MIG_ERR: automatic path migration to an alternate path
+ *	happened or failed; LITE loads no alternate path.
+ *  QP_LAST_WQE_REACHED: a QP on an SRQ; LITE has none.
+ * Each but COMM_EST is logged and has the QP's state looked at
+ * (lite_qp_event_work()): in error, it breaks. In error, a QP also
+ * flushes the receives it always has posted, and their completions break
+ * it as well (lite_rx_done()), unless its CQ failed or the NIC could not
+ * complete them (QP_FATAL). rxe raises none of the error events: its QPs
+ * in error show only in completions.
+ *
+ * Context: any (mlx5: its workqueue; others: interrupt context).
  */
 static void lite_qp_event(struct ib_event *event, void *context)
 {
 	struct lite_qp *lqp = context;
+	struct lite_peer *peer = lqp->peer;
+	unsigned long flags;
 
-	if (event->event != IB_EVENT_COMM_EST)	/* a receive in RTR: normal */
-		lite_peer_warn(lqp->peer, "QP %u: async event %s\n",
-			       lqp->index, ib_event_msg(event->event));
+	if (event->event == IB_EVENT_COMM_EST)
+		return;
+	lite_peer_warn(peer, "QP %u: async event %s\n", lqp->index,
+		       ib_event_msg(event->event));
+	WRITE_ONCE(lqp->event, event->event);
+	/* Under the lock: lite_peer_destroy() cancels it once closing. */
+	spin_lock_irqsave(&peer->lock, flags);
+	if (!peer->closing) {
+		/* The table's reference is held until closing: not the last. */
+		refcount_inc(&peer->refs);
+		if (!queue_work(lite_dev_wq, &lqp->event_work))
+			refcount_dec(&peer->refs);
+	}
+	spin_unlock_irqrestore(&peer->lock, flags);
 }
 
 static int lite_post_rx(struct lite_rx_buf *rx)
@@ -67,7 +137,10 @@ static int lite_post_rx(struct lite_rx_buf *rx)
 	return ib_post_recv(rx->lqp->qp, &wr, NULL);
 }
 
-/* Is a received message the peer's hello? No other is 16 bytes sans imm. */
+/*
+ * Is a received message the peer's hello (of any epoch)? No other is 16
+ * bytes sans imm.
+ */
 static bool lite_qp_is_hello(const struct lite_qp *lqp, const struct ib_wc *wc,
 			     const void *data)
 {
@@ -80,12 +153,35 @@ static bool lite_qp_is_hello(const struct lite_qp *lqp, const struct ib_wc *wc,
 	       le16_to_cpu(h->qp_index) == lqp->index;
 }
 
+/*
+ * A hello says which connection of the QP pair it was sent on: the epoch
+ * both ends connected at (qp_conn.c). @lqp's epoch changes only while it
+ * cannot receive (IDLE, BROKEN), so a hello of another epoch is an
+ * earlier connection's packet that our QP took for the current one's
+ * (its PSN hit the one expected): our QP is not known to be connected at
+ * the peer, and the packet the peer sends with that PSN will be taken
+ * for a duplicate and dropped. The QP is reconnected.
+ */
+static bool lite_qp_hello_stale(struct lite_qp *lqp, const void *data)
+{
+	const struct lite_hello *h = data;
+	u32 epoch = READ_ONCE(lqp->epoch);
+
+	if (le32_to_cpu(h->epoch) == epoch)
+		return false;
+	lite_peer_warn(lqp->peer, "QP %u: a hello of epoch %u at epoch %u\n",
+		       lqp->index, le32_to_cpu(h->epoch), epoch);
+	lite_qp_break(lqp, "a hello of another epoch");
+	return true;
+}
+
 static void lite_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct lite_rx_buf *rx = container_of(wc->wr_cqe, struct lite_rx_buf, cqe);
 	struct lite_qp *lqp = rx->lqp;
 	struct lite_peer *peer = lqp->peer;
 	unsigned long flags;
+	bool hello;
 
 	if (wc->status != IB_WC_SUCCESS) {
 		/* Failed or flushed: the QP is in error. Its reset reposts. */
@@ -94,6 +190,9 @@ static void lite_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	ib_dma_sync_single_for_cpu(peer->dev->ibdev, rx->dma, LITE_RX_BUF_SIZE,
 				   DMA_FROM_DEVICE);
+	hello = lite_qp_is_hello(lqp, wc, rx->data);
+	if (hello && lite_qp_hello_stale(lqp, rx->data))
+		goto repost;
 	/* Only a peer that knows ours is connected sends. */
 	lite_qp_hello_arrived(lqp);
 	/*
@@ -103,8 +202,9 @@ static void lite_rx_done(struct ib_cq *cq, struct ib_wc *wc)
 	 */
 	if (wc->wc_flags & IB_WC_WITH_IMM)
 		lite_rx_ops.imm(peer, wc);	/* RPC: data is in a ring */
-	else if (!lite_qp_is_hello(lqp, wc, rx->data))
+	else if (!hello)
 		lite_rx_ops.msg(peer, rx->data, wc->byte_len);
+repost:
 	ib_dma_sync_single_for_device(peer->dev->ibdev, rx->dma,
 				      LITE_RX_BUF_SIZE, DMA_FROM_DEVICE);
 	/*
@@ -410,8 +510,8 @@ static int lite_qp_create(struct lite_peer *peer, struct lite_qp *lqp)
 		.send_cq	= dev->cq,
 		.recv_cq	= dev->cq,
 		.cap = {
-			.max_send_wr	= LITE_TX_DEPTH + 2,	/* hello, drain */
-			.max_recv_wr	= LITE_RX_DEPTH + 1,	/* +1 for drain */
+			.max_send_wr	= LITE_QP_SEND_WR,
+			.max_recv_wr	= LITE_QP_RECV_WR,
 			.max_send_sge	= 1,
 			.max_recv_sge	= 1,
 		},
@@ -420,7 +520,10 @@ static int lite_qp_create(struct lite_peer *peer, struct lite_qp *lqp)
 	};
 	int i, ret;
 
-	sema_init(&lqp->credits, LITE_TX_DEPTH);
+	spin_lock_init(&lqp->tx_lock);
+	INIT_LIST_HEAD(&lqp->tx_held);
+	INIT_LIST_HEAD(&lqp->tx_waiters);
+	init_waitqueue_head(&lqp->tx_wq);
 	lqp->state = LITE_QP_IDLE;
 	ret = lite_qp_alloc_bufs(lqp);
 	if (ret)
@@ -486,9 +589,21 @@ struct lite_peer *lite_peer_create(struct lite_dev *dev, u16 id, u32 gen,
 		return ERR_PTR(ret);
 	}
 
+	/* Room in the CQ for every completion its QPs can have. */
+	ret = lite_cq_reserve(dev, nr_qps * LITE_QP_CQES);
+	if (ret) {
+		lite_node_err(id, gen, "no room in the CQ of %s for its %u QPs (%d completions of %d are taken): not connecting; a smaller qps_per_peer on every node makes room\n",
+			      dev_name(&dev->ibdev->dev), nr_qps,
+			      dev->cq->cqe - LITE_CQ_LOOPBACK -
+			      atomic_read(&dev->cq_room), dev->cq->cqe);
+		return ERR_PTR(ret);
+	}
 	peer = kzalloc(struct_size(peer, qps, nr_qps), GFP_KERNEL);
-	if (!peer)
+	if (!peer) {
+		lite_cq_unreserve(dev, nr_qps * LITE_QP_CQES);
 		return ERR_PTR(-ENOMEM);
+	}
+	peer->cq_cqes = nr_qps * LITE_QP_CQES;
 	peer->id = id;
 	peer->gen = gen;
 	peer->dev = dev;
@@ -507,6 +622,7 @@ struct lite_peer *lite_peer_create(struct lite_dev *dev, u16 id, u32 gen,
 	for (i = 0; i < nr_qps; i++) {
 		peer->qps[i].peer = peer;
 		peer->qps[i].index = i;
+		INIT_WORK(&peer->qps[i].event_work, lite_qp_event_work);
 	}
 	for (i = 0; i < nr_qps; i++) {
 		ret = lite_qp_create(peer, &peer->qps[i]);
@@ -600,7 +716,7 @@ int lite_qp_reset(struct lite_qp *lqp)
 	 * is no transition.
 	 */
 	if (lqp->inited)
-		ib_drain_qp(lqp->qp);
+		lite_cq_drain_qp(dev, lqp->qp, true);
 	ret = ib_modify_qp(lqp->qp, &attr, IB_QP_STATE);
 	if (ret)
 		return ret;
@@ -637,31 +753,197 @@ struct lite_qp *lite_peer_pick_qp(struct lite_peer *peer)
 	return &peer->qps[i % peer->nr_qps];
 }
 
-/**
- * lite_qp_post() - post one signaled send work request
- * @lqp: a QP of a peer the caller holds a reference on
- * @wr: the WR (no chain); its completion handler must call
- *	lite_qp_complete()
- *
- * Waits for a send queue entry (bounded: completions or flushes free them).
- *
- * Context: process context.
- * Return: 0, -ENOTCONN when the peer is going away, -EAGAIN while the QP
- * is being reconnected after an error, -ETIMEDOUT, or the provider's
- * error; on error the WR was not posted.
+/* ---- send credits ------------------------------------------------------- */
+
+/*
+ * One credit per send queue entry: nothing is posted past LITE_TX_DEPTH.
+ * Control messages may take any credit; every other work request is
+ * charged to the uid of the task that posts it, and those together leave
+ * LITE_TX_CTRL_RESERVE free, one uid's at most LITE_TX_USER_MAX. So one
+ * user's posted operations never hold all of a peer's credits, and
+ * membership, locks and revocation always find some. Waiters are served
+ * in order, each as soon as its class and uid allow.
  */
-int lite_qp_post(struct lite_qp *lqp, const struct ib_send_wr *wr)
+#define LITE_TX_NOUID	U32_MAX	/* a control message's: not charged */
+#define LITE_TX_WAIT	(10 * HZ)
+
+static u32 lite_tx_uid(const struct ib_send_wr *wr)
+{
+	if (wr->opcode == IB_WR_SEND)
+		return LITE_TX_NOUID;
+	return from_kuid_munged(&init_user_ns, current_fsuid());
+}
+
+/* May one more work request charged to @uid be posted or held? */
+static bool lite_tx_may_take(struct lite_qp *lqp, u32 uid)
+{
+	struct lite_qp_credit *cr;
+	unsigned int i, mine = 0;
+
+	lockdep_assert_held(&lqp->tx_lock);
+	if (lqp->tx_used >= LITE_TX_DEPTH)
+		return false;
+	if (uid == LITE_TX_NOUID)
+		return true;
+	if (lqp->tx_charged >= LITE_TX_DEPTH - LITE_TX_CTRL_RESERVE)
+		return false;
+	if (lqp->tx_charged < LITE_TX_USER_MAX)
+		return true;
+	for (i = 0; i < lqp->tx_posted; i++)
+		mine += lqp->tx_uid[(lqp->tx_first + i) % LITE_TX_DEPTH] == uid;
+	list_for_each_entry(cr, &lqp->tx_held, link)
+		mine += cr->uid == uid;
+	return mine < LITE_TX_USER_MAX;
+}
+
+static void lite_tx_take(struct lite_qp *lqp, u32 uid)
+{
+	lqp->tx_used++;
+	if (uid != LITE_TX_NOUID)
+		lqp->tx_charged++;
+}
+
+/* Grant what is free to the waiters, in order; true: wake them. */
+static bool lite_tx_grant(struct lite_qp *lqp)
+{
+	struct lite_qp_credit *cr, *tmp;
+	bool granted = false;
+
+	lockdep_assert_held(&lqp->tx_lock);
+	list_for_each_entry_safe(cr, tmp, &lqp->tx_waiters, link) {
+		if (lqp->tx_used >= LITE_TX_DEPTH)
+			break;
+		if (!lite_tx_may_take(lqp, cr->uid))
+			continue;
+		lite_tx_take(lqp, cr->uid);
+		list_move_tail(&cr->link, &lqp->tx_held);
+		WRITE_ONCE(cr->granted, true);
+		granted = true;
+	}
+	return granted;
+}
+
+static bool lite_tx_give(struct lite_qp *lqp, u32 uid)
+{
+	lockdep_assert_held(&lqp->tx_lock);
+	if (!WARN_ON_ONCE(!lqp->tx_used)) {
+		lqp->tx_used--;
+		if (uid != LITE_TX_NOUID && !WARN_ON_ONCE(!lqp->tx_charged))
+			lqp->tx_charged--;
+	}
+	return lite_tx_grant(lqp);
+}
+
+static bool lite_tx_granted(struct lite_qp *lqp, struct lite_qp_credit *cr)
+{
+	return READ_ONCE(cr->granted) || READ_ONCE(lqp->state) != LITE_QP_READY;
+}
+
+/* Wait for a credit charged to @uid; @cr is in tx_held on success. */
+static int lite_tx_reserve(struct lite_qp *lqp, struct lite_qp_credit *cr,
+			   const struct ib_cqe *cqe, u32 uid,
+			   unsigned long deadline)
+{
+	struct lite_peer *peer = lqp->peer;
+	unsigned long flags;
+	bool wake;
+	long left = 1;
+	int ret = 0;
+
+	if (READ_ONCE(lqp->state) != LITE_QP_READY)
+		return READ_ONCE(peer->closing) ? -ENOTCONN : -EAGAIN;
+	*cr = (struct lite_qp_credit) { .cqe = cqe, .uid = uid };
+	/* Behind the waiters: the first that may take a credit gets it. */
+	spin_lock_irqsave(&lqp->tx_lock, flags);
+	list_add_tail(&cr->link, &lqp->tx_waiters);
+	wake = lite_tx_grant(lqp);
+	spin_unlock_irqrestore(&lqp->tx_lock, flags);
+	if (wake)
+		wake_up_all(&lqp->tx_wq);
+	/*
+	 * Killable, and bounded for kernel threads and workers, which no
+	 * signal ends: completions and flushes give credits back.
+	 */
+	if (!READ_ONCE(cr->granted))
+		left = wait_event_killable_timeout(lqp->tx_wq,
+				lite_tx_granted(lqp, cr),
+				max_t(long, (long)(deadline - jiffies), 1));
+	spin_lock_irqsave(&lqp->tx_lock, flags);
+	if (!cr->granted) {
+		list_del_init(&cr->link);
+		if (left < 0)
+			ret = -EINTR;
+		else if (READ_ONCE(lqp->state) != LITE_QP_READY)
+			ret = READ_ONCE(peer->closing) ? -ENOTCONN : -EAGAIN;
+		else
+			ret = -ETIMEDOUT;
+	}
+	spin_unlock_irqrestore(&lqp->tx_lock, flags);
+	return ret;
+}
+
+/**
+ * lite_qp_reserve() - take a send credit of @lqp for one work request
+ * @lqp: a QP of a peer the caller holds a reference on
+ * @cr: the credit, until lite_qp_unreserve()
+ * @cqe: the work request's wr_cqe: its lite_qp_post() uses the credit
+ *	instead of waiting for one
+ * @deadline: in jiffies
+ *
+ * For a caller that posts under a lock of its own: the wait for a send
+ * queue entry comes before the lock. Charged to the current task's uid.
+ *
+ * Context: process context; the wait is killable.
+ * Return: 0, -EINTR on a fatal signal, -ETIMEDOUT, -EAGAIN while the QP
+ * is being reconnected, -ENOTCONN when the peer is going away.
+ */
+int lite_qp_reserve(struct lite_qp *lqp, struct lite_qp_credit *cr,
+		    const struct ib_cqe *cqe, unsigned long deadline)
+{
+	return lite_tx_reserve(lqp, cr, cqe,
+			       from_kuid_munged(&init_user_ns, current_fsuid()),
+			       deadline);
+}
+
+/**
+ * lite_qp_unreserve() - give back a credit of lite_qp_reserve() that no
+ * post used
+ * @lqp: its QP
+ * @cr: the credit; nothing is done if a post used it
+ *
+ * Context: any.
+ */
+void lite_qp_unreserve(struct lite_qp *lqp, struct lite_qp_credit *cr)
+{
+	unsigned long flags;
+	bool wake = false;
+
+	spin_lock_irqsave(&lqp->tx_lock, flags);
+	if (!list_empty(&cr->link)) {
+		list_del_init(&cr->link);
+		wake = lite_tx_give(lqp, cr->uid);
+	}
+	spin_unlock_irqrestore(&lqp->tx_lock, flags);
+	if (wake)
+		wake_up_all(&lqp->tx_wq);
+}
+
+/*
+ * Post @wr with a credit held for it, or one free now to a newcomer.
+ * -EBUSY: none; the caller waits for one.
+ */
+static int lite_qp_try_post(struct lite_qp *lqp, const struct ib_send_wr *wr,
+			    u32 uid)
 {
 	struct lite_peer *peer = lqp->peer;
 	bool bh_off = READ_ONCE(lite_post_inline_softirq);
+	struct lite_qp_credit *cr, *held = NULL;
 	unsigned long flags;
+	bool wake = false;
 	int ret;
 
-	/* Not waiting for a send queue entry of a QP being reconnected. */
 	if (READ_ONCE(lqp->state) != LITE_QP_READY)
 		return READ_ONCE(peer->closing) ? -ENOTCONN : -EAGAIN;
-	if (down_timeout(&lqp->credits, 10 * HZ))
-		return -ETIMEDOUT;
 	/*
 	 * Soft-RoCE sends from a tasklet for kernel QPs. Raised here with
 	 * interrupts off but outside softirq, it wakes ksoftirqd, and the
@@ -672,22 +954,92 @@ int lite_qp_post(struct lite_qp *lqp, const struct ib_send_wr *wr)
 	if (bh_off)
 		local_bh_disable();
 	spin_lock_irqsave(&peer->lock, flags);
-	if (peer->closing || READ_ONCE(peer->state) != LITE_PEER_UP)
+	if (peer->closing || READ_ONCE(peer->state) != LITE_PEER_UP) {
 		ret = -ENOTCONN;
-	else if (lqp->state != LITE_QP_READY)
+		goto out;
+	}
+	if (lqp->state != LITE_QP_READY) {
 		ret = -EAGAIN;
-	else
+		goto out;
+	}
+	/*
+	 * Posts of one QP are serialised by the peer's lock: tx_uid[] is in
+	 * post order, which is the order of their completions (one send
+	 * queue, every WR signaled), so each completion returns its own.
+	 */
+	spin_lock(&lqp->tx_lock);
+	list_for_each_entry(cr, &lqp->tx_held, link) {
+		if (cr->cqe == wr->wr_cqe) {
+			held = cr;
+			break;
+		}
+	}
+	ret = 0;
+	if (held) {
+		list_del_init(&held->link);
+		uid = held->uid;
+	} else if (lite_tx_may_take(lqp, uid) &&
+		   (list_empty(&lqp->tx_waiters) || uid == LITE_TX_NOUID)) {
+		lite_tx_take(lqp, uid);
+	} else {
+		ret = -EBUSY;
+	}
+	if (!ret) {
+		lqp->tx_uid[(lqp->tx_first + lqp->tx_posted) % LITE_TX_DEPTH] = uid;
+		lqp->tx_posted++;
+	}
+	spin_unlock(&lqp->tx_lock);
+	if (!ret) {
 		ret = ib_post_send(lqp->qp, wr, NULL);
+		if (ret) {
+			spin_lock(&lqp->tx_lock);
+			lqp->tx_posted--;	/* the last: not posted */
+			wake = lite_tx_give(lqp, uid);
+			spin_unlock(&lqp->tx_lock);
+		}
+	}
+out:
 	spin_unlock_irqrestore(&peer->lock, flags);
 	if (bh_off)
 		local_bh_enable();
-	if (ret)
-		up(&lqp->credits);
+	if (wake)
+		wake_up_all(&lqp->tx_wq);
 	return ret;
 }
 
 /**
- * lite_qp_complete() - give back the send queue entry of a completed WR
+ * lite_qp_post() - post one signaled send work request
+ * @lqp: a QP of a peer the caller holds a reference on
+ * @wr: the WR (no chain); its completion handler must call
+ *	lite_qp_complete()
+ *
+ * Takes a send credit (one send queue entry): the one lite_qp_reserve()
+ * took for @wr->wr_cqe, or waits for one (killably, at most 10 s).
+ *
+ * Context: process context.
+ * Return: 0, -ENOTCONN when the peer is going away, -EAGAIN while the QP
+ * is being reconnected, -EINTR on a fatal signal, -ETIMEDOUT, or the
+ * provider's error; on error the WR was not posted.
+ */
+int lite_qp_post(struct lite_qp *lqp, const struct ib_send_wr *wr)
+{
+	u32 uid = lite_tx_uid(wr);
+	struct lite_qp_credit cr;
+	int ret;
+
+	ret = lite_qp_try_post(lqp, wr, uid);
+	if (ret != -EBUSY)
+		return ret;
+	ret = lite_tx_reserve(lqp, &cr, wr->wr_cqe, uid, jiffies + LITE_TX_WAIT);
+	if (ret)
+		return ret;
+	ret = lite_qp_try_post(lqp, wr, uid);
+	lite_qp_unreserve(lqp, &cr);
+	return ret;
+}
+
+/**
+ * lite_qp_complete() - give back the send credit of a completed WR
  * @lqp: the QP it was posted on
  * @status: its completion's; anything but success means the QP is in
  *	error, and it is taken out of use to be reconnected
@@ -696,9 +1048,22 @@ int lite_qp_post(struct lite_qp *lqp, const struct ib_send_wr *wr)
  */
 void lite_qp_complete(struct lite_qp *lqp, enum ib_wc_status status)
 {
+	unsigned long flags;
+	bool wake = false;
+	u32 uid;
+
 	if (status != IB_WC_SUCCESS)
 		lite_qp_break(lqp, ib_wc_status_msg(status));
-	up(&lqp->credits);
+	spin_lock_irqsave(&lqp->tx_lock, flags);
+	if (!WARN_ON_ONCE(!lqp->tx_posted)) {
+		uid = lqp->tx_uid[lqp->tx_first];
+		lqp->tx_first = (lqp->tx_first + 1) % LITE_TX_DEPTH;
+		lqp->tx_posted--;
+		wake = lite_tx_give(lqp, uid);
+	}
+	spin_unlock_irqrestore(&lqp->tx_lock, flags);
+	if (wake)
+		wake_up_all(&lqp->tx_wq);
 }
 
 /**
@@ -747,10 +1112,13 @@ void lite_peer_destroy(struct lite_peer *peer)
 	for (i = 0; i < peer->nr_qps; i++) {
 		struct lite_qp *lqp = &peer->qps[i];
 
+		/* None is queued from now on; one running looks at the QP. */
+		if (cancel_work_sync(&lqp->event_work))
+			lite_peer_put(peer);	/* its reference; not the last */
 		if (lqp->qp) {
 			/* Flushes every posted WR, so no buffer is in use after. */
 			if (lqp->inited)
-				ib_drain_qp(lqp->qp);
+				lite_cq_drain_qp(peer->dev, lqp->qp, true);
 		}
 	}
 	for (i = 0; i < peer->nr_qps; i++) {
@@ -759,5 +1127,7 @@ void lite_peer_destroy(struct lite_peer *peer)
 		peer->qps[i].qp = NULL;
 		lite_qp_free_bufs(&peer->qps[i]);
 	}
+	/* Its QPs complete nothing any more. */
+	lite_cq_unreserve(peer->dev, peer->cq_cqes);
 	lite_peer_put(peer);
 }

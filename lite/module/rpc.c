@@ -6,7 +6,8 @@
  * ring, its immediate naming the port and the offset. The reply is one
  * write-with-immediate straight into the caller's reply buffer, the
  * immediate naming the call. The receiver gives ring space back with
- * acknowledgements (a zero-length send with immediate) every quarter ring;
+ * acknowledgements (a zero-length send with immediate) every quarter ring
+ * or 256 messages;
  * a sender whose ring is full waits for them, so a slow receiver slows
  * senders down and never loses a message.
  *

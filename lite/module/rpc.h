@@ -24,6 +24,14 @@
 
 enum { LITE_RPC_OK, LITE_RPC_EMSGSIZE, LITE_RPC_ECONNREFUSED };
 
+/*
+ * A ring's backlog: at most this many messages a sender has written and
+ * the receiver not acknowledged (besides at most the ring's bytes). The
+ * receiver holds a descriptor for each, made with the ring, so nothing is
+ * allocated where requests arrive; it acknowledges every quarter of it.
+ */
+#define LITE_RPC_RING_MSGS	1024
+
 struct lite_rpc_tx_ring;
 
 /* A send in flight: owns its buffer until the completion. */

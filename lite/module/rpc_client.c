@@ -37,6 +37,10 @@ struct lite_rpc_tx_ring {
 	struct mutex		lock;
 	u64			head;		/* bytes spanned by our sends */
 	u64			acked;		/* bytes the receiver gave back */
+	/* Where each message not yet acknowledged ended (head after it): */
+	u64			*ends;		/* LITE_RPC_RING_MSGS, a ring */
+	u64			first;		/* messages forgotten */
+	u64			next;		/* messages posted */
 	atomic_t		inflight;	/* requests posted, not completed */
 	bool			dead;		/* the node left */
 	bool			closed;		/* the receiver took it back */
@@ -78,7 +82,10 @@ out:
 
 static void lite_rpc_tx_release(struct kref *ref)
 {
-	kfree_rcu(container_of(ref, struct lite_rpc_tx_ring, ref), rcu);
+	struct lite_rpc_tx_ring *tr = container_of(ref, struct lite_rpc_tx_ring, ref);
+
+	kfree(tr->ends);	/* lite_rpc_rx_ack() does not read it */
+	kfree_rcu(tr, rcu);
 }
 
 static void lite_rpc_tx_put(struct lite_rpc_tx_ring *tr)
@@ -168,8 +175,13 @@ again:
 	if (ret)
 		return ERR_PTR(ret);
 	tr = kzalloc(sizeof(*tr), GFP_KERNEL);
-	if (!tr)
+	if (tr)
+		tr->ends = kcalloc(LITE_RPC_RING_MSGS, sizeof(*tr->ends),
+				   GFP_KERNEL);
+	if (!tr || !tr->ends) {
+		kfree(tr);
 		return ERR_PTR(-ENOMEM);
+	}
 	tr->node = node;
 	tr->gen = gen;
 	tr->port = port;
@@ -210,7 +222,10 @@ again:
 		cur = lite_rpc_tx[node][port];
 	}
 	spin_unlock(&lite_rpc_tx_lock);
-	kfree(tr);	/* NULL when installed */
+	if (tr) {	/* not installed */
+		kfree(tr->ends);
+		kfree(tr);
+	}
 	if (cur)
 		return cur;
 	if (time_after(jiffies, deadline))
@@ -313,11 +328,33 @@ int lite_rpc_serve_close(u16 src, u32 src_gen,
 
 /* ---- calls -------------------------------------------------------------- */
 
+/*
+ * Room for @need more bytes and one more message: the receiver holds at
+ * most LITE_RPC_RING_MSGS of ours, so the oldest must be acknowledged when
+ * that many are out. Also read without the lock, to wait.
+ */
 static bool lite_rpc_has_room(struct lite_rpc_tx_ring *tr, u32 need)
 {
-	return READ_ONCE(tr->dead) || READ_ONCE(tr->closed) ||
-	       READ_ONCE(tr->head) + need - READ_ONCE(tr->acked) <=
-	       LITE_RPC_RING_SIZE;
+	u64 acked = READ_ONCE(tr->acked);
+	u64 first = READ_ONCE(tr->first);
+
+	if (READ_ONCE(tr->dead) || READ_ONCE(tr->closed))
+		return true;
+	if (READ_ONCE(tr->head) + need - acked > LITE_RPC_RING_SIZE)
+		return false;
+	return READ_ONCE(tr->next) - first < LITE_RPC_RING_MSGS ||
+	       READ_ONCE(tr->ends[first % LITE_RPC_RING_MSGS]) <= acked;
+}
+
+/* Forget the messages the receiver has acknowledged. */
+static void lite_rpc_tx_forget(struct lite_rpc_tx_ring *tr)
+{
+	u64 acked = READ_ONCE(tr->acked);
+
+	lockdep_assert_held(&tr->lock);
+	while (tr->first != tr->next &&
+	       tr->ends[tr->first % LITE_RPC_RING_MSGS] <= acked)
+		WRITE_ONCE(tr->first, tr->first + 1);
 }
 
 /*
@@ -353,7 +390,11 @@ static int lite_rpc_tx_resync(struct lite_rpc_tx_ring *tr)
 	    le32_to_cpu(resp.rkey) != tr->rkey || head < tr->acked ||
 	    head > tr->head)
 		return -ECONNRESET;
-	tr->head = head;
+	WRITE_ONCE(tr->head, head);
+	/* The messages that never arrived are not out either. */
+	while (tr->next != tr->first &&
+	       tr->ends[(tr->next - 1) % LITE_RPC_RING_MSGS] > head)
+		WRITE_ONCE(tr->next, tr->next - 1);
 	WRITE_ONCE(tr->resync, false);
 	return 0;
 }
@@ -367,10 +408,12 @@ int lite_rpc_send_msg(u16 node, u32 port, struct iov_iter *src, u32 len,
 {
 	u32 span = ALIGN(sizeof(struct lite_rpc_hdr) + len, LITE_RPC_ALIGN);
 	struct lite_rpc_tx_ring *tr;
+	struct lite_qp_credit cr;
 	struct lite_rpc_hdr *hdr;
 	struct lite_rpc_tx *tx;
 	struct lite_peer *peer;
 	unsigned long deadline;
+	struct lite_qp *lqp;
 	u32 pos, need, imm;
 	bool full = false;
 	long left;
@@ -404,32 +447,49 @@ int lite_rpc_send_msg(u16 node, u32 port, struct iov_iter *src, u32 len,
 	}
 	tx->call_id = call_id;
 	tx->ring = NULL;
+	peer = lite_peer_get(node, tr->gen);
+	if (!peer) {
+		kfree(tx);
+		ret = -ENOTCONN;
+		goto out_put;
+	}
+	lqp = &peer->qps[port % peer->nr_qps];
 
 	lite_prio_begin(prio);
 	/*
-	 * Reserve under the ring's lock, wait for room without it: a sender
-	 * waiting for a slow receiver holds nobody else up, and every wait is
-	 * killable and ends at one rpc_timeout_ms.
+	 * A send credit first, then ring space under the ring's lock; wait
+	 * for room with neither. So the lock is held across no wait for a
+	 * credit of the ring's QP or for a slow receiver (only a resync's
+	 * control message, which has credits of its own, and its answer),
+	 * and no credit sits idle while its sender waits for room. Every
+	 * wait is killable and ends at one rpc_timeout_ms.
 	 */
 	deadline = jiffies + msecs_to_jiffies(lite_rpc_timeout_ms);
 	for (;;) {
+		ret = lite_qp_reserve(lqp, &cr, &tx->cqe, deadline);
+		if (ret) {
+			kfree(tx);
+			goto out_unlocked;
+		}
 		if (mutex_lock_killable(&tr->lock)) {
 			ret = -EINTR;
 			kfree(tx);
-			goto out_unlocked;
+			goto out_unreserve;
 		}
 		ret = READ_ONCE(tr->resync) ? lite_rpc_tx_resync(tr) : 0;
 		if (ret) {
 			mutex_unlock(&tr->lock);
 			kfree(tx);
-			goto out_unlocked;
+			goto out_unreserve;
 		}
+		lite_rpc_tx_forget(tr);
 		pos = tr->head % LITE_RPC_RING_SIZE;
 		need = LITE_RPC_RING_SIZE - pos < span ?
 		       LITE_RPC_RING_SIZE - pos + span : span;
 		if (lite_rpc_has_room(tr, need))
 			break;
 		mutex_unlock(&tr->lock);
+		lite_qp_unreserve(lqp, &cr);
 		if (!full) {
 			lite_stat_peer(node, LITE_PSTAT_RING_FULL, 1);
 			full = true;
@@ -455,13 +515,9 @@ int lite_rpc_send_msg(u16 node, u32 port, struct iov_iter *src, u32 len,
 	atomic_inc(&tr->inflight);
 	smp_mb__after_atomic();	/* @inflight before @closed */
 	tx->ring = tr;
-	peer = NULL;
-	ret = -ENOTCONN;
-	if (READ_ONCE(tr->closed) && !READ_ONCE(tr->dead))
-		ret = -ECONNREFUSED;	/* the port went away */
-	else if (!READ_ONCE(tr->dead))
-		peer = lite_peer_get(node, tr->gen);
-	if (!peer) {
+	if (READ_ONCE(tr->closed) || READ_ONCE(tr->dead)) {
+		/* The port went away, or the node did. */
+		ret = READ_ONCE(tr->dead) ? -ENOTCONN : -ECONNREFUSED;
 		lite_rpc_tx_sent(tr, true);
 		kfree(tx);
 		goto out;
@@ -469,17 +525,23 @@ int lite_rpc_send_msg(u16 node, u32 port, struct iov_iter *src, u32 len,
 	if (need != span)
 		pos = 0;	/* the tail is too short: start over */
 	imm = LITE_IMM_REQ << 30 | port << 24 | pos / LITE_RPC_ALIGN;
-	ret = lite_rpc_post(&peer->qps[port % peer->nr_qps], tx,
-			    sizeof(*hdr) + len, imm, tr->dma + pos, tr->rkey);
+	refcount_inc(&peer->refs);	/* lite_rpc_post()'s; ours keeps @lqp */
+	ret = lite_rpc_post(lqp, tx, sizeof(*hdr) + len, imm,
+			    tr->dma + pos, tr->rkey);
 	if (!ret) {
 		WRITE_ONCE(tr->head, tr->head + need);
+		WRITE_ONCE(tr->ends[tr->next % LITE_RPC_RING_MSGS], tr->head);
+		WRITE_ONCE(tr->next, tr->next + 1);
 		lite_stat_peer(node, LITE_PSTAT_RPC_SENT, 1);
 		lite_stat_peer(node, LITE_PSTAT_RPC_BYTES, len);
 	}
 out:
 	mutex_unlock(&tr->lock);
+out_unreserve:
+	lite_qp_unreserve(lqp, &cr);	/* unless the post used it */
 out_unlocked:
 	lite_prio_end(prio);
+	lite_peer_put(peer);
 out_put:
 	lite_rpc_tx_put(tr);
 	return ret;

@@ -4,10 +4,11 @@
  * (port, sender), made when the sender opens it; requests queued on their
  * port in arrival order for the threads in lite_rpc_recv(); the reply
  * owed for each (a descriptor, valid once); acknowledgements every
- * quarter ring. Arrivals are handled in the CQ's context, which only
- * queues and wakes; copying to the receiver and replying run in its
- * process context.
+ * quarter of the ring or of its backlog. Arrivals are handled in the CQ's
+ * context, which only queues and wakes, into descriptors made with the
+ * ring; copying to the receiver and replying run in its process context.
  */
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -19,6 +20,12 @@
 #include "wire.h"
 #include "wire_check.h"
 #include "../include/uapi/lite.h"
+
+/*
+ * Descriptors a ring has besides LITE_RPC_RING_MSGS: for the requests of a
+ * sender past its backlog, refused (ECONNREFUSED) instead of queued.
+ */
+#define LITE_RPC_RING_SPARE	16
 
 /*
  * A ring on this node for (port, sender), charged to the port's owner.
@@ -41,8 +48,13 @@ struct lite_rpc_ring {
 	u64			received;	/* bytes spanned by arrivals */
 	u64			consumed;	/* bytes given back, in order */
 	u64			acked;		/* consumed, as last told */
+	unsigned int		unacked;	/* messages consumed since */
+	bool			ack_retry;	/* an ACK is owed: ack_work */
 	struct list_head	msgs;		/* arrival order */
-	unsigned int		busy;		/* messages being taken */
+	unsigned int		nr_msgs;	/* on @msgs */
+	struct list_head	free;		/* descriptors not in use */
+	struct lite_rpc_msg	*descs;		/* all of them */
+	unsigned int		busy;		/* messages being taken, acks */
 	bool			gone;		/* out of the table */
 };
 
@@ -106,54 +118,137 @@ static void lite_rpc_orphans_work(struct work_struct *work);
 static DECLARE_WORK(lite_rpc_orphans, lite_rpc_orphans_work);
 static void lite_rpc_close_work(struct work_struct *work);
 static DECLARE_DELAYED_WORK(lite_rpc_closer, lite_rpc_close_work);
+static void lite_rpc_ack_work(struct work_struct *work);
+static DECLARE_DELAYED_WORK(lite_rpc_acker, lite_rpc_ack_work);
 static void lite_rpc_drop_ring(struct lite_rpc_ring *ring);
 
 /* Out of the table, no message taken: nobody else can reach it. */
 static void lite_rpc_ring_free(struct lite_rpc_ring *ring)
 {
-	struct lite_rpc_msg *m, *tmp;
-
-	list_for_each_entry_safe(m, tmp, &ring->msgs, ring_link)
-		kfree(m);
+	kvfree(ring->descs);
 	lite_pool_free(&ring->mem);
 	lite_user_uncharge(ring->user, LITE_RES_RING_BYTES, LITE_RPC_RING_SIZE);
 	lite_user_put(ring->user);
 	kfree(ring);
 }
 
-/* Give @msg's ring space back; acknowledge every quarter ring. */
+/*
+ * The ACK of @ring due now, or 0: every quarter of its bytes or of its
+ * backlog, and one that could not be posted. A closing ring's sender
+ * forgot it: an ACK could hit its next one.
+ */
+static u32 lite_rpc_ack_due(struct lite_rpc_ring *ring)
+{
+	lockdep_assert_held(&lite_rpc.lock);
+	if (ring->closing || ring->gone)
+		return 0;
+	if (!ring->ack_retry &&
+	    ring->consumed - ring->acked < LITE_RPC_RING_SIZE / 4 &&
+	    ring->unacked < LITE_RPC_RING_MSGS / 4)
+		return 0;
+	ring->acked = ring->consumed;
+	ring->unacked = 0;
+	ring->ack_retry = false;
+	return LITE_IMM_ACK << 30 | (u32)ring->port << 24 |
+	       ((ring->consumed / LITE_RPC_ALIGN) & 0xffffff);
+}
+
+/* Drop a hold on @ring (busy): the last of a ring out of the table frees it. */
+static void lite_rpc_ring_unhold(struct lite_rpc_ring *ring)
+{
+	bool idle;
+
+	spin_lock_bh(&lite_rpc.lock);
+	idle = !--ring->busy && ring->gone;
+	spin_unlock_bh(&lite_rpc.lock);
+	if (idle)
+		lite_rpc_ring_free(ring);
+}
+
+/*
+ * Post @imm, an ACK of @ring, and drop the caller's hold on it. One that
+ * cannot be posted (its QP being reconnected, a fatal signal) is posted
+ * again from lite_rpc_ack_work(): its sender may be waiting for room with
+ * nothing else to come that would be acknowledged.
+ */
+static void lite_rpc_send_ack(struct lite_rpc_ring *ring, u32 imm)
+{
+	int ret = lite_rpc_post_imm(ring->node, ring->gen, imm);
+
+	if (ret && ret != -ENOTCONN) {
+		spin_lock_bh(&lite_rpc.lock);
+		ring->ack_retry = true;
+		spin_unlock_bh(&lite_rpc.lock);
+		lite_ctrl_queue_delayed(&lite_rpc_acker, HZ / 10);
+	}
+	lite_rpc_ring_unhold(ring);
+}
+
+static void lite_rpc_ack_work(struct work_struct *work)
+{
+	struct lite_rpc_ring *ring;
+	unsigned int i, n;
+	u32 imm;
+
+	for (i = 0; i < LITE_MAX_PORT; i++) {
+		for (n = 0; n < LITE_MAX_NODES; n++) {
+			spin_lock_bh(&lite_rpc.lock);
+			ring = lite_rpc.rings[i][n];
+			imm = ring && ring->ack_retry ? lite_rpc_ack_due(ring) : 0;
+			if (imm)
+				ring->busy++;
+			spin_unlock_bh(&lite_rpc.lock);
+			if (imm)
+				lite_rpc_send_ack(ring, imm);
+		}
+	}
+}
+
+/*
+ * @span bytes at the end of what @ring received hold no request anyone
+ * will take: given back with the message before them, or now.
+ */
+static void lite_rpc_skip(struct lite_rpc_ring *ring, u32 span)
+{
+	lockdep_assert_held(&lite_rpc.lock);
+	if (!list_empty(&ring->msgs)) {
+		list_last_entry(&ring->msgs, struct lite_rpc_msg,
+				ring_link)->span += span;
+		return;
+	}
+	ring->consumed += span;
+	ring->ack_retry = true;
+	lite_ctrl_queue_delayed(&lite_rpc_acker, 0);
+}
+
+/* Give @msg's ring space and descriptor back, and drop its hold. */
 static void lite_rpc_release(struct lite_rpc_msg *msg)
 {
 	struct lite_rpc_ring *ring = msg->ring;
 	struct lite_rpc_msg *m, *tmp;
+	bool idle = false;
 	u32 imm = 0;
-	u16 node = ring->node;
-	u32 gen = ring->gen;
 
 	spin_lock_bh(&lite_rpc.lock);
 	msg->done = true;
-	if (!--ring->busy && ring->gone) {
-		spin_unlock_bh(&lite_rpc.lock);
-		lite_rpc_ring_free(ring);	/* its sender left meanwhile */
-		return;
+	if (!ring->gone) {
+		list_for_each_entry_safe(m, tmp, &ring->msgs, ring_link) {
+			if (!m->done)
+				break;
+			ring->consumed += m->span;
+			ring->unacked++;
+			ring->nr_msgs--;
+			list_move(&m->ring_link, &ring->free);
+		}
+		imm = lite_rpc_ack_due(ring);
 	}
-	list_for_each_entry_safe(m, tmp, &ring->msgs, ring_link) {
-		if (!m->done)
-			break;
-		ring->consumed += m->span;
-		list_del(&m->ring_link);
-		kfree(m);
-	}
-	/* A closing ring's sender forgot it: an ack could hit its next one. */
-	if (!ring->closing &&
-	    ring->consumed - ring->acked >= LITE_RPC_RING_SIZE / 4) {
-		ring->acked = ring->consumed;
-		imm = LITE_IMM_ACK << 30 | (u32)ring->port << 24 |
-		      ((ring->consumed / LITE_RPC_ALIGN) & 0xffffff);
-	}
+	if (!imm)
+		idle = !--ring->busy && ring->gone;	/* its sender left */
 	spin_unlock_bh(&lite_rpc.lock);
-	if (imm && lite_rpc_post_imm(node, gen, imm) == -ENOMEM)
-		lite_node_warn(node, gen, "cannot acknowledge RPC ring space\n");
+	if (imm)
+		lite_rpc_send_ack(ring, imm);
+	else if (idle)
+		lite_rpc_ring_free(ring);
 }
 
 /* Fail the caller of @msg (if it waits for a reply) and release it. */
@@ -187,6 +282,9 @@ static void lite_rpc_orphans_work(struct work_struct *work)
 /*
  * A request arrived at ring offset @off. Rings fill in order: it starts
  * where the previous one ended, or at 0 when it did not fit at the end.
+ * Once placed, it counts as received whatever else is wrong with it, so
+ * the next one is still where the sender put it. Nothing is allocated
+ * here: a request takes one of its ring's descriptors.
  */
 void lite_rpc_rx_request(struct lite_peer *peer, u32 imm, u32 byte_len)
 {
@@ -197,26 +295,36 @@ void lite_rpc_rx_request(struct lite_peer *peer, u32 imm, u32 byte_len)
 	struct lite_rpc_port *p;
 	struct lite_rpc_msg *msg;
 	u32 pos, span;
+	bool over;
 
-	msg = kzalloc(sizeof(*msg), GFP_ATOMIC);
 	spin_lock_bh(&lite_rpc.lock);
 	ring = lite_rpc.rings[port][peer->id];
 	if (!ring || ring->gen != peer->gen)
-		goto drop;
-	if (!msg) {
-		lite_peer_err(peer, "out of memory, port %u's ring is lost\n",
-			      port);
-		goto drop;
-	}
+		goto out;
 	pos = ring->received % LITE_RPC_RING_SIZE;
 	if (lite_check_rpc_place(byte_len, off, pos, LITE_RPC_RING_SIZE, &span))
 		goto bad;
+	ring->received += span;
 	ib_dma_sync_single_for_cpu(peer->dev->ibdev, ring->dma + off, byte_len,
 				   DMA_FROM_DEVICE);
 	hdr = ring->buf + off;
-	if (lite_check_rpc_hdr(hdr, byte_len))
+	if (lite_check_rpc_hdr(hdr, byte_len)) {
+		lite_rpc_skip(ring, span);
 		goto bad;
-	ring->received += span;
+	}
+	/* Only a sender that ignores the flow control goes past these. */
+	over = ring->received - ring->consumed > LITE_RPC_RING_SIZE ||
+	       ring->nr_msgs >= LITE_RPC_RING_MSGS;
+	msg = list_first_entry_or_null(&ring->free, struct lite_rpc_msg,
+				       ring_link);
+	if (over)
+		pr_warn_ratelimited("node %u gen %u: RPC request past its ring's backlog (port %u) refused\n",
+				    peer->id, peer->gen, port);
+	if (!msg) {
+		lite_rpc_skip(ring, span);	/* its caller times out */
+		goto out;
+	}
+	list_del(&msg->ring_link);
 	*msg = (struct lite_rpc_msg) {
 		.ring		= ring,
 		.off		= off,
@@ -228,9 +336,10 @@ void lite_rpc_rx_request(struct lite_peer *peer, u32 imm, u32 byte_len)
 		.reply_addr	= le64_to_cpu(hdr->reply_addr),
 	};
 	list_add_tail(&msg->ring_link, &ring->msgs);
+	ring->nr_msgs++;
 	p = &lite_rpc.ports[port];
 	/* A closing ring's requests were for the port's last owner. */
-	if (p->ctx && !ring->closing) {
+	if (p->ctx && !ring->closing && !over) {
 		u64 now = ktime_get_ns();
 
 		/* Receivers spin about as long as requests come apart. */
@@ -243,15 +352,14 @@ void lite_rpc_rx_request(struct lite_peer *peer, u32 imm, u32 byte_len)
 		list_add_tail(&msg->queue_link, &lite_rpc.orphans);
 		lite_ctrl_queue(&lite_rpc_orphans);
 	}
-	spin_unlock_bh(&lite_rpc.lock);
-	return;
+	goto out;
 bad:
 	lite_peer_warn(peer, "malformed RPC request (port %u, offset %u, %u bytes) dropped\n",
 		       port, off, byte_len);
-drop:
+out:
 	spin_unlock_bh(&lite_rpc.lock);
-	kfree(msg);
 }
+
 /* ---- ports -------------------------------------------------------------- */
 
 /**
@@ -431,6 +539,7 @@ static void lite_rpc_close_work(struct work_struct *work)
 static struct lite_rpc_ring *lite_rpc_ring_new(u16 src, u32 src_gen, u8 port,
 					       struct lite_user *owner)
 {
+	unsigned int i, n = LITE_RPC_RING_MSGS + LITE_RPC_RING_SPARE;
 	struct lite_rpc_ring *ring;
 	int ret;
 
@@ -439,12 +548,17 @@ static struct lite_rpc_ring *lite_rpc_ring_new(u16 src, u32 src_gen, u8 port,
 	ret = lite_user_charge(owner, LITE_RES_RING_BYTES, LITE_RPC_RING_SIZE);
 	if (ret)
 		return ERR_PTR(ret);
+	ret = -ENOMEM;
 	ring = kzalloc(sizeof(*ring), GFP_KERNEL);
-	ret = ring ? lite_pool_alloc(LITE_RPC_RING_SIZE, true, &ring->mem) :
-		     -ENOMEM;
+	if (ring)
+		ring->descs = kvcalloc(n, sizeof(*ring->descs), GFP_KERNEL);
+	if (ring && ring->descs)
+		ret = lite_pool_alloc(LITE_RPC_RING_SIZE, true, &ring->mem);
 	if (ret) {
 		lite_user_uncharge(owner, LITE_RES_RING_BYTES,
 				   LITE_RPC_RING_SIZE);
+		if (ring)
+			kvfree(ring->descs);
 		kfree(ring);
 		return ERR_PTR(ret);
 	}
@@ -457,6 +571,9 @@ static struct lite_rpc_ring *lite_rpc_ring_new(u16 src, u32 src_gen, u8 port,
 	ring->gen = src_gen;
 	ring->port = port;
 	INIT_LIST_HEAD(&ring->msgs);
+	INIT_LIST_HEAD(&ring->free);
+	for (i = 0; i < n; i++)
+		list_add_tail(&ring->descs[i].ring_link, &ring->free);
 	return ring;
 }
 
@@ -863,6 +980,7 @@ void lite_rpc_wake_all(void)
 void lite_rpc_exit(void)
 {
 	cancel_delayed_work_sync(&lite_rpc_closer);
+	cancel_delayed_work_sync(&lite_rpc_acker);
 }
 
 void lite_rpc_init(void)

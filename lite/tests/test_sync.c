@@ -16,12 +16,19 @@
  *   test_sync deaf PORT SECONDS          registers PORT, never receives
  *   test_sync flood NODE PORT            one-way messages of FLOOD_SIZE
  *                                        until one fails (a full ring)
+ *   test_sync late PORT DELAY_MS COUNT   registers PORT, receives COUNT
+ *                                        SEQ messages from DELAY_MS on
+ *   test_sync backlog NODE PORT COUNT    COUNT SEQ messages to a late
+ *                                        receiver: the 1025th waits
+ *   test_sync stall NODE DELAY_MS hog|one
+ *                                        posts writes to NODE from
+ *                                        DELAY_MS on (its link is down)
  *
  * Every check prints "ok   WHAT" or "FAIL WHAT: WHY"; "info ..." lines
  * only inform; the last line is "PASS: 0 failure(s)" or "FAIL: N
  * failure(s)". Exit status: 1 if a check failed, 2 on a usage error.
- * echo-server, recv-block, silent and deaf print "ready" once their port
- * is registered.
+ * echo-server, recv-block, silent, deaf and late print "ready" once their
+ * port is registered, stall once its LMR is allocated.
  *
  * Lines the script looks for:
  *   echo-server  "ok   one-way ordering from node N (K messages)" for each
@@ -36,6 +43,9 @@
  *   recv-block   "info recv returned -ERRNO (NAME)"
  *   call-departed "info elapsed S s"
  *   flood        "info sent N then NAME after S s" (NAME: the errno)
+ *   backlog      "info backlog: message 1025 waited S s; ..."
+ *   stall        "info stall: posting" (hog), "info stall: one post
+ *                returned NAME after S s" (one)
  *
  * Messages the echo server acts on: a request whose first 8 bytes are
  * "BIGREPLY" gets LITE_RPC_MAX_MSG bytes back; one starting with
@@ -46,8 +56,8 @@
  * The commands by concern: test_sync_server.c (echo-server),
  * test_sync_client.c (echo-client, quit), test_sync_atomic.c (fetch-add,
  * lock-counter, barrier), test_sync_faults.c (call-departed, recv-block,
- * silent, deaf, flood); here the helpers they share (test_sync.h) and
- * the command line.
+ * silent, deaf, flood, late, backlog, stall); here the helpers they share
+ * (test_sync.h) and the command line.
  */
 #include <errno.h>
 #include <limits.h>
@@ -135,6 +145,9 @@ static void usage(FILE *out)
 		"       test_sync silent PORT SECONDS\n"
 		"       test_sync deaf PORT SECONDS\n"
 		"       test_sync flood NODE PORT\n"
+		"       test_sync late PORT DELAY_MS COUNT\n"
+		"       test_sync backlog NODE PORT COUNT\n"
+		"       test_sync stall NODE DELAY_MS hog|one\n"
 		"       test_sync fetch-add NODE ID ITER    (on 3 nodes)\n"
 		"       test_sync lock-counter NODE ID ITER (on 3 nodes)\n"
 		"       test_sync barrier NR\n"
@@ -145,6 +158,8 @@ static void usage(FILE *out)
 #define PORT(i)		parse_num(argv[i], "PORT", 0, LITE_MAX_PORT - 1)
 #define ID(i)		parse_num(argv[i], "ID", 0, UINT64_MAX)
 #define ITER(i)		parse_num(argv[i], "ITER", 0, 100000000)
+#define MS(i)		parse_num(argv[i], "DELAY_MS", 0, 600000)
+#define COUNT(i)	parse_num(argv[i], "COUNT", 1, 1000000)
 
 int main(int argc, char *argv[])
 {
@@ -174,6 +189,13 @@ int main(int argc, char *argv[])
 						   INT_MAX));
 	if (!strcmp(cmd, "flood") && nargs == 2)
 		return cmd_flood(NODE(2), PORT(3));
+	if (!strcmp(cmd, "late") && nargs == 3)
+		return cmd_late(PORT(2), MS(3), COUNT(4));
+	if (!strcmp(cmd, "backlog") && nargs == 3)
+		return cmd_backlog(NODE(2), PORT(3), COUNT(4));
+	if (!strcmp(cmd, "stall") && nargs == 3 &&
+	    (!strcmp(argv[4], "hog") || !strcmp(argv[4], "one")))
+		return cmd_stall(NODE(2), MS(3), argv[4]);
 	if (!strcmp(cmd, "call-departed") && nargs == 2)
 		return cmd_call_departed(NODE(2), PORT(3));
 	if (!strcmp(cmd, "fetch-add") && nargs == 3)

@@ -57,5 +57,8 @@ int cmd_recv_block(unsigned int port);
 int cmd_silent(unsigned int port, unsigned int seconds);
 int cmd_deaf(unsigned int port, unsigned int seconds);
 int cmd_flood(unsigned int node, unsigned int port);
+int cmd_late(unsigned int port, unsigned int delay_ms, unsigned int count);
+int cmd_backlog(unsigned int node, unsigned int port, unsigned int count);
+int cmd_stall(unsigned int node, unsigned int delay_ms, const char *mode);
 
 #endif /* LITE_TESTS_TEST_SYNC_H */
