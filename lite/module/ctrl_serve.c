@@ -58,7 +58,6 @@ struct lite_ctrl_work {
 	struct task_struct	*task;		/* serving it, once running */
 	struct lite_user	*user;		/* charged LITE_RES_BULK, or NULL */
 	unsigned long		deadline;	/* jiffies: its requester gives up */
-	unsigned long		budget;		/* jiffies it was given */
 	bool			bulk;		/* counted in lite_ctrl_nr_bulk */
 	bool			again;		/* a copy of one answered: resend */
 	bool			cancelled;	/* CANCEL came, or its node left */
@@ -73,7 +72,7 @@ struct lite_ctrl_work {
 
 /*
  * A request answered lately, and its answer: kept as long as its sender
- * may send a copy (its budget, or our own timeout if longer).
+ * may send a copy (its budget, never longer than our own timeout).
  */
 struct lite_ctrl_done {
 	struct hlist_node	hash;		/* lite_ctrl_done_hash */
@@ -242,7 +241,7 @@ static struct lite_ctrl_done *lite_ctrl_done_new(const struct lite_ctrl_work *w,
 	if (!d)
 		return NULL;
 	*d = (struct lite_ctrl_done) {
-		.expires	= jiffies + max(w->budget, lite_ctrl_timeout()),
+		.expires	= jiffies + lite_ctrl_timeout(),
 		.src		= w->src,
 		.src_gen	= w->src_gen,
 		.req_id		= w->req_id,
@@ -609,10 +608,10 @@ void lite_ctrl_recv(struct lite_peer *peer, const void *buf, u32 len)
 	w->req_id = le64_to_cpu(hdr->req_id);
 	/* Never longer than we would wait ourselves. */
 	budget = msecs_to_jiffies(le32_to_cpu(hdr->budget_ms));
-	w->budget = min(budget ?: lite_ctrl_timeout(), lite_ctrl_timeout());
+	budget = min(budget ?: lite_ctrl_timeout(), lite_ctrl_timeout());
 	/* The rest are carried out whatever their requester does. */
-	w->deadline = lite_ctrl_abandonable(type) ? jiffies + w->budget :
-		      jiffies + MAX_JIFFY_OFFSET;
+	w->deadline = jiffies + (lite_ctrl_abandonable(type) ? budget :
+				 MAX_JIFFY_OFFSET);
 	w->len = plen;
 	memcpy(w->data, hdr + 1, plen);
 	if (type == LITE_CTRL_CANCEL)
