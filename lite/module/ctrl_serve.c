@@ -315,6 +315,9 @@ int lite_ctrl_check_stop(void)
 
 	if (fatal_signal_pending(current))
 		return -EINTR;
+	/* A caller's own memset or memmove: no lock taken per chunk. */
+	if (!(current->flags & PF_WQ_WORKER))
+		return 0;
 	spin_lock_irqsave(&lite_ctrl_lock, flags);
 	w = lite_ctrl_current();
 	if (w && w->cancelled)
