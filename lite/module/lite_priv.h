@@ -495,14 +495,18 @@ struct lite_ctrl_service {
 /* A request that touches this many bytes is bulk work (ctrl.c). */
 #define LITE_CTRL_BULK_BYTES	(1ULL << 20)
 
-/* Defines @svc: @serve for the request types that follow. */
-#define LITE_CTRL_SERVICE(svc, serve_fn, ...)				\
+/* Defines @svc: @serve (and @cost, @undo, or NULL) for the types that follow. */
+#define LITE_CTRL_SERVICE_HOOKS(svc, serve_fn, cost_fn, undo_fn, ...)	\
 	static const u16 svc##_types[] = { __VA_ARGS__ };		\
 	const struct lite_ctrl_service svc = {				\
 		.types = svc##_types,					\
 		.nr_types = ARRAY_SIZE(svc##_types),			\
 		.serve = serve_fn,					\
+		.cost = cost_fn,					\
+		.undo = undo_fn,					\
 	}
+#define LITE_CTRL_SERVICE(svc, serve_fn, ...)				\
+	LITE_CTRL_SERVICE_HOOKS(svc, serve_fn, NULL, NULL, __VA_ARGS__)
 
 int lite_ctrl_init(void);
 void lite_ctrl_exit(void);

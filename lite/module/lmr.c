@@ -882,18 +882,10 @@ static void lite_lmr_undo(u16 src, u32 src_gen, u64 req_id)
 		lite_lmr_destroy(id, src, src_gen, true);
 }
 
-static const u16 lite_lmr_ctrl_types[] = {
-	LITE_CTRL_ALLOC, LITE_CTRL_FREE, LITE_CTRL_PUBLISH, LITE_CTRL_ASK,
-	LITE_CTRL_MEMSET, LITE_CTRL_MEMMOVE,
-};
-
-const struct lite_ctrl_service lite_lmr_ctrl_service = {
-	.types		= lite_lmr_ctrl_types,
-	.nr_types	= ARRAY_SIZE(lite_lmr_ctrl_types),
-	.serve		= lite_lmr_serve,
-	.cost		= lite_lmr_cost,
-	.undo		= lite_lmr_undo,
-};
+LITE_CTRL_SERVICE_HOOKS(lite_lmr_ctrl_service, lite_lmr_serve, lite_lmr_cost,
+			lite_lmr_undo, LITE_CTRL_ALLOC, LITE_CTRL_FREE,
+			LITE_CTRL_PUBLISH, LITE_CTRL_ASK, LITE_CTRL_MEMSET,
+			LITE_CTRL_MEMMOVE);
 
 const struct lite_member_ops lite_lmr_member_ops = {
 	.joined		= lite_lmr_set_device,

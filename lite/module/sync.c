@@ -883,18 +883,11 @@ static void lite_sync_undo(u16 src, u32 src_gen, u64 req_id)
 		lite_lock_free(l);
 }
 
-static const u16 lite_sync_ctrl_types[] = {
-	LITE_CTRL_ATOMIC, LITE_CTRL_LOCK_CREATE, LITE_CTRL_LOCK_ASK,
-	LITE_CTRL_LOCK, LITE_CTRL_UNLOCK, LITE_CTRL_BARRIER, LITE_CTRL_WAKE,
-	LITE_CTRL_CTX_GONE, LITE_CTRL_LOCK_DESTROY,
-};
-
-const struct lite_ctrl_service lite_sync_ctrl_service = {
-	.types		= lite_sync_ctrl_types,
-	.nr_types	= ARRAY_SIZE(lite_sync_ctrl_types),
-	.serve		= lite_sync_serve_any,
-	.undo		= lite_sync_undo,
-};
+LITE_CTRL_SERVICE_HOOKS(lite_sync_ctrl_service, lite_sync_serve_any, NULL,
+			lite_sync_undo, LITE_CTRL_ATOMIC, LITE_CTRL_LOCK_CREATE,
+			LITE_CTRL_LOCK_ASK, LITE_CTRL_LOCK, LITE_CTRL_UNLOCK,
+			LITE_CTRL_BARRIER, LITE_CTRL_WAKE, LITE_CTRL_CTX_GONE,
+			LITE_CTRL_LOCK_DESTROY);
 
 const struct lite_member_ops lite_sync_member_ops = {
 	.peer_down	= lite_sync_peer_down,
