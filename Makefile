@@ -23,7 +23,8 @@ help:
 	@echo "make test-debug      the kernel-facing tests on the debug guest kernel (KASAN, lockdep, kmemleak...)"
 	@echo "make soak            LITE under churn on 8 guests for 20 min (SOAK_SECS=, NODES=; not in 'make test')"
 	@echo "make deps            install what is missing (Debian packages, guest kernel)"
-	@echo "make deps-debug      build the debug guest kernel once (then: make up KVER=debug)"
+	@echo "make deps-debug      build the debug guest kernel once (then: make up KVER=debug);"
+	@echo "                     DEBUG_SERIES=6.12: the 6.12 one (KVER=debug-6.12)"
 	@echo "make up | down | status   the local virtual cluster (NODES=N guests, default 3)"
 	@echo "make kick-the-tires  per-host and per-pair checks with a PASS/FAIL table"
 	@echo "make lite-install    build LITE, load it on every node, start the manager, join all nodes"
@@ -95,7 +96,7 @@ TEST_DEBUG := debug/05-churn-soak \
 	integration/lite-tenant \
 	$(filter-out debug/05-churn-soak,$(patsubst tests/%,%,$(sort $(wildcard tests/debug/[0-9]*))))
 test-debug: deps-debug
-	KVER=debug LITE_RPC_FIGURES=0 AE_BOOT_TIMEOUT=$${AE_BOOT_TIMEOUT:-900} tests/run $(TEST_DEBUG)
+	KVER=$(if $(filter-out 6.1,$(DEBUG_SERIES)),debug-$(DEBUG_SERIES),debug) LITE_RPC_FIGURES=0 AE_BOOT_TIMEOUT=$${AE_BOOT_TIMEOUT:-900} tests/run $(TEST_DEBUG)
 
 soak: deps
 	tests/soak/run

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # make deps-debug: build, once, the debug guest kernel: Debian's
-# linux-source-6.1 (the upstream version of the stock guest kernel) with
+# linux-source-SERIES (the upstream version of the stock guest kernel;
+# DEBUG_SERIES=6.1, the default, or 6.12) with
 # x86_64_defconfig + kvm_guest.config + ae-scripts/debug-kernel.config
 # (KASAN, lockdep, kmemleak, UBSAN, ...; docs/debug-kernel.md). It goes
 # into the boot cache beside the stock kernels (modules/boot/vmlinuz-KVER,
 # modules/lib/modules/KVER) and its build tree serves as the controller's
 # /lib/modules/KVER/build, so lite.ko builds against it like against any
-# headers package. $AE_CACHE/debug-kver names it: 'make up KVER=debug'.
+# headers package. $AE_CACHE/debug-kver names the 6.1 one ('make up
+# KVER=debug'), $AE_CACHE/debug-kver-6.12 the 6.12 one (KVER=debug-6.12).
 # Idempotent: a kernel already in the cache is not rebuilt.
-# Knobs: DEBUG_JOBS (default nproc).
+# Knobs: DEBUG_SERIES (6.1), DEBUG_JOBS (default nproc).
 set -euo pipefail
 
 AE_ROOT=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
@@ -16,7 +18,12 @@ AE_CACHE=${AE_CACHE:-$AE_ROOT/.cache/vm}
 # shellcheck source=ae-scripts/lib/kernels.sh
 . "$AE_ROOT/ae-scripts/lib/kernels.sh"
 FRAGMENT=$AE_ROOT/ae-scripts/debug-kernel.config
-BUILD_PACKAGES=(linux-source-6.1 bc bison flex libelf-dev libssl-dev xz-utils cpio rsync kmod make gcc)
+SERIES=${DEBUG_SERIES:-6.1}
+case " ${AE_KERNEL_SERIES[*]} " in
+*" $SERIES "*) ;;
+*) printf 'deps-debug: DEBUG_SERIES=%s: LITE supports %s\n' "$SERIES" "${AE_KERNEL_SERIES[*]}" >&2; exit 1 ;;
+esac
+BUILD_PACKAGES=("linux-source-$SERIES" bc bison flex libelf-dev libssl-dev xz-utils cpio rsync kmod make gcc)
 
 log() { printf 'deps-debug: %s\n' "$*" >&2; }
 die() { log "$*"; exit 1; }
@@ -34,9 +41,9 @@ if [ "${#missing[@]}" -gt 0 ]; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-tarball=$(find /usr/src -maxdepth 1 -name 'linux-source-6.1.tar.xz' | head -n 1)
-[ -n "$tarball" ] || die "linux-source-6.1 installed, but /usr/src/linux-source-6.1.tar.xz is missing"
-srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
+tarball=$(find /usr/src -maxdepth 1 -name "linux-source-$SERIES.tar.xz" | head -n 1)
+[ -n "$tarball" ] || die "linux-source-$SERIES installed, but /usr/src/linux-source-$SERIES.tar.xz is missing"
+srcver=$(dpkg-query -W -f='${Version}' "linux-source-$SERIES")
 
 # The build tree: one per source package version, kept (it is the headers).
 tree=$AE_CACHE/debug/linux-$srcver
@@ -96,5 +103,6 @@ fi
 [ "$(id -u)" = 0 ] || die "need root to link /lib/modules/$kver/build"
 mkdir -p "/lib/modules/$kver"
 ln -sfn "$tree" "/lib/modules/$kver/build"
-echo "$kver" >"$AE_CACHE/debug-kver"
-log "ok (debug guest kernel $kver: make up KVER=debug)"
+name=$(kv_debug_name "$SERIES")
+echo "$kver" >"$AE_CACHE/$(kv_debug_file "$name")"
+log "ok (debug guest kernel $kver: make up KVER=$name)"

@@ -70,11 +70,12 @@ fi
 # kernel already in the cache is never touched: a running cluster may be
 # using its files.
 kver=${KVER:-}
-if [ "$kver" = debug ]; then
+if kv_is_debug_name "$kver"; then
 	# Built from source by deps-debug.sh, its build tree for headers.
-	kver=$(kv_resolve "$AE_CACHE" debug)
-	{ [ -n "$kver" ] && kv_cached "$AE_CACHE" "$kver"; } || { log "KVER=debug: no debug guest kernel yet: run 'make deps-debug'"; exit 1; }
-	[ -f "/lib/modules/$kver/build/Makefile" ] || { log "KVER=debug: /lib/modules/$kver/build is missing: run 'make deps-debug'"; exit 1; }
+	name=$kver
+	kver=$(kv_resolve "$AE_CACHE" "$name")
+	{ [ -n "$kver" ] && kv_cached "$AE_CACHE" "$kver"; } || { log "KVER=$name: no such debug guest kernel yet: run 'make deps-debug' (DEBUG_SERIES for another series)"; exit 1; }
+	[ -f "/lib/modules/$kver/build/Makefile" ] || { log "KVER=$name: /lib/modules/$kver/build is missing: run 'make deps-debug'"; exit 1; }
 elif [ -n "$kver" ]; then
 	kv_valid "$kver" || { log "KVER='$kver' is not a kernel release (e.g. 6.12.111+deb12-amd64)"; exit 1; }
 else

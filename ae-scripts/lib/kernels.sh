@@ -17,12 +17,27 @@ AE_KERNEL_SERIES=(6.1 6.12)
 # kv_valid KVER: true for a kernel release name (no path, no spaces).
 kv_valid() { [[ "$1" =~ ^[0-9]+\.[0-9]+[A-Za-z0-9.+_~-]*$ ]]; }
 
-# kv_resolve CACHE KVER: KVER, except 'debug': the release of the debug
-# guest kernel (make deps-debug, ae-scripts/deps-debug.sh), empty when it
-# has not been built.
+# kv_debug_name SERIES: what KVER= says for the debug kernel of SERIES:
+# 'debug' for 6.1 (the first one), 'debug-6.12' for 6.12.
+kv_debug_name() {
+	if [ "$1" = 6.1 ]; then echo debug; else echo "debug-$1"; fi
+}
+
+# kv_debug_file NAME: the cache file that holds the release of debug
+# kernel NAME (debug -> debug-kver, debug-6.12 -> debug-kver-6.12).
+kv_debug_file() { echo "debug-kver${1#debug}"; }
+
+# kv_is_debug_name KVER: true for debug, debug-6.1 or debug-6.12.
+kv_is_debug_name() { [[ "$1" =~ ^debug(-[0-9]+\.[0-9]+)?$ ]]; }
+
+# kv_resolve CACHE KVER: KVER, except a debug name (kv_debug_name): the
+# release of that debug guest kernel (make deps-debug,
+# ae-scripts/deps-debug.sh), empty when it has not been built.
 kv_resolve() {
-	if [ "$2" = debug ]; then
-		[ -f "$1/debug-kver" ] && cat "$1/debug-kver"
+	if kv_is_debug_name "$2"; then
+		local n=$2
+		[ "$n" != debug-6.1 ] || n=debug
+		[ -f "$1/$(kv_debug_file "$n")" ] && cat "$1/$(kv_debug_file "$n")"
 		return 0
 	fi
 	echo "$2"

@@ -23,9 +23,10 @@ vc_any_running() {
 # cache's default. It must be in the cache.
 vc_kver() {
 	local k=${KVER:-} booted=""
-	if [ "$k" = debug ]; then
-		k=$(kv_resolve "$AE_CACHE" debug)
-		[ -n "$k" ] || ae_die "KVER=debug: no debug guest kernel in $AE_CACHE: run 'make deps-debug' first"
+	if kv_is_debug_name "$k"; then
+		local name=$k
+		k=$(kv_resolve "$AE_CACHE" "$name")
+		[ -n "$k" ] || ae_die "KVER=$name: no such debug guest kernel in $AE_CACHE: run 'make deps-debug' (DEBUG_SERIES=6.12 for debug-6.12) first"
 	fi
 	[ -f "$AE_STATE/kver" ] && vc_any_running && booted=$(cat "$AE_STATE/kver")
 	if [ -n "$booted" ]; then

@@ -221,6 +221,11 @@ static void test_ctrl_len(void)
 	       lite_check_ctrl_len(RESP(LOCK), sizeof(struct lite_ctrl_u64)));
 	expect("ctrl len: LOCK_CREATE response, a u64", 0,
 	       lite_check_ctrl_len(RESP(LOCK_CREATE), sizeof(struct lite_ctrl_u64)));
+	/* Since version 8, a waiter's LOCK_ASK about its ticket. */
+	expect("ctrl len: LOCK_ASK response, a u64", 0,
+	       lite_check_ctrl_len(RESP(LOCK_ASK), sizeof(struct lite_ctrl_u64)));
+	expect("ctrl len: LOCK_ASK response, 4 bytes", -EPROTO,
+	       lite_check_ctrl_len(RESP(LOCK_ASK), 4));
 	expect("ctrl len: FREE response, 8 bytes", -EPROTO,
 	       lite_check_ctrl_len(RESP(FREE), 8));
 #undef RESP

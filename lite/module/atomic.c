@@ -28,6 +28,7 @@
 
 #include "lite_priv.h"
 #include "lite_ctx.h"
+#include "lmr.h"
 #include "wire.h"
 #include "../include/uapi/lite.h"
 
@@ -265,58 +266,71 @@ static int lite_cpu_atomic(struct lite_lmr *lmr, u32 op, u64 off, u64 value,
 	return 0;
 }
 
-/**
- * lite_atomic_local() - an atomic operation on an LMR this node owns
- * @lmr_id: the LMR
- * @op: LITE_ATOMIC_*
- * @off: 8-aligned offset
- * @value: addend, or the value to swap in
- * @compare: the expected value (CMP_SWP)
- * @old: out: the value before
+/*
+ * An atomic operation on @lmr, which this node owns: @op (LITE_ATOMIC_*)
+ * on the 8-aligned word at @off, with @value (addend, or the value to swap
+ * in) and @compare (CMP_SWP); *@old is the value before.
  *
  * Context: process context.
- * Return: 0, -ENOENT, -EPERM (not an atomic LMR), -EINVAL, -ERANGE, or for
+ * Return: 0, -EPERM (not an atomic LMR), -EINVAL, -ERANGE, or for
  * one on the NIC -ENOTCONN (left the cluster), -ETIMEDOUT or -EIO (the
  * outcome is unknown), -EINTR, -EBUSY (a swap kept losing).
  */
+static int lite_atomic_on(struct lite_lmr *lmr, u32 op, u64 off, u64 value,
+			  u64 compare, u64 *old)
+{
+	struct lite_nic_word w = { .lmr = lmr, .off = off };
+
+	if (op < LITE_ATOMIC_FETCH_ADD || op > LITE_ATOMIC_SWAP)
+		return -EINVAL;
+	if (!lite_lmr_nic_atomic(lmr))
+		return lite_cpu_atomic(lmr, op, off, value, compare, old);
+	return lite_nic_atomic(&w, op, value, compare, old);
+}
+
+/* lite_atomic_on() on LMR @lmr_id; -ENOENT when there is none. */
 static int lite_atomic_local(u32 lmr_id, u32 op, u64 off, u64 value,
 			     u64 compare, u64 *old)
 {
-	struct lite_nic_word w = { .off = off };
 	struct lite_lmr *lmr;
 	int ret;
 
 	lmr = lite_lmr_get(lmr_id);
 	if (!lmr)
 		return -ENOENT;
-	w.lmr = lmr;
-	if (op < LITE_ATOMIC_FETCH_ADD || op > LITE_ATOMIC_SWAP)
-		ret = -EINVAL;
-	else if (!lite_lmr_nic_atomic(lmr))
-		ret = lite_cpu_atomic(lmr, op, off, value, compare, old);
-	else
-		ret = lite_nic_atomic(&w, op, value, compare, old);
+	ret = lite_atomic_on(lmr, op, off, value, compare, old);
 	lite_lmr_put(lmr);
 	return ret;
 }
 
 /**
  * lite_atomic_serve() - a peer's ATOMIC request, on an LMR we own
+ * @src: the requesting node (its QP says so)
  * @req: the request, of the right length
  * @resp: the old value
  * @resp_len: set to its length
  *
+ * The owner's record decides: @src must have been granted read, write and
+ * atomic access to the LMR (lite_lmr_get_granted()).
+ *
  * Return: 0 or a negative errno for the requester.
  */
-int lite_atomic_serve(const struct lite_ctrl_atomic *req,
+int lite_atomic_serve(u16 src, const struct lite_ctrl_atomic *req,
 		      struct lite_ctrl_u64 *resp, u32 *resp_len)
 {
+	struct lite_lmr *lmr;
 	u64 old;
 	int ret;
 
-	ret = lite_atomic_local(le32_to_cpu(req->lmr_id), le32_to_cpu(req->op),
-				le64_to_cpu(req->offset), le64_to_cpu(req->value),
-				le64_to_cpu(req->compare), &old);
+	lmr = lite_lmr_get_granted(le32_to_cpu(req->lmr_id), src,
+				   LITE_PERM_READ | LITE_PERM_WRITE |
+				   LITE_PERM_ATOMIC, &ret);
+	if (!lmr)
+		return ret;
+	ret = lite_atomic_on(lmr, le32_to_cpu(req->op), le64_to_cpu(req->offset),
+			     le64_to_cpu(req->value), le64_to_cpu(req->compare),
+			     &old);
+	lite_lmr_put(lmr);
 	if (!ret) {
 		resp->value = cpu_to_le64(old);
 		*resp_len = sizeof(*resp);

@@ -298,6 +298,34 @@ static bool lite_ctrl_killable(u16 type)
 		type == LITE_CTRL_MEMMOVE) && !(current->flags & PF_KTHREAD);
 }
 
+/*
+ * Tests only (debugfs lite/ctrl_drop, with rdma_probe=1): the next
+ * lite_ctrl_drops requests of type lite_ctrl_drop_type to other nodes are
+ * not sent, as if lost on the way; their callers time out.
+ */
+static atomic_t lite_ctrl_drops = ATOMIC_INIT(0);
+static u16 lite_ctrl_drop_type;
+
+/**
+ * lite_ctrl_drop_next() - lose the next @count requests of @type
+ * @type: LITE_CTRL_*
+ * @count: how many; 0 stops
+ */
+void lite_ctrl_drop_next(u16 type, unsigned int count)
+{
+	WRITE_ONCE(lite_ctrl_drop_type, type);
+	atomic_set(&lite_ctrl_drops, count);
+}
+
+static bool lite_ctrl_dropped(u16 type)
+{
+	if (type != READ_ONCE(lite_ctrl_drop_type) ||
+	    !atomic_add_unless(&lite_ctrl_drops, -1, 0))
+		return false;
+	pr_info("request of type %u not sent (debugfs ctrl_drop)\n", type);
+	return true;
+}
+
 /**
  * lite_ctrl_call() - send a request to a node and wait for its response
  * @node: the node; this node's own requests are served at once
@@ -353,7 +381,12 @@ int lite_ctrl_call(u16 node, u32 gen, u16 type, const void *req, u32 req_len,
 	}
 	lite_stat_ctrl(type, false);
 	lite_stat_peer(node, LITE_PSTAT_CTRL_SENT, 1);
-	ret = lite_ctrl_send(peer, type, id, 0, req, req_len);
+	if (lite_ctrl_dropped(type)) {
+		lite_peer_put(peer);
+		ret = 0;
+	} else {
+		ret = lite_ctrl_send(peer, type, id, 0, req, req_len);
+	}
 	if (!ret) {
 		if (lite_ctrl_killable(type))
 			left = wait_for_completion_killable_timeout(&wait.done, tmo);

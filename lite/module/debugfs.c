@@ -9,6 +9,8 @@
  *               settings LITE gave it (lite_av_show())
  *   rpc         the RPC ports in use: registered or not, the rings senders
  *               opened there and those being closed (lite_rpc_show())
+ *   lmrs        the LMRs this node owns: id, size, creator, and what the
+ *               owner granted each mapper (lite_lmr_show())
  *   rdma_probe  write "NODE QP RKEY ADDR LEN" (hex RKEY and ADDR, LEN
  *               1..64): one RDMA READ on QP index QP of NODE with exactly
  *               that key and address; read back "ok <hex bytes>" or
@@ -16,6 +18,18 @@
  *               it proves what a key reaches (tests/integration/
  *               lite-cluster); a failed read breaks that QP, which is
  *               then reconnected (qp_conn.c).
+ *   ctrl_probe  write "NODE TYPE HEXPAYLOAD" (TYPE a LITE_CTRL_* number,
+ *               the payload at most 64 bytes): that control request, sent
+ *               as this node with whatever it says, as a compromised peer
+ *               would; read back "status <errno> <hex response>". Refused
+ *               unless rdma_probe=1: it proves that the owner checks what
+ *               a peer says against its own records (tests/integration/
+ *               lite-tenant, owner-checks).
+ *   ctrl_drop   write "TYPE COUNT": the next COUNT requests of that
+ *               LITE_CTRL_* type to other nodes are not sent, as if lost
+ *               (lite_ctrl_drop_next()); refused unless rdma_probe=1. Proves
+ *               that a lost lock hand-off or barrier wake is found
+ *               (tests/integration/lite-tenant, lost-wakes).
  *   fail_qp_create  the kernel's fault injection (fault-injection.rst:
  *               probability, interval, times, ...) for creating a peer's
  *               QPs; only on kernels with CONFIG_FAULT_INJECTION_DEBUG_FS
@@ -28,6 +42,7 @@
 #include <linux/slab.h>
 
 #include "lite_priv.h"
+#include "wire.h"
 
 #define LITE_PROBE_MAX	64	/* what %*ph prints */
 
@@ -170,6 +185,89 @@ static const struct file_operations lite_probe_fops = {
 	.llseek	= default_llseek,
 };
 
+#define LITE_CTRL_PROBE_MAX	64
+
+static char lite_ctrl_probe_result[32 + 2 * LITE_CTRL_PROBE_MAX];
+
+/* One control request, as a peer could send it (see the comment above). */
+static ssize_t lite_ctrl_probe_write(struct file *file,
+				     const char __user *ubuf, size_t count,
+				     loff_t *ppos)
+{
+	char line[32 + 2 * LITE_CTRL_PROBE_MAX], hex[2 * LITE_CTRL_PROBE_MAX + 1];
+	u8 req[LITE_CTRL_PROBE_MAX], resp[LITE_CTRL_PROBE_MAX];
+	u32 len, resp_len = sizeof(resp);
+	u16 node, type;
+	int ret;
+
+	if (!READ_ONCE(lite_rdma_probe_on))
+		return -EPERM;
+	if (count >= sizeof(line))
+		return -EINVAL;
+	if (copy_from_user(line, ubuf, count))
+		return -EFAULT;
+	line[count] = '\0';
+	if (sscanf(line, "%hu %hu %128s", &node, &type, hex) != 3)
+		return -EINVAL;
+	len = strlen(hex) / 2;
+	if (strlen(hex) % 2 || !type || type >= LITE_CTRL_NR_TYPES ||
+	    hex2bin(req, hex, len))
+		return -EINVAL;
+	ret = lite_ctrl_call(node, 0, type, req, len, resp, &resp_len);
+	mutex_lock(&lite_probe_lock);
+	snprintf(lite_ctrl_probe_result, sizeof(lite_ctrl_probe_result),
+		 "status %d %*phN\n", ret, ret ? 0 : (int)resp_len, resp);
+	mutex_unlock(&lite_probe_lock);
+	return count;
+}
+
+static ssize_t lite_ctrl_probe_show(struct file *file, char __user *ubuf,
+				    size_t count, loff_t *ppos)
+{
+	ssize_t ret;
+
+	mutex_lock(&lite_probe_lock);
+	ret = simple_read_from_buffer(ubuf, count, ppos, lite_ctrl_probe_result,
+				      strlen(lite_ctrl_probe_result));
+	mutex_unlock(&lite_probe_lock);
+	return ret;
+}
+
+static const struct file_operations lite_ctrl_probe_fops = {
+	.owner	= THIS_MODULE,
+	.write	= lite_ctrl_probe_write,
+	.read	= lite_ctrl_probe_show,
+	.llseek	= default_llseek,
+};
+
+static ssize_t lite_ctrl_drop_write(struct file *file,
+				    const char __user *ubuf, size_t count,
+				    loff_t *ppos)
+{
+	unsigned int n;
+	char line[32];
+	u16 type;
+
+	if (!READ_ONCE(lite_rdma_probe_on))
+		return -EPERM;
+	if (count >= sizeof(line))
+		return -EINVAL;
+	if (copy_from_user(line, ubuf, count))
+		return -EFAULT;
+	line[count] = '\0';
+	if (sscanf(line, "%hu %u", &type, &n) != 2 || !type ||
+	    type >= LITE_CTRL_NR_TYPES)
+		return -EINVAL;
+	lite_ctrl_drop_next(type, n);
+	return count;
+}
+
+static const struct file_operations lite_ctrl_drop_fops = {
+	.owner	= THIS_MODULE,
+	.write	= lite_ctrl_drop_write,
+	.llseek	= default_llseek,
+};
+
 /* A text file of at most four pages, made by @show at each read. */
 static ssize_t lite_show_read(char __user *ubuf, size_t count, loff_t *ppos,
 			      size_t (*show)(char *buf, size_t size))
@@ -202,6 +300,7 @@ static const struct file_operations lite_##name##_fops = {		\
 
 LITE_SHOW_FOPS(pool);
 LITE_SHOW_FOPS(rpc);
+LITE_SHOW_FOPS(lmr);
 
 /* Every connected peer's QPs (lite_av_show()). */
 static int lite_qps_show(struct seq_file *m, void *unused)
@@ -229,12 +328,17 @@ void lite_debugfs_init(void)
 	debugfs_create_file("pool", 0400, lite_debugfs, NULL, &lite_pool_fops);
 	debugfs_create_file("qps", 0400, lite_debugfs, NULL, &lite_qps_fops);
 	debugfs_create_file("rpc", 0400, lite_debugfs, NULL, &lite_rpc_fops);
+	debugfs_create_file("lmrs", 0400, lite_debugfs, NULL, &lite_lmr_fops);
 	debugfs_create_file("counters", 0400, lite_debugfs, NULL,
 			    &lite_stats_fops);
 	debugfs_create_file("peers", 0400, lite_debugfs, NULL,
 			    &lite_peer_stats_fops);
 	debugfs_create_file("rdma_probe", 0600, lite_debugfs, NULL,
 			    &lite_probe_fops);
+	debugfs_create_file("ctrl_probe", 0600, lite_debugfs, NULL,
+			    &lite_ctrl_probe_fops);
+	debugfs_create_file("ctrl_drop", 0200, lite_debugfs, NULL,
+			    &lite_ctrl_drop_fops);
 	lite_qp_faults_init(lite_debugfs);
 }
 

@@ -511,6 +511,7 @@ struct lite_ctrl_service {
 int lite_ctrl_init(void);
 void lite_ctrl_exit(void);
 void lite_ctrl_register(const struct lite_ctrl_service *svc);
+void lite_ctrl_drop_next(u16 type, unsigned int count);
 int lite_ctrl_call(u16 node, u32 gen, u16 type, const void *req, u32 req_len,
 		   void *resp, u32 *resp_len);
 void lite_ctrl_recv(struct lite_peer *peer, const void *buf, u32 len);
@@ -602,6 +603,7 @@ int lite_rpc_serve_open(u16 src, u32 src_gen,
 int lite_rpc_serve_close(u16 src, u32 src_gen,
 			 const struct lite_ctrl_rpc_open *req);
 size_t lite_rpc_show(char *buf, size_t size);
+size_t lite_lmr_show(char *buf, size_t size);
 int lite_rpc_register(struct lite_ctx *ctx, u32 port, u32 max_size,
 		      const char *name);
 int lite_rpc_query_port(u32 node, u32 port, u32 *max_size);
@@ -636,7 +638,7 @@ struct lite_ctrl_atomic;
 struct lite_ctrl_u64;
 int lite_atomic(struct lite_handle *h, u32 op, u64 off, u64 value, u64 compare,
 		u64 *old);
-int lite_atomic_serve(const struct lite_ctrl_atomic *req,
+int lite_atomic_serve(u16 src, const struct lite_ctrl_atomic *req,
 		      struct lite_ctrl_u64 *resp, u32 *resp_len);
 bool lite_atomic_on_nic(void);
 extern const struct lite_member_ops lite_atomic_member_ops;

@@ -479,11 +479,12 @@ static int lite_lmr_free(u32 id, u16 requester, u32 requester_gen)
  * @identifier: the name askers use; unique on this node
  * @perm: the most an asker may get (LITE_PERM_READ/WRITE/SHARE/ATOMIC)
  * @password: what an asker must present
- * @node: the publisher's node
+ * @node: the publisher's node, which must have been granted SHARE and
+ *	@perm
  * @uid: the publisher, charged for it (user_pubs)
  *
  * Return: 0, -ENOENT, -EEXIST, -EINVAL (ADMIN or unknown bits, or ATOMIC
- * on a non-atomic LMR), -EDQUOT or -ENOMEM.
+ * on a non-atomic LMR), -EPERM (not granted), -EDQUOT or -ENOMEM.
  */
 static int lite_lmr_publish(u32 id, u64 identifier, u32 perm,
 			    s32 password, u16 node, u32 uid)
@@ -519,6 +520,12 @@ static int lite_lmr_publish(u32 id, u64 identifier, u32 perm,
 	}
 	if (perm & ~lite_lmr_perm_all(lmr)) {
 		ret = -EINVAL;
+		goto out;
+	}
+	/* Our record of what @node was granted, not its word, decides. */
+	if (node >= LITE_MAX_NODES || !test_bit(node, lmr->mappers) ||
+	    (~lmr->granted[node] & (perm | LITE_PERM_SHARE))) {
+		ret = -EPERM;
 		goto out;
 	}
 	list_for_each_entry(p, &lite_lmrs.pubs, link) {
@@ -886,6 +893,38 @@ LITE_CTRL_SERVICE_HOOKS(lite_lmr_ctrl_service, lite_lmr_serve, lite_lmr_cost,
 			lite_lmr_undo, LITE_CTRL_ALLOC, LITE_CTRL_FREE,
 			LITE_CTRL_PUBLISH, LITE_CTRL_ASK, LITE_CTRL_MEMSET,
 			LITE_CTRL_MEMMOVE);
+
+/**
+ * lite_lmr_show() - the LMRs this node owns, a line each, for debugfs
+ * @buf: where the text goes
+ * @size: room at @buf
+ *
+ * "lmr ID size BYTES creator NODE atomic 0|1 granted NODE:PERM ..." with
+ * PERM in hex (LITE_PERM_*): the owner's record that it checks.
+ *
+ * Return: the bytes written.
+ */
+size_t lite_lmr_show(char *buf, size_t size)
+{
+	struct lite_lmr *lmr;
+	size_t n = 0;
+	int id;
+	u16 i;
+
+	mutex_lock(&lite_lmrs.lock);
+	idr_for_each_entry(&lite_lmrs.ids, lmr, id) {
+		n += scnprintf(buf + n, size - n,
+			       "lmr %u size %llu creator %u atomic %d granted",
+			       lmr->id, lmr->size, lmr->creator,
+			       !!(lmr->flags & LITE_ALLOC_ATOMIC));
+		for_each_set_bit(i, lmr->mappers, LITE_MAX_NODES)
+			n += scnprintf(buf + n, size - n, " %u:%x", i,
+				       lmr->granted[i]);
+		n += scnprintf(buf + n, size - n, "\n");
+	}
+	mutex_unlock(&lite_lmrs.lock);
+	return n;
+}
 
 const struct lite_member_ops lite_lmr_member_ops = {
 	.joined		= lite_lmr_set_device,

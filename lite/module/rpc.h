@@ -75,7 +75,8 @@ struct lite_rpc_call {
 	void			*buf;		/* its kernel address */
 	u64			dma;		/* its DMA address */
 	struct lite_dev		*dev;		/* held until the call is freed */
-	struct lite_user	*user;		/* charged LITE_RES_CALLS */
+	struct lite_user	*user;		/* charged LITE_RES_CALLS, */
+	u64			charged;	/* and these LMR bytes */
 	bool			abandoned;	/* the caller gave up */
 };
 

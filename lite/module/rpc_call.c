@@ -30,6 +30,7 @@ static void lite_rpc_call_free(struct lite_rpc_call *call)
 	lite_pool_free(&call->mem);
 	if (call->dev)
 		lite_dev_put(call->dev);
+	lite_user_uncharge(call->user, LITE_RES_LMR_BYTES, call->charged);
 	lite_user_uncharge(call->user, LITE_RES_CALLS, 1);
 	lite_user_put(call->user);
 	kfree(call);
@@ -92,6 +93,7 @@ static struct lite_rpc_call *lite_rpc_call_new(struct lite_user *user,
 					       u16 node, u32 max, u32 *id)
 {
 	struct lite_rpc_call *call;
+	u64 size;
 	int ret;
 
 	ret = lite_user_charge(user, LITE_RES_CALLS, 1);
@@ -113,8 +115,13 @@ static struct lite_rpc_call *lite_rpc_call_new(struct lite_user *user,
 	ret = -ENOTCONN;
 	if (!call->dev)
 		goto err;
-	ret = lite_pool_alloc(max_t(u64, PAGE_SIZE, roundup_pow_of_two(max ?: 1)),
-			      false, &call->mem);
+	/* The reply space counts against user_lmr_mb, like an LMR. */
+	size = max_t(u64, PAGE_SIZE, roundup_pow_of_two(max ?: 1));
+	ret = lite_user_charge(user, LITE_RES_LMR_BYTES, size);
+	if (ret)
+		goto err;
+	call->charged = size;
+	ret = lite_pool_alloc(size, false, &call->mem);
 	if (ret)
 		goto err;
 	call->buf = lite_piece_kaddr(&call->mem, 0);

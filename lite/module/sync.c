@@ -7,12 +7,22 @@
  * or queues a ticket and returns; the holder's UNLOCK hands the lock to the
  * first ticket with a WAKE message to the ticket's node, sent after the
  * sync lock is dropped (a WAKE may wait for another node). A lock belongs
- * to the user that created it: only that uid (or root) may use or destroy
- * it. The barrier works the same way on the lowest-numbered member, one per
- * (uid, count): arrivals queue tickets, the last one wakes them all.
+ * to the user that created it: only that uid (or this node's root) may use
+ * or destroy it; root on another node is not root here. The barrier works
+ * the same way on the lowest-numbered member, one per (uid, count):
+ * arrivals queue tickets, the last one wakes them all.
+ *
+ * Hand-offs and barrier wakes go out from work items (lite_sync_handoff()),
+ * so that an UNLOCK or the last BARRIER is answered at once, whatever a
+ * WAKE costs. A WAKE can be lost (its QP reset, its answer timed out). So a waiter
+ * that heard nothing for ctrl_timeout_ms asks the home about its ticket
+ * (LOCK_ASK or BARRIER with a ticket): still queued, made the holder (or
+ * the barrier completed), or unknown (passed over: it fails). A holder
+ * that asked is never passed over by a late WAKE that finds it gone.
  */
 #include <linux/idr.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 
 #include "lite_priv.h"
@@ -44,6 +54,7 @@ struct lite_ticket {
 
 struct lite_lock {
 	bool			held;
+	bool			claimed;	/* the holder asked and knows */
 	struct lite_ticket	holder;
 	struct list_head	waiters;
 	u32			uid;	/* the creator's */
@@ -129,16 +140,43 @@ static bool lite_ticket_gone(int wake_ret)
 }
 
 /*
- * Sleep until woken. Interrupted: the ticket is withdrawn, unless the WAKE
- * already came, which then counts (the caller holds the lock).
+ * Asks the home about a ticket whose WAKE has not come: 1 (its lock is
+ * held, or its barrier completed: the WAKE was lost), 0 (still queued),
+ * or a negative errno; -ESRCH: the home no longer knows the ticket.
  */
-static int lite_wait_done(struct lite_sync_wait *w, u32 ticket)
-{
-	int ret = wait_for_completion_interruptible(&w->done);
+typedef int (*lite_ticket_ask_t)(const void *arg);
 
+/*
+ * Sleep until woken, asking the home every ctrl_timeout_ms whether the
+ * WAKE was lost. Interrupted: -ERESTARTSYS (the caller withdraws the
+ * ticket), unless the WAKE already came, which then counts (the caller
+ * holds the lock).
+ */
+static int lite_wait_done(struct lite_sync_wait *w, u32 ticket,
+			  lite_ticket_ask_t ask, const void *arg)
+{
+	long left;
+	int ret;
+
+	for (;;) {
+		left = wait_for_completion_interruptible_timeout(&w->done,
+							lite_ctrl_timeout());
+		if (left)
+			break;
+		ret = ask(arg);
+		/* No answer (the home is slow or reconnecting): wait on. */
+		if (!ret || ret == -ETIMEDOUT || ret == -EBUSY ||
+		    ret == -EAGAIN || ret == -EINTR || ret == -ERESTARTSYS)
+			continue;
+		if (ret == -ESRCH)
+			ret = -ENOTCONN;	/* passed over: as if it left */
+		else if (ret > 0)
+			ret = 0;
+		/* The WAKE may come meanwhile: the first word counts. */
+		lite_wake_local(ticket, w->home, ret);
+	}
 	xa_erase_irq(&lite_sync_waits, ticket);
-	if (ret && completion_done(&w->done))
-		ret = 0;
+	ret = left < 0 && !completion_done(&w->done) ? -ERESTARTSYS : 0;
 	if (!ret)
 		ret = w->status;
 	kfree(w);
@@ -147,15 +185,25 @@ static int lite_wait_done(struct lite_sync_wait *w, u32 ticket)
 
 /* ---- locks, on the home node ---------------------------------------------- */
 
+/* Who asks: a user of a node. Only this node's root is root here. */
+struct lite_sync_who {
+	u16	node;
+	u32	gen;
+	u64	ctx_id;
+	u32	uid;
+};
+
 /*
- * Under lite_sync.lock: lock @id, if @uid may use it (its creator's uid, or
- * root's); else NULL and *@err is -ENOENT or -EACCES.
+ * Under lite_sync.lock: lock @id, if @who may use it (its creator's uid,
+ * or this node's root); else NULL and *@err is -ENOENT or -EACCES.
  */
-static struct lite_lock *lite_lock_find(u32 id, u32 uid, int *err)
+static struct lite_lock *lite_lock_find(u32 id, const struct lite_sync_who *who,
+					int *err)
 {
 	struct lite_lock *l = idr_find(&lite_sync.locks, id);
+	bool root = !who->uid && who->node == lite_node_id();
 
-	*err = !l ? -ENOENT : uid && l->uid != uid ? -EACCES : 0;
+	*err = !l ? -ENOENT : !root && l->uid != who->uid ? -EACCES : 0;
 	return *err ? NULL : l;
 }
 
@@ -214,6 +262,7 @@ static bool lite_lock_next(struct lite_lock *l, struct lite_ticket *next)
 
 	t = list_first_entry_or_null(&l->waiters, struct lite_ticket, link);
 	l->held = t != NULL;
+	l->claimed = false;
 	if (!t)
 		return false;
 	list_del(&t->link);
@@ -226,9 +275,10 @@ static bool lite_lock_next(struct lite_lock *l, struct lite_ticket *next)
 /*
  * Wake the new holder @next of lock @id, not under lite_sync.lock (a WAKE
  * may wait for another node). Only a waiter known to be gone is passed
- * over: one whose WAKE timed out may have got it, and two holders must
- * never exist. If it in fact gave up, its UNLOCK-with-ticket, or its file
- * or node going away, hands the lock on.
+ * over, and not once it asked and learnt it holds the lock: one whose WAKE
+ * timed out may have got it, and two holders must never exist. If it in
+ * fact gave up, its UNLOCK-with-ticket, or its file or node going away,
+ * hands the lock on; if it waits on, it asks (lite_wait_done()).
  */
 static void lite_lock_pass(u32 id, struct lite_ticket next)
 {
@@ -237,7 +287,8 @@ static void lite_lock_pass(u32 id, struct lite_ticket next)
 	while (lite_ticket_gone(lite_wake(&next, 0))) {
 		mutex_lock(&lite_sync.lock);
 		l = idr_find(&lite_sync.locks, id);
-		if (!l || !l->held || !lite_ticket_same(&l->holder, &next) ||
+		if (!l || !l->held || l->claimed ||
+		    !lite_ticket_same(&l->holder, &next) ||
 		    !lite_lock_next(l, &next)) {
 			mutex_unlock(&lite_sync.lock);
 			return;
@@ -247,11 +298,50 @@ static void lite_lock_pass(u32 id, struct lite_ticket next)
 }
 
 /*
+ * A WAKE to send, off the request's path: lock @lock's hand-off to @next
+ * (lite_lock_pass()), or with LITE_MAX_LOCKS a barrier's waiter.
+ */
+struct lite_sync_handoff {
+	struct work_struct	work;
+	u32			lock;
+	struct lite_ticket	next;
+};
+
+static atomic_t lite_sync_handoffs = ATOMIC_INIT(0);	/* queued */
+static DECLARE_WAIT_QUEUE_HEAD(lite_sync_handoffs_done);
+
+static void lite_sync_handoff_work(struct work_struct *work)
+{
+	struct lite_sync_handoff *h = container_of(work, typeof(*h), work);
+
+	if (h->lock == LITE_MAX_LOCKS)
+		lite_wake(&h->next, 0);	/* lost: the waiter asks */
+	else
+		lite_lock_pass(h->lock, h->next);
+	kfree(h);
+	if (atomic_dec_and_test(&lite_sync_handoffs))
+		wake_up(&lite_sync_handoffs_done);
+}
+
+/* Wake @next, the new holder of lock @lock (LITE_MAX_LOCKS: a barrier's). */
+static void lite_sync_handoff(u32 lock, const struct lite_ticket *next)
+{
+	struct lite_sync_handoff *h;
+
+	h = kmalloc(sizeof(*h), GFP_KERNEL | __GFP_NOFAIL);
+	h->lock = lock;
+	h->next = *next;
+	INIT_WORK(&h->work, lite_sync_handoff_work);
+	atomic_inc(&lite_sync_handoffs);
+	queue_work(system_unbound_wq, &h->work);
+}
+
+/*
  * LOCK on the home node: 1 when granted at once, 0 when @ticket is queued
  * (its node gets a WAKE when the lock is handed over).
  */
-static int lite_lock_acquire_local(u32 id, u16 node, u32 gen, u64 ctx_id,
-				   u32 uid, u32 ticket)
+static int lite_lock_acquire_local(u32 id, const struct lite_sync_who *who,
+				   u32 ticket)
 {
 	struct lite_ticket *t;
 	struct lite_lock *l;
@@ -261,17 +351,19 @@ static int lite_lock_acquire_local(u32 id, u16 node, u32 gen, u64 ctx_id,
 	if (!t)
 		return -ENOMEM;
 	*t = (struct lite_ticket) {
-		.node = node, .gen = gen, .ctx_id = ctx_id, .ticket = ticket,
+		.node = who->node, .gen = who->gen, .ctx_id = who->ctx_id,
+		.ticket = ticket,
 	};
 	mutex_lock(&lite_sync.lock);
-	l = lite_lock_find(id, uid, &ret);
+	l = lite_lock_find(id, who, &ret);
 	if (!l) {
 		/* ret says why */
-	} else if (l->held && l->holder.node == node &&
-		   l->holder.ctx_id == ctx_id) {
+	} else if (l->held && l->holder.node == who->node &&
+		   l->holder.ctx_id == who->ctx_id) {
 		ret = -EDEADLK;
 	} else if (!l->held) {
 		l->held = true;
+		l->claimed = false;
 		l->holder = *t;
 		ret = 1;
 	} else {
@@ -288,16 +380,18 @@ static int lite_lock_acquire_local(u32 id, u16 node, u32 gen, u64 ctx_id,
  * UNLOCK on the home node. With @ticket: its waiter gave up; withdraw the
  * ticket, or release the lock if the ticket was already made the holder.
  */
-static int lite_lock_release_local(u32 id, u16 node, u64 ctx_id, u32 uid,
+static int lite_lock_release_local(u32 id, const struct lite_sync_who *who,
 				   u32 ticket)
 {
 	struct lite_ticket next, *t, *tmp;
+	u16 node = who->node;
+	u64 ctx_id = who->ctx_id;
 	struct lite_lock *l;
 	bool pass = false;
 	int ret;
 
 	mutex_lock(&lite_sync.lock);
-	l = lite_lock_find(id, uid, &ret);
+	l = lite_lock_find(id, who, &ret);
 	if (!l) {
 		/* ret says why */
 	} else if (ticket) {
@@ -319,27 +413,48 @@ static int lite_lock_release_local(u32 id, u16 node, u64 ctx_id, u32 uid,
 	}
 	mutex_unlock(&lite_sync.lock);
 	if (pass)
-		lite_lock_pass(id, next);
+		lite_sync_handoff(id, &next);
 	return ret;
 }
 
-static int lite_lock_exists_local(u32 id, u32 uid)
+/*
+ * LOCK_ASK on the home node: 0 if @who may use lock @id. With @ticket, a
+ * waiter asks what became of it: 1 (it holds the lock; a late WAKE that
+ * finds it gone no longer passes it over), 0 (queued) or -ESRCH.
+ */
+static int lite_lock_ask_local(u32 id, const struct lite_sync_who *who,
+			       u32 ticket)
 {
+	struct lite_ticket *t;
+	struct lite_lock *l;
 	int ret;
 
 	mutex_lock(&lite_sync.lock);
-	lite_lock_find(id, uid, &ret);
+	l = lite_lock_find(id, who, &ret);
+	if (l && ticket) {
+		ret = -ESRCH;
+		if (l->held && l->holder.node == who->node &&
+		    l->holder.ctx_id == who->ctx_id &&
+		    l->holder.ticket == ticket) {
+			l->claimed = true;
+			ret = 1;
+		}
+		list_for_each_entry(t, &l->waiters, link)
+			if (t->node == who->node && t->ctx_id == who->ctx_id &&
+			    t->ticket == ticket)
+				ret = 0;
+	}
 	mutex_unlock(&lite_sync.lock);
 	return ret;
 }
 
-static int lite_lock_destroy_local(u32 id, u32 uid)
+static int lite_lock_destroy_local(u32 id, const struct lite_sync_who *who)
 {
 	struct lite_lock *l;
 	int ret;
 
 	mutex_lock(&lite_sync.lock);
-	l = lite_lock_find(id, uid, &ret);
+	l = lite_lock_find(id, who, &ret);
 	if (l && (l->held || !list_empty(&l->waiters)))
 		ret = -EBUSY;
 	else if (l)
@@ -415,6 +530,35 @@ int lite_lock_ask(struct lite_ctx *ctx, u32 node, u32 id)
 	return lite_lock_simple(ctx, node, id, LITE_CTRL_LOCK_ASK, 0);
 }
 
+/* A lock waiter's ticket, for lite_lock_ask_ticket(). */
+struct lite_lock_wait_arg {
+	struct lite_ctx	*ctx;
+	u32		node;
+	u32		id;
+	u32		ticket;
+};
+
+/* lite_ticket_ask_t for a lock: LOCK_ASK with the ticket. */
+static int lite_lock_ask_ticket(const void *arg)
+{
+	const struct lite_lock_wait_arg *a = arg;
+	struct lite_ctrl_lock req = {
+		.lock = cpu_to_le32(a->id), .ticket = cpu_to_le32(a->ticket),
+		.ctx_id = cpu_to_le64(lite_ctx_id(a->ctx)),
+		.uid = cpu_to_le32(lite_ctx_uid(a->ctx)),
+	};
+	struct lite_ctrl_u64 resp;
+	u32 len = sizeof(resp);
+	int ret;
+
+	ret = lite_ctrl_call(a->node, 0, LITE_CTRL_LOCK_ASK, &req, sizeof(req),
+			     &resp, &len);
+	if (!ret)
+		ret = len == sizeof(resp) && le64_to_cpu(resp.value) <= 1 ?
+		      (int)le64_to_cpu(resp.value) : -EPROTO;
+	return ret;
+}
+
 /**
  * lite_lock() - take lock @id of @node for @ctx, in arrival order
  * @ctx: the caller, which will hold it
@@ -422,10 +566,11 @@ int lite_lock_ask(struct lite_ctx *ctx, u32 node, u32 id)
  * @id: its number
  *
  * Sleeps (interruptibly) until the lock is handed over. An interrupted
- * caller withdraws its ticket, so the lock never waits for it.
+ * caller withdraws its ticket, so the lock never waits for it. A hand-off
+ * lost on the way is found within ctrl_timeout_ms (lite_wait_done()).
  *
  * Return: 0, -EDEADLK (@ctx holds it), -ENOENT, -EACCES, -EINTR,
- * -ENOTCONN (the home node left).
+ * -ENOTCONN (the home node left, or passed this caller over).
  */
 int lite_lock(struct lite_ctx *ctx, u32 node, u32 id)
 {
@@ -456,7 +601,11 @@ int lite_lock(struct lite_ctx *ctx, u32 node, u32 id)
 			lite_lock_simple(ctx, node, id, LITE_CTRL_UNLOCK, ticket);
 		return ret < 0 ? ret : 0;
 	}
-	ret = lite_wait_done(w, ticket);
+	ret = lite_wait_done(w, ticket, lite_lock_ask_ticket,
+			     &(struct lite_lock_wait_arg) {
+				.ctx = ctx, .node = node, .id = id,
+				.ticket = ticket,
+			     });
 	if (ret == -ERESTARTSYS) {
 		/* The home may have made us the holder meanwhile: give it up. */
 		lite_lock_simple(ctx, node, id, LITE_CTRL_UNLOCK, ticket);
@@ -519,10 +668,34 @@ static void lite_barrier_wake(struct list_head *waiters)
 	struct lite_ticket *t, *tmp;
 
 	list_for_each_entry_safe(t, tmp, waiters, link) {
-		lite_wake(t, 0);
+		lite_sync_handoff(LITE_MAX_LOCKS, t);
 		list_del(&t->link);
 		kfree(t);
 	}
+}
+
+/*
+ * A waiter asks about its @ticket at the barrier of (@uid, @nr): 0 while
+ * it is queued, 1 when it is not (the barrier completed and its WAKE was
+ * lost; a node that left is failed by lite_sync_fail_waiters()).
+ */
+static int lite_barrier_ask_local(u32 nr, u32 uid, u16 node, u32 gen,
+				  u32 ticket)
+{
+	struct lite_barrier *b;
+	struct lite_ticket *t;
+	int ret = 1;
+
+	mutex_lock(&lite_sync.lock);
+	b = lite_barrier_find(uid, nr, false);
+	if (b) {
+		list_for_each_entry(t, &b->waiters, link)
+			if (t->node == node && t->gen == gen &&
+			    t->ticket == ticket)
+				ret = 0;
+	}
+	mutex_unlock(&lite_sync.lock);
+	return ret;
 }
 
 /* 1 when this arrival completed the barrier of (@uid, @nr), else 0. */
@@ -572,6 +745,30 @@ static u16 lite_barrier_home(void)
 	return connected ? __ffs64(connected) : me;
 }
 
+/* A barrier waiter's ticket, for lite_barrier_ask_ticket(). */
+struct lite_barrier_wait_arg {
+	u16				home;
+	struct lite_ctrl_barrier	req;
+};
+
+/* lite_ticket_ask_t for a barrier: its BARRIER again, with ASK. */
+static int lite_barrier_ask_ticket(const void *arg)
+{
+	const struct lite_barrier_wait_arg *a = arg;
+	struct lite_ctrl_barrier req = a->req;
+	struct lite_ctrl_u64 resp;
+	u32 len = sizeof(resp);
+	int ret;
+
+	req.flags = cpu_to_le32(LITE_BARRIER_ASK);
+	ret = lite_ctrl_call(a->home, 0, LITE_CTRL_BARRIER, &req, sizeof(req),
+			     &resp, &len);
+	if (!ret)
+		ret = len == sizeof(resp) && le64_to_cpu(resp.value) <= 1 ?
+		      (int)le64_to_cpu(resp.value) : -EPROTO;
+	return ret;
+}
+
 /**
  * lite_barrier() - wait until @nr callers of @ctx's user, on any nodes,
  * reached it
@@ -609,7 +806,10 @@ int lite_barrier(struct lite_ctx *ctx, u32 nr)
 		kfree(w);
 		return ret < 0 ? ret : 0;
 	}
-	ret = lite_wait_done(w, ticket);
+	ret = lite_wait_done(w, ticket, lite_barrier_ask_ticket,
+			     &(struct lite_barrier_wait_arg) {
+				.home = home, .req = req,
+			     });
 	if (ret == -ERESTARTSYS) {
 		/*
 		 * The arrival stays counted: taking it back races with the
@@ -626,22 +826,23 @@ int lite_barrier(struct lite_ctx *ctx, u32 nr)
 static int lite_sync_serve_lock(u16 src, u32 src_gen, u16 type,
 				const struct lite_ctrl_lock *l, u32 *id)
 {
-	u32 lock = le32_to_cpu(l->lock), uid = le32_to_cpu(l->uid);
-	u32 ticket = le32_to_cpu(l->ticket);
-	u64 ctx_id = le64_to_cpu(l->ctx_id);
+	const struct lite_sync_who who = {
+		.node = src, .gen = src_gen, .ctx_id = le64_to_cpu(l->ctx_id),
+		.uid = le32_to_cpu(l->uid),
+	};
+	u32 lock = le32_to_cpu(l->lock), ticket = le32_to_cpu(l->ticket);
 
 	switch (type) {
 	case LITE_CTRL_LOCK_CREATE:
-		return lite_lock_create_local(src, src_gen, uid, id);
+		return lite_lock_create_local(src, src_gen, who.uid, id);
 	case LITE_CTRL_LOCK_ASK:
-		return lite_lock_exists_local(lock, uid);
+		return lite_lock_ask_local(lock, &who, ticket);
 	case LITE_CTRL_LOCK:
-		return lite_lock_acquire_local(lock, src, src_gen, ctx_id, uid,
-					       ticket);
+		return lite_lock_acquire_local(lock, &who, ticket);
 	case LITE_CTRL_UNLOCK:
-		return lite_lock_release_local(lock, src, ctx_id, uid, ticket);
+		return lite_lock_release_local(lock, &who, ticket);
 	case LITE_CTRL_LOCK_DESTROY:
-		return lite_lock_destroy_local(lock, uid);
+		return lite_lock_destroy_local(lock, &who);
 	default:
 		return -EPROTO;
 	}
@@ -674,7 +875,7 @@ static int lite_sync_serve(u16 src, u32 src_gen, u16 type, const void *req,
 	case LITE_CTRL_ATOMIC:
 		if (len != sizeof(struct lite_ctrl_atomic))
 			return -EPROTO;
-		return lite_atomic_serve(req, resp, resp_len);
+		return lite_atomic_serve(src, req, resp, resp_len);
 	case LITE_CTRL_WAKE:
 		if (len != sizeof(*wk) || le32_to_cpu(wk->status) >= MAX_ERRNO)
 			return -EPROTO;
@@ -682,11 +883,13 @@ static int lite_sync_serve(u16 src, u32 src_gen, u16 type, const void *req,
 		return lite_wake_local(le32_to_cpu(wk->ticket), src,
 				       -(int)le32_to_cpu(wk->status));
 	case LITE_CTRL_BARRIER:
-		if (len != sizeof(*b) || b->reserved)
+		if (len != sizeof(*b) || b->flags & ~cpu_to_le32(LITE_BARRIER_ASK))
 			return -EPROTO;
-		ret = lite_barrier_arrive_local(le32_to_cpu(b->nr),
-						le32_to_cpu(b->uid), src,
-						src_gen, le32_to_cpu(b->ticket));
+		ret = (b->flags ? lite_barrier_ask_local :
+		       lite_barrier_arrive_local)(le32_to_cpu(b->nr),
+						  le32_to_cpu(b->uid), src,
+						  src_gen,
+						  le32_to_cpu(b->ticket));
 		break;
 	default:
 		if (len != sizeof(*l) || l->reserved)
@@ -698,7 +901,8 @@ static int lite_sync_serve(u16 src, u32 src_gen, u16 type, const void *req,
 		*resp_len = sizeof(*out);
 		return 0;
 	}
-	if (ret >= 0 && (type == LITE_CTRL_LOCK || type == LITE_CTRL_BARRIER)) {
+	if (ret >= 0 && (type == LITE_CTRL_LOCK || type == LITE_CTRL_BARRIER ||
+			 (type == LITE_CTRL_LOCK_ASK && l->ticket))) {
 		out->value = cpu_to_le64(ret);
 		*resp_len = sizeof(*out);
 		ret = 0;
@@ -708,25 +912,15 @@ static int lite_sync_serve(u16 src, u32 src_gen, u16 type, const void *req,
 
 /* ---- leaving --------------------------------------------------------------------- */
 
-/* A lock whose holder left, with its new holder to wake. */
-struct lite_sync_pass {
-	struct list_head	link;
-	u32			id;
-	struct lite_ticket	next;
-};
-
 /*
  * Drop @node's tickets (only @ctx_id's unless @any_ctx) and hand on the
- * locks they hold; the new holders are woken after the sync lock is
- * dropped. Barrier arrivals of @node go too when @any_ctx.
+ * locks they hold (lite_sync_handoff()). Barrier arrivals of @node go too when @any_ctx.
  */
 static void lite_sync_forget(u16 node, u64 ctx_id, bool any_ctx)
 {
 	struct lite_barrier *b, *btmp;
-	struct lite_sync_pass *p, *ptmp;
-	struct lite_ticket *t, *tmp;
+	struct lite_ticket *t, *tmp, next;
 	struct lite_lock *l;
-	LIST_HEAD(passes);
 	int id;
 
 	mutex_lock(&lite_sync.lock);
@@ -740,12 +934,8 @@ static void lite_sync_forget(u16 node, u64 ctx_id, bool any_ctx)
 		if (!l->held || l->holder.node != node ||
 		    (!any_ctx && l->holder.ctx_id != ctx_id))
 			continue;
-		p = kmalloc(sizeof(*p), GFP_KERNEL | __GFP_NOFAIL);
-		p->id = id;
-		if (lite_lock_next(l, &p->next))
-			list_add_tail(&p->link, &passes);
-		else
-			kfree(p);
+		if (lite_lock_next(l, &next))
+			lite_sync_handoff(id, &next);
 	}
 	list_for_each_entry_safe(b, btmp, &lite_sync.barriers, link) {
 		list_for_each_entry_safe(t, tmp, &b->waiters, link) {
@@ -761,10 +951,6 @@ static void lite_sync_forget(u16 node, u64 ctx_id, bool any_ctx)
 		}
 	}
 	mutex_unlock(&lite_sync.lock);
-	list_for_each_entry_safe(p, ptmp, &passes, link) {
-		lite_lock_pass(p->id, p->next);
-		kfree(p);
-	}
 }
 
 /**
@@ -836,6 +1022,8 @@ static void lite_sync_exit(void)
 	int id;
 
 	lite_sync_fail_waiters(0);
+	/* Each ends within ctrl_timeout_ms; the peers are leaving too. */
+	wait_event(lite_sync_handoffs_done, !atomic_read(&lite_sync_handoffs));
 	mutex_lock(&lite_sync.lock);
 	idr_for_each_entry(&lite_sync.locks, l, id) {
 		list_for_each_entry_safe(t, tmp, &l->waiters, link)

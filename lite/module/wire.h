@@ -26,10 +26,12 @@ enum lite_ctrl_type {
 	LITE_CTRL_RPC_OPEN,	/* lite_ctrl_rpc_open -> lite_ctrl_rpc_ring */
 	LITE_CTRL_ATOMIC,	/* lite_ctrl_atomic -> lite_ctrl_u64 (old) */
 	LITE_CTRL_LOCK_CREATE,	/* lite_ctrl_lock (uid) -> lite_ctrl_u64 (number) */
-	LITE_CTRL_LOCK_ASK,	/* lite_ctrl_lock -> nothing */
+	LITE_CTRL_LOCK_ASK,	/* lite_ctrl_lock -> nothing; with a ticket,
+				 * lite_ctrl_u64 (0: queued, 1: held) */
 	LITE_CTRL_LOCK,		/* lite_ctrl_lock -> lite_ctrl_u64 (1: held) */
 	LITE_CTRL_UNLOCK,	/* lite_ctrl_lock -> nothing */
-	LITE_CTRL_BARRIER,	/* lite_ctrl_barrier -> lite_ctrl_u64 (1: done) */
+	LITE_CTRL_BARRIER,	/* lite_ctrl_barrier -> lite_ctrl_u64 (1: done);
+				 * with LITE_BARRIER_ASK, of the ticket */
 	LITE_CTRL_WAKE,		/* lite_ctrl_wake -> nothing (home to waiter) */
 	LITE_CTRL_CTX_GONE,	/* lite_ctrl_lock (ctx_id only) -> nothing */
 	LITE_CTRL_LOCK_DESTROY,	/* lite_ctrl_lock -> nothing */
@@ -141,7 +143,9 @@ struct lite_ctrl_u64 {
 
 /*
  * LOCK_CREATE, LOCK_ASK, LOCK, UNLOCK, LOCK_DESTROY. UNLOCK with a ticket
- * withdraws that ticket (its waiter gave up) instead.
+ * withdraws that ticket (its waiter gave up) instead; LOCK_ASK with a
+ * ticket asks whether it is queued or holds the lock (its WAKE was lost),
+ * ESRCH when neither.
  */
 struct lite_ctrl_lock {
 	__le32	lock;
@@ -151,12 +155,17 @@ struct lite_ctrl_lock {
 	__le32	reserved;
 };
 
-/* Callers of one barrier: the same @uid and @nr. */
+/*
+ * Callers of one barrier: the same @uid and @nr. With LITE_BARRIER_ASK in
+ * @flags, a waiter asks about its @ticket instead: 1 when it is no longer
+ * queued (the barrier completed and its WAKE was lost).
+ */
+#define LITE_BARRIER_ASK	0x1
 struct lite_ctrl_barrier {
 	__le32	nr;
 	__le32	ticket;
 	__le32	uid;
-	__le32	reserved;
+	__le32	flags;		/* LITE_BARRIER_* */
 };
 
 struct lite_ctrl_wake {

@@ -22,12 +22,17 @@
  *	the FREE perhaps timing out too); at least MIN must time out
  *   test_tenant alloc NODE MIB
  *	one allocation of MIB MiB on NODE, freed: the user's quota has room
+ *   test_tenant hold NODE SECS
+ *	an atomic LMR of 4 KiB and a lock on NODE, kept SECS seconds (or
+ *	until killed): what another node's forged requests aim at; prints
+ *	"info hold: ready lock L" once both exist
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "lite.h"
@@ -40,7 +45,8 @@ static void usage(FILE *out)
 	fprintf(out, "usage: test_tenant flood NODE MIB THREADS SECS\n"
 		     "       test_tenant rounds NODE COUNT\n"
 		     "       test_tenant alloc-timeout NODE KIB COUNT MIN\n"
-		     "       test_tenant alloc NODE MIB\n");
+		     "       test_tenant alloc NODE MIB\n"
+		     "       test_tenant hold NODE SECS\n");
 }
 
 static uint64_t now_us(void)
@@ -216,6 +222,27 @@ static int run_alloc(unsigned int node, uint64_t mib)
 	return finish();
 }
 
+static int run_hold(unsigned int node, unsigned int secs)
+{
+	uint64_t old = 1;
+	int lh, lock;
+
+	lh = lite_alloc(node, 4096, LITE_ALLOC_ATOMIC, 0);
+	if (!expect(lh, 0, "hold: atomic LMR on node %u", node))
+		return finish();
+	expect(lite_fetch_add(lh, 0, 1, &old, 0), 0, "hold: fetch-add");
+	expect((int)old, 0, "hold: the word was 0");
+	lock = lite_lock_create(node);
+	if (expect(lock, 0, "hold: lock on node %u", node)) {
+		info("hold: ready lock %d", lock);
+		fflush(stdout);
+		sleep(secs);
+		expect(lite_lock_destroy(node, lock), 0, "hold: lock destroyed");
+	}
+	expect(lite_free(lh), 0, "hold: free");
+	return finish();
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int node;
@@ -239,6 +266,8 @@ int main(int argc, char **argv)
 					 parse_num(argv[5], "MIN", 0, 1000));
 	if (!strcmp(argv[1], "alloc") && argc == 4)
 		return run_alloc(node, parse_num(argv[3], "MIB", 1, 1024));
+	if (!strcmp(argv[1], "hold") && argc == 4)
+		return run_hold(node, parse_num(argv[3], "SECS", 1, 3600));
 	usage(stderr);
 	return 2;
 }
