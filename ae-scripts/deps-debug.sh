@@ -79,9 +79,9 @@ if [ ! -f "$tree/.lite-built" ]; then
 	[ "$bad" = 0 ] || die "the debug kernel's configuration is not what $FRAGMENT asks for"
 	log "building ($(nproc) CPUs; about 40 minutes on 2 cores)"
 	start=$SECONDS
-	make -s -C "$tree" -j"${DEBUG_JOBS:-$(nproc)}" bzImage modules >"$AE_CACHE/debug/build.log" 2>&1 ||
-		die "the kernel build failed; last lines of $AE_CACHE/debug/build.log:
-$(tail -n 20 "$AE_CACHE/debug/build.log")"
+	make -s -C "$tree" -j"${DEBUG_JOBS:-$(nproc)}" bzImage modules >"$AE_CACHE/debug/build-$SERIES.log" 2>&1 ||
+		die "the kernel build failed; last lines of $AE_CACHE/debug/build-$SERIES.log:
+$(tail -n 20 "$AE_CACHE/debug/build-$SERIES.log")"
 	log "built in $(((SECONDS - start) / 60)) min"
 	touch "$tree/.lite-built"
 fi
