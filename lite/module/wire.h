@@ -26,12 +26,12 @@ enum lite_ctrl_type {
 	LITE_CTRL_RPC_OPEN,	/* lite_ctrl_rpc_open -> lite_ctrl_rpc_ring */
 	LITE_CTRL_ATOMIC,	/* lite_ctrl_atomic -> lite_ctrl_u64 (old) */
 	LITE_CTRL_LOCK_CREATE,	/* lite_ctrl_lock (uid) -> lite_ctrl_u64 (number) */
-	LITE_CTRL_LOCK_ASK,	/* lite_ctrl_lock -> nothing; with a ticket,
-				 * lite_ctrl_u64 (0: queued, 1: held) */
+	/* lite_ctrl_lock -> nothing; with a ticket, u64 (0 queued, 1 held) */
+	LITE_CTRL_LOCK_ASK,
 	LITE_CTRL_LOCK,		/* lite_ctrl_lock -> lite_ctrl_u64 (1: held) */
 	LITE_CTRL_UNLOCK,	/* lite_ctrl_lock -> nothing */
-	LITE_CTRL_BARRIER,	/* lite_ctrl_barrier -> lite_ctrl_u64 (1: done);
-				 * with LITE_BARRIER_ASK, of the ticket */
+	/* lite_ctrl_barrier -> lite_ctrl_u64 (1: done; with ASK, the ticket's) */
+	LITE_CTRL_BARRIER,
 	LITE_CTRL_WAKE,		/* lite_ctrl_wake -> nothing (home to waiter) */
 	LITE_CTRL_CTX_GONE,	/* lite_ctrl_lock (ctx_id only) -> nothing */
 	LITE_CTRL_LOCK_DESTROY,	/* lite_ctrl_lock -> nothing */
