@@ -528,6 +528,7 @@ struct lite_lmr;
 struct lite_lmr_desc;
 extern const struct lite_ctrl_service lite_lmr_ctrl_service;
 extern const struct lite_member_ops lite_lmr_member_ops;
+extern const struct lite_member_ops lite_rdma_member_ops;
 void lite_lmr_exit(void);
 void lite_lmr_destroy_all(void);
 struct lite_lmr *lite_lmr_get(u32 id);

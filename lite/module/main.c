@@ -39,6 +39,7 @@ static void __init lite_layers_connect(void)
 	lite_member_subscribe(&lite_sync_member_ops);
 	lite_member_subscribe(&lite_atomic_member_ops);
 	lite_member_subscribe(&lite_lmr_member_ops);
+	lite_member_subscribe(&lite_rdma_member_ops);
 }
 
 static int __init lite_init(void)

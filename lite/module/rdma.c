@@ -36,6 +36,30 @@
 
 #define LITE_BOUNCE_MAX		(1U << 20)
 
+/*
+ * The largest bounce buffer for the device in use: LITE_BOUNCE_MAX, or
+ * less where one streaming mapping cannot be that long (swiotlb bounces
+ * at most 256 KiB at once: SEV and TDX guests, swiotlb=force).
+ */
+static unsigned int lite_bounce_max = LITE_BOUNCE_MAX;
+
+static void lite_rdma_start(struct lite_dev *dev)
+{
+	size_t max = LITE_BOUNCE_MAX;
+
+	if (!ib_uses_virt_dma(dev->ibdev))
+		max = min(max, dma_max_mapping_size(dev->ibdev->dma_device));
+	max = max_t(size_t, rounddown_pow_of_two(max), PAGE_SIZE);
+	if (max < LITE_BOUNCE_MAX)
+		pr_info("%s: one DMA mapping takes at most %zu KiB: reads and writes go in steps of that\n",
+			dev_name(&dev->ibdev->dev), max >> 10);
+	WRITE_ONCE(lite_bounce_max, max);
+}
+
+const struct lite_member_ops lite_rdma_member_ops = {
+	.start	= lite_rdma_start,
+};
+
 unsigned int lite_op_timeout_ms = 10000;
 module_param_named(op_timeout_ms, lite_op_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(op_timeout_ms, "how long an RDMA read or write may take (default: 10000)");
@@ -184,7 +208,7 @@ static struct lite_rdma_op *lite_op_new(struct lite_handle *h)
 struct lite_rdma_op *lite_op_alloc(struct lite_handle *h, u64 len)
 {
 	struct lite_rdma_op *op = lite_op_new(h);
-	u32 n = min_t(u64, len, LITE_BOUNCE_MAX);
+	u32 n = min_t(u64, len, READ_ONCE(lite_bounce_max));
 
 	if (IS_ERR(op))
 		return op;
@@ -335,6 +359,7 @@ static int lite_op_post_zc(struct lite_rdma_op *op, bool write, u64 off,
 	while (done < *len && op->nr_maps < LITE_ZC_MAX_WRS && !ret) {
 		page = lite_ubuf_page(op->ub, uoff + done, &in_chunk, &avail);
 		n = min3(*len - done, avail, lite_chunk_left(op->h, off + done));
+		n = min_t(u64, n, READ_ONCE(lite_bounce_max));	/* one mapping */
 		dma = ib_dma_map_page(ibdev, page, in_chunk, n, op->dir);
 		if (ib_dma_mapping_error(ibdev, dma)) {
 			ret = -ENOMEM;
@@ -407,7 +432,7 @@ static bool lite_op_retry(const struct lite_rdma_op *op, int ret,
 }
 
 /*
- * Through the bounce buffer, a step of up to LITE_BOUNCE_MAX at a time.
+ * Through the bounce buffer, a step of up to lite_bounce_max at a time.
  * The peer is held from after the caller's memory was copied in until
  * the step completed, never across a copy to or from it.
  */
