@@ -67,6 +67,7 @@ struct lite_user {
 	u32			uid;
 	refcount_t		refs;
 	atomic64_t		used[LITE_RES_NR];
+	wait_queue_head_t	room;	/* lite_user_charge_wait()'s, for BULK */
 };
 
 static DEFINE_HASHTABLE(lite_users, 8);
@@ -76,9 +77,6 @@ static u32 lite_user_key(u16 node, u32 uid)
 {
 	return uid ^ ((u32)node << 20);
 }
-
-/* Callers of lite_user_charge_wait() waiting for room. */
-static DECLARE_WAIT_QUEUE_HEAD(lite_user_room);
 
 static struct lite_user *lite_user_get_gfp(u16 node, u32 uid, gfp_t gfp)
 {
@@ -99,6 +97,7 @@ static struct lite_user *lite_user_get_gfp(u16 node, u32 uid, gfp_t gfp)
 		u->node = node;
 		u->uid = uid;
 		refcount_set(&u->refs, 1);
+		init_waitqueue_head(&u->room);
 		hash_add(lite_users, &u->link, key);
 	}
 out:
@@ -200,8 +199,9 @@ void lite_user_uncharge(struct lite_user *u, enum lite_res res, u64 n)
 	if (!u)
 		return;
 	atomic64_sub(n, &u->used[res]);
-	if (res == LITE_RES_BULK && wq_has_sleeper(&lite_user_room))
-		wake_up(&lite_user_room);
+	/* One slot freed: one waiter of this user (they wait exclusively). */
+	if (res == LITE_RES_BULK && wq_has_sleeper(&u->room))
+		wake_up(&u->room);
 }
 
 /**
@@ -211,7 +211,9 @@ void lite_user_uncharge(struct lite_user *u, enum lite_res res, u64 n)
  * @n: how much
  * @timeout: jiffies to wait at most
  *
- * A user at its limit sleeps here instead of spinning on EDQUOT.
+ * A user at its limit sleeps here instead of spinning on EDQUOT, on its
+ * own queue and exclusively: a slot freed wakes one of its waiters, not
+ * every waiter of every user.
  *
  * Context: process context; killable.
  * Return: 0 (charged), -EBUSY (no room within @timeout) or -EINTR.
@@ -219,16 +221,31 @@ void lite_user_uncharge(struct lite_user *u, enum lite_res res, u64 n)
 int lite_user_charge_wait(struct lite_user *u, enum lite_res res, u64 n,
 			  unsigned long timeout)
 {
-	long left;
+	long left = timeout;
+	DEFINE_WAIT(wait);
+	int ret = -EBUSY;
 
 	if (!lite_user_charge(u, res, n))
 		return 0;
-	left = wait_event_killable_timeout(lite_user_room,
-					   !lite_user_charge(u, res, n),
-					   timeout);
-	if (left > 0)
-		return 0;
-	return left ? -EINTR : -EBUSY;
+	for (;;) {
+		prepare_to_wait_exclusive(&u->room, &wait, TASK_KILLABLE);
+		if (!lite_user_charge(u, res, n)) {
+			ret = 0;
+			break;
+		}
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		if (!left)
+			break;
+		left = schedule_timeout(left);
+	}
+	finish_wait(&u->room, &wait);
+	/* A wake-up this caller took and did not use goes to the next. */
+	if (ret && wq_has_sleeper(&u->room))
+		wake_up(&u->room);
+	return ret;
 }
 
 /**
