@@ -190,9 +190,36 @@ static void peer_up_of(struct lite_msg *m, const struct lite_sess *s)
 	memcpy(m->peer_up.name, s->name, sizeof(m->peer_up.name));
 }
 
-/* Every check that needs the cluster; fills REASON on failure. */
+/*
+ * The member whose id J asks for, if it is the same node joining again:
+ * the same name and the same RDMA address (GID, LID, link layer). A node
+ * whose link was down long enough that it gave up its manager connection
+ * rejoins before our keepalive noticed the old one is dead; without this,
+ * it would get another id and the others would list it twice until then.
+ */
+static struct lite_sess *rejoining(const struct lite_cluster *c,
+				   const struct lite_msg_join *j)
+{
+	unsigned int want = le16toh(j->requested_id);
+	struct lite_sess *old;
+
+	if (!want || want > c->cfg.max_nodes)
+		return NULL;
+	old = c->member[want];
+	if (!old || strncmp(old->name, j->name, sizeof(old->name)) ||
+	    memcmp(old->addr.gid, j->addr.gid, sizeof(old->addr.gid)) ||
+	    old->addr.lid != j->addr.lid ||
+	    old->addr.link_layer != j->addr.link_layer)
+		return NULL;
+	return old;
+}
+
+/*
+ * Every check that needs the cluster; fills REASON on failure. OLD, the
+ * session J replaces (rejoining()), does not count as a member.
+ */
 static int admit(struct lite_cluster *c, const struct lite_msg_join *j,
-		 char *reason, size_t len)
+		 const struct lite_sess *old, char *reason, size_t len)
 {
 	unsigned int k = le16toh(j->qps_per_peer);
 	unsigned int want = le16toh(j->requested_id);
@@ -235,7 +262,7 @@ static int admit(struct lite_cluster *c, const struct lite_msg_join *j,
 			 gid_family(&j->addr), c->gid_family);
 		return -EINVAL;
 	}
-	if (c->nr_members >= c->cfg.max_nodes) {
+	if (c->nr_members - !!old >= c->cfg.max_nodes) {
 		snprintf(reason, len, "cluster full (%u nodes)",
 			 c->cfg.max_nodes);
 		return -ENOSPC;
@@ -245,7 +272,7 @@ static int admit(struct lite_cluster *c, const struct lite_msg_join *j,
 			 want, c->cfg.max_nodes);
 		return -EINVAL;
 	}
-	if (want && c->member[want]) {
+	if (want && c->member[want] && c->member[want] != old) {
 		snprintf(reason, len, "node id %u is in use", want);
 		return -EADDRINUSE;
 	}
@@ -256,13 +283,23 @@ static int sess_join(struct lite_cluster *c, struct lite_sess *s,
 		     const struct lite_msg_join *j)
 {
 	unsigned int id = le16toh(j->requested_id);
+	struct lite_sess *old = rejoining(c, j);
 	char reason[LITE_REASON_LEN];
 	struct lite_msg m;
 	int ret;
 
-	ret = admit(c, j, reason, sizeof(reason));
+	ret = admit(c, j, old, reason, sizeof(reason));
 	if (ret)
 		return refuse(c, s, ret, "JOIN refused: ", reason);
+	if (old) {
+		/* PEER_DOWN for the old generation goes out before PEER_UP. */
+		c->ops->log(c->ctx,
+			    "node %u (%s) joins again from %s while its connection from %s (generation %u) is open: closing that one",
+			    id, old->name, s->peer, old->peer, old->gen);
+		lite_sess_leave(c, old);
+		if (c->ops->drop)
+			c->ops->drop(c->ctx, old);
+	}
 
 	/* Lowest free id, so ids follow join order and come back on rejoin. */
 	for (unsigned int i = 1; !id && i <= c->cfg.max_nodes; i++)

@@ -59,6 +59,12 @@ struct lite_cluster_ops {
 		__attribute__((format(printf, 2, 3)));
 	/* LEN unpredictable bytes for a nonce; 0 or -errno. */
 	int (*random)(void *ctx, void *buf, size_t len);
+	/*
+	 * Optional: close S's connection once the current event is over.
+	 * S has left already (a rejoin of the same node replaced it); the
+	 * caller's lite_sess_leave() on it does nothing more.
+	 */
+	void (*drop)(void *ctx, struct lite_sess *s);
 };
 
 struct lite_cluster {

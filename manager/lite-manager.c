@@ -170,10 +170,20 @@ static int cluster_random(void *ctx, void *buf, size_t len)
 	return lite_random(buf, len);
 }
 
+/* S was replaced by its node's new connection: close the old one. */
+static void cluster_drop(void *ctx, struct lite_sess *s)
+{
+	struct conn *c = s->owner;
+
+	(void)ctx;
+	c->drop = DROP_NOW;
+}
+
 static const struct lite_cluster_ops cluster_ops = {
 	.send = cluster_send,
 	.log = cluster_log,
 	.random = cluster_random,
+	.drop = cluster_drop,
 };
 
 /* "ADDR:PORT" in @buf, and the address alone in @host (HOST_STRLEN). */
@@ -232,6 +242,7 @@ static unsigned int conns_from(const struct manager *m, const char *source)
 static void set_sockopts(int fd)
 {
 	int one = 1, idle = 10, intvl = 5, cnt = 3;
+	unsigned int user_timeout = (idle + intvl * cnt) * 1000;
 
 	/* Joins and QP_INFO are small and latency bound. */
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -240,6 +251,13 @@ static void set_sockopts(int fd)
 	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
 	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
 	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+	/*
+	 * Keepalive probes only an idle connection: with data unacked (a
+	 * QP_INFO relayed to a node whose link is down) the retransmission
+	 * timer decides, ~15 min with tcp_retries2. This bounds both by ~25 s.
+	 */
+	setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_timeout,
+		   sizeof(user_timeout));
 }
 
 static void accept_conns(struct manager *m)

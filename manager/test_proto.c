@@ -527,11 +527,21 @@ static void sink_log(void *ctx, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The session the cluster last asked to close (ops->drop). */
+static struct lite_sess *last_drop;
+
+static void sink_drop(void *ctx, struct lite_sess *s)
+{
+	(void)ctx;
+	last_drop = s;
+}
+
 /* The cluster's ctx is &nonces. */
 static const struct lite_cluster_ops sink_ops = {
 	.send = sink_send,
 	.log = sink_log,
 	.random = fixture_random,
+	.drop = sink_drop,
 };
 
 /*
@@ -777,11 +787,81 @@ static void run_cluster_cases(void)
 	lite_cluster_cleanup(&c);
 }
 
+/*
+ * A node joins again, asking for its id, while its old connection is still
+ * a member (it gave up on that connection first): same name and address
+ * replace the old session, even in a full cluster; another address does not.
+ */
+static void run_rejoin_cases(void)
+{
+	struct lite_cluster_cfg cfg = { .max_nodes = 3, .ib_port = 1 };
+	struct lite_cluster c;
+	struct lite_msg m;
+	unsigned int type;
+	uint32_t old_gen, gen;
+	int ret;
+
+	memcpy(cfg.key, key, sizeof(key));
+	lite_cluster_init(&c, &cfg, &sink_ops, &nonces);
+	join_as(&c, 0, "a", K, 0);
+	join_as(&c, 1, "b", K, 0);
+	join_as(&c, 2, "c", K, 0);
+	old_gen = sess[1].gen;
+	drain(0);
+	drain(1);
+	drain(2);
+
+	make_join(&m, "b", K, 2);
+	m.join.addr.gid[14] = 0x77;
+	connect_as(&c, 3, "b");
+	send_as(&c, 3, &m);
+	expect_reject("a full cluster, id 2 asked for by b at another GID", 3,
+		      -ENOSPC);
+
+	last_drop = NULL;
+	ret = join_as(&c, 3, "b", K, 2);
+	type = take(3, &m);
+	gen = le32toh(m.welcome.generation);
+	report(!ret && type == LITE_MSG_WELCOME &&
+	       le16toh(m.welcome.node_id) == 2 && gen > old_gen &&
+	       sess[1].state == LITE_SESS_GONE && last_drop == &sess[1] &&
+	       c.member[2] == &sess[3] && c.nr_members == 3,
+	       "b joins again as 2 while its old connection is open -> WELCOME 2, generation %u > %u, old session gone and dropped",
+	       gen, old_gen);
+	type = take(0, &m);
+	report(type == LITE_MSG_PEER_DOWN &&
+	       le16toh(m.peer_down.node_id) == 2 &&
+	       le32toh(m.peer_down.generation) == old_gen,
+	       "node 1 hears PEER_DOWN(2, %u) first", old_gen);
+	type = take(0, &m);
+	report(type == LITE_MSG_PEER_UP && le16toh(m.peer_up.node_id) == 2 &&
+	       le32toh(m.peer_up.generation) == gen,
+	       "then PEER_UP(2, %u)", gen);
+	report(!take(1, &m), "the old session gets nothing more");
+	lite_sess_leave(&c, &sess[1]);
+	report(c.member[2] == &sess[3] && c.nr_members == 3,
+	       "closing the old connection later changes nothing");
+	drain(0);
+	drain(2);
+	drain(3);
+
+	lite_sess_leave(&c, &sess[2]);
+	drain(0);
+	drain(3);
+	make_join(&m, "b", K, 2);
+	m.join.addr.gid[14] = 0x77;
+	connect_as(&c, 4, "b");
+	send_as(&c, 4, &m);
+	expect_reject("id 2 asked for by b at another GID", 4, -EADDRINUSE);
+	lite_cluster_cleanup(&c);
+}
+
 int main(void)
 {
 	run_msg_cases();
 	run_stream_cases();
 	run_cluster_cases();
+	run_rejoin_cases();
 	printf("%d cases, %d failed\n", cases, failures);
 	return failures ? 1 : 0;
 }

@@ -26,6 +26,23 @@
 #include "wire_check.h"
 
 #define LITE_JOIN_TIMEOUT	(10 * HZ)
+/*
+ * The manager connection's keepalive: idle 10 s, then 3 probes 5 s apart.
+ * TCP_USER_TIMEOUT gives up after as long when data is unacked, where
+ * keepalive does not probe and retransmissions would last ~15 min.
+ */
+#define LITE_KEEPIDLE		10
+#define LITE_KEEPINTVL		5
+#define LITE_KEEPCNT		3
+#define LITE_USER_TIMEOUT_MS	((LITE_KEEPIDLE + LITE_KEEPINTVL * LITE_KEEPCNT) * 1000)
+/*
+ * Rejoining by itself: every second for the first minute, then every 5 s;
+ * each try first connects for at most 2 s to see the manager answers.
+ */
+#define LITE_REJOIN_FAST	HZ
+#define LITE_REJOIN_FAST_TRIES	60
+#define LITE_REJOIN_SLOW	(5 * HZ)
+#define LITE_REJOIN_PROBE	(2 * HZ)
 
 static struct lite_cluster {
 	/*
@@ -53,6 +70,52 @@ static struct lite_cluster {
 union lite_msg_body {
 	LITE_MSG_PAYLOADS;
 };
+
+/*
+ * What rejoining after a lost manager connection needs: the last join's
+ * manager, RDMA port, key and node id. Set by a join, kept by the leave
+ * that precedes a rejoin, forgotten by every other leave (rmmod, a fatal
+ * device error, lite-join). Under lite_cluster.lock.
+ */
+struct lite_rejoin_args {
+	struct sockaddr_in	sin;
+	u32			ib_port;
+	u16			node_id;	/* asked for again */
+	u8			key[LITE_KEY_LEN];
+};
+
+static void lite_rejoin_work(struct work_struct *work);
+
+static struct lite_rejoin {
+	struct delayed_work	work;
+	bool			armed;
+	unsigned int		tries;
+	struct lite_rejoin_args	args;
+} lite_rejoin = {
+	.work = __DELAYED_WORK_INITIALIZER(lite_rejoin.work, lite_rejoin_work, 0),
+};
+
+/* Queue a rejoin attempt in @delay jiffies, if one is wanted. */
+static void lite_rejoin_queue(unsigned long delay)
+{
+	mutex_lock(&lite_cluster.lock);
+	if (lite_rejoin.armed)
+		mod_delayed_work(system_long_wq, &lite_rejoin.work, delay);
+	mutex_unlock(&lite_cluster.lock);
+}
+
+/* No more rejoining; any attempt under way has ended on return. */
+static void lite_rejoin_stop(void)
+{
+	mutex_lock(&lite_cluster.lock);
+	lite_rejoin.armed = false;
+	mutex_unlock(&lite_cluster.lock);
+	/* An attempt itself never calls here (it leaves with lite_membership_leave()). */
+	cancel_delayed_work_sync(&lite_rejoin.work);
+	mutex_lock(&lite_cluster.lock);
+	memzero_explicit(&lite_rejoin.args, sizeof(lite_rejoin.args));
+	mutex_unlock(&lite_cluster.lock);
+}
 
 /* Joined, and the manager connection broke (lite-join --status). */
 bool lite_membership_lost(void)
@@ -666,10 +729,14 @@ static int lite_membership_thread(void *unused)
 	}
 	kfree(body);
 	if (!kthread_should_stop()) {
-		/* The manager dropped us, or will: the next JOIN leaves first. */
+		/*
+		 * The manager dropped us, or will: the next JOIN leaves first.
+		 * We rejoin by ourselves once the manager answers again.
+		 */
 		WRITE_ONCE(lite_cluster.lost, true);
-		pr_warn("disconnected from the manager (%d); peers stay connected, no membership changes until lite-join rejoins\n",
+		pr_warn("disconnected from the manager (%d); peers stay connected, no membership changes until this node rejoins (by itself once the manager answers, or lite-join)\n",
 			ret);
+		lite_rejoin_queue(0);
 	}
 	/*
 	 * Done: lite_membership_exit(), which owns the socket, still stops
@@ -679,10 +746,12 @@ static int lite_membership_thread(void *unused)
 	return 0;
 }
 
-static void lite_fill_join(struct lite_dev *dev, struct lite_msg_join *join)
+static void lite_fill_join(struct lite_dev *dev, u16 want_id,
+			   struct lite_msg_join *join)
 {
 	memset(join, 0, sizeof(*join));
 	lite_dev_port_addr(dev, &join->addr);
+	join->requested_id = cpu_to_le16(want_id);
 	join->qps_per_peer = cpu_to_le16(lite_param_qps_per_peer);
 	join->ib_port = dev->port;
 	strscpy(join->name, utsname()->nodename, sizeof(join->name));
@@ -692,7 +761,8 @@ static void lite_fill_join(struct lite_dev *dev, struct lite_msg_join *join)
  * Take the CHALLENGE, send JOIN, wait for WELCOME; fills the cluster's id,
  * generation and K.
  */
-static int lite_join_handshake(struct socket *sock, struct lite_dev *dev)
+static int lite_join_handshake(struct socket *sock, struct lite_dev *dev,
+			       u16 want_id)
 {
 	union lite_msg_body *body;
 	struct lite_msg_join join;
@@ -706,7 +776,7 @@ static int lite_join_handshake(struct socket *sock, struct lite_dev *dev)
 	if (ret == LITE_MSG_CHALLENGE) {
 		memcpy(lite_cluster.auth.manager_nonce, body->challenge.nonce,
 		       LITE_NONCE_LEN);
-		lite_fill_join(dev, &join);
+		lite_fill_join(dev, want_id, &join);
 		memcpy(join.nonce, lite_cluster.auth.node_nonce, LITE_NONCE_LEN);
 		ret = lite_send_msg(sock, LITE_MSG_JOIN, &join, sizeof(join));
 		if (!ret)
@@ -746,46 +816,19 @@ static int lite_join_handshake(struct socket *sock, struct lite_dev *dev)
 	return ret;
 }
 
-/**
- * lite_membership_join() - join the cluster whose manager is at @manager
- * @manager: IPv4 address of lite-manager, as text
- * @port: its TCP port
- * @ib_port: RDMA port to use; 0 for the module parameter, which is the only
- *	port this node serves
- * @key: the cluster key (LITE_KEY_LEN bytes), kept while joined
- * @node_id: set to the id the manager assigned
- *
- * Connections to the other members are then built in the background; see
- * lite_nr_nodes().
- *
- * Context: process context; sleeps up to 10 s for the manager.
- * Return: 0, -EISCONN when already joined, -EINVAL for a bad address or
- * port, -ENODEV/-ENETDOWN/-EADDRNOTAVAIL when the RDMA port is unusable, a
- * socket error, the manager's refusal as -errno (-EACCES: another cluster
- * key), or -EPROTO.
+/*
+ * Join through the manager at @sin, asking for @want_id (0: any). Under
+ * the lock; what lite_membership_join() does once it has parsed its
+ * arguments, and what a rejoin does.
  */
-int lite_membership_join(const char *manager, u16 port, u32 ib_port,
-			 const u8 *key, u32 *node_id)
+static int lite_join_at(const struct sockaddr_in *sin, u32 ib_port,
+			const u8 *key, u16 want_id, u32 *node_id)
 {
-	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(port) };
 	struct task_struct *thread;
 	struct lite_dev *dev;
 	struct socket *sock;
 	int ret;
 
-	if (!port || !in4_pton(manager, -1, (u8 *)&sin.sin_addr.s_addr, '\0', NULL))
-		return -EINVAL;
-	if (ib_port && ib_port != lite_param_port)
-		return -EINVAL;
-
-	/*
-	 * The manager connection was lost, so the manager dropped this node
-	 * (its peers did too): leave what is left of that membership first.
-	 */
-	if (READ_ONCE(lite_cluster.lost)) {
-		pr_info("leaving the cluster whose manager connection was lost, to rejoin\n");
-		lite_membership_exit();
-	}
 	mutex_lock(&lite_cluster.lock);
 	if (lite_cluster.sock) {
 		ret = -EISCONN;
@@ -806,10 +849,10 @@ int lite_membership_join(const char *manager, u16 port, u32 ib_port,
 		goto err_pool;
 	sock->sk->sk_sndtimeo = LITE_JOIN_TIMEOUT;
 	sock->sk->sk_rcvtimeo = LITE_JOIN_TIMEOUT;
-	ret = kernel_connect(sock, (struct sockaddr *)&sin, sizeof(sin), 0);
+	ret = kernel_connect(sock, (struct sockaddr *)sin, sizeof(*sin), 0);
 	if (ret) {
 		pr_err("cannot reach the manager at %pI4:%u: %d\n",
-		       &sin.sin_addr, port, ret);
+		       &sin->sin_addr, ntohs(sin->sin_port), ret);
 		goto err_release;
 	}
 	lite_cluster.dev = dev;
@@ -818,19 +861,21 @@ int lite_membership_join(const char *manager, u16 port, u32 ib_port,
 		pr_err("hmac(sha256) unavailable: %d\n", ret);
 		goto err_release;
 	}
-	ret = lite_join_handshake(sock, dev);
+	ret = lite_join_handshake(sock, dev, want_id);
 	if (ret)
 		goto err_release;
 	sock->sk->sk_rcvtimeo = MAX_SCHEDULE_TIMEOUT;
 	/*
 	 * The manager drops a node it has not heard from for ~25 s (its
-	 * keepalive); ours finds out as soon, even after a link outage the
-	 * manager's FIN was lost in, so the next lite-join can rejoin.
+	 * keepalive and user timeout); ours finds out as soon, even after a
+	 * link outage the manager's FIN or RST was lost in, and with a
+	 * QP_INFO unacked, so that we rejoin.
 	 */
 	sock_set_keepalive(sock->sk);
-	tcp_sock_set_keepidle(sock->sk, 10);
-	tcp_sock_set_keepintvl(sock->sk, 5);
-	tcp_sock_set_keepcnt(sock->sk, 3);
+	tcp_sock_set_keepidle(sock->sk, LITE_KEEPIDLE);
+	tcp_sock_set_keepintvl(sock->sk, LITE_KEEPINTVL);
+	tcp_sock_set_keepcnt(sock->sk, LITE_KEEPCNT);
+	tcp_sock_set_user_timeout(sock->sk, LITE_USER_TIMEOUT_MS);
 	lite_cluster.sock = sock;
 	thread = kthread_create(lite_membership_thread, NULL, "lite_member");
 	if (IS_ERR(thread)) {
@@ -841,12 +886,20 @@ int lite_membership_join(const char *manager, u16 port, u32 ib_port,
 	/* It may end before kthread_stop(): hold it before it runs. */
 	get_task_struct(thread);
 	lite_cluster.thread = thread;
+	lite_rejoin.args = (struct lite_rejoin_args){
+		.sin = *sin,
+		.ib_port = ib_port,
+		.node_id = lite_cluster.node_id,
+	};
+	memcpy(lite_rejoin.args.key, key, LITE_KEY_LEN);
+	lite_rejoin.armed = true;
+	lite_rejoin.tries = 0;
 	wake_up_process(thread);
 	lite_member_notify(joined, dev);
 	*node_id = lite_cluster.node_id;
 	pr_info("joined the cluster at %pI4:%u as node %u (generation %u, %u QPs per peer)\n",
-		&sin.sin_addr, port, lite_cluster.node_id, lite_cluster.gen,
-		lite_cluster.k);
+		&sin->sin_addr, ntohs(sin->sin_port), lite_cluster.node_id,
+		lite_cluster.gen, lite_cluster.k);
 	mutex_unlock(&lite_cluster.lock);
 	return 0;
 
@@ -864,12 +917,133 @@ out_unlock:
 }
 
 /**
- * lite_membership_exit() - leave the cluster: close the manager connection
- * (the manager tells the others) and tear down every peer's QPs
+ * lite_membership_join() - join the cluster whose manager is at @manager
+ * @manager: IPv4 address of lite-manager, as text
+ * @port: its TCP port
+ * @ib_port: RDMA port to use; 0 for the module parameter, which is the only
+ *	port this node serves
+ * @key: the cluster key (LITE_KEY_LEN bytes), kept while joined
+ * @node_id: set to the id the manager assigned
  *
- * Context: process context. Safe to call when not joined, and twice.
+ * Connections to the other members are then built in the background; see
+ * lite_nr_nodes(). Should the manager connection be lost, the node rejoins
+ * by itself (lite_rejoin_work()) with the same arguments.
+ *
+ * Context: process context; sleeps up to 10 s for the manager.
+ * Return: 0, -EISCONN when already joined, -EINVAL for a bad address or
+ * port, -ENODEV/-ENETDOWN/-EADDRNOTAVAIL when the RDMA port is unusable, a
+ * socket error, the manager's refusal as -errno (-EACCES: another cluster
+ * key), or -EPROTO.
  */
-void lite_membership_exit(void)
+int lite_membership_join(const char *manager, u16 port, u32 ib_port,
+			 const u8 *key, u32 *node_id)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(port) };
+
+	if (!port || !in4_pton(manager, -1, (u8 *)&sin.sin_addr.s_addr, '\0', NULL))
+		return -EINVAL;
+	if (ib_port && ib_port != lite_param_port)
+		return -EINVAL;
+
+	/*
+	 * The manager connection was lost, so the manager dropped this node
+	 * (its peers did too): leave what is left of that membership first.
+	 */
+	if (READ_ONCE(lite_cluster.lost)) {
+		pr_info("leaving the cluster whose manager connection was lost, to rejoin\n");
+		lite_membership_exit();
+	}
+	return lite_join_at(&sin, ib_port, key, 0, node_id);
+}
+
+/* Can we reach the manager at @sin? Connects for at most 2 s, then closes. */
+static int lite_manager_probe(const struct sockaddr_in *sin)
+{
+	struct socket *sock;
+	int ret;
+
+	ret = sock_create_kern(&init_net, AF_INET, SOCK_STREAM, IPPROTO_TCP, &sock);
+	if (ret)
+		return ret;
+	sock->sk->sk_sndtimeo = LITE_REJOIN_PROBE;
+	ret = kernel_connect(sock, (struct sockaddr *)sin, sizeof(*sin), 0);
+	sock_release(sock);
+	return ret;
+}
+
+static void lite_membership_leave(void);
+
+/*
+ * lite_rejoin_work() - rejoin after the manager connection was lost
+ *
+ * The manager dropped this node (or will): its keepalive or user timeout
+ * ran out while our link was down, or it stopped. Once the manager accepts
+ * a connection again, leave what is left of the old membership and join as
+ * lite-join would, asking for our old id (the manager gives it back, also
+ * while it still holds our old connection). Until then the old peers stay
+ * connected, as they were. Tried every second for a minute, then every
+ * 5 s, until joined, or until a leave other than this one's.
+ *
+ * Context: a work item on system_long_wq; takes the membership locks.
+ */
+static void lite_rejoin_work(struct work_struct *work)
+{
+	struct lite_rejoin_args *a;
+	unsigned int tries;
+	u32 id;
+	int ret;
+
+	a = kmalloc(sizeof(*a), GFP_KERNEL);
+	mutex_lock(&lite_cluster.lock);
+	/* Joined again meanwhile (lite-join), or left for good. */
+	if (!lite_rejoin.armed ||
+	    (lite_cluster.sock && !READ_ONCE(lite_cluster.lost))) {
+		mutex_unlock(&lite_cluster.lock);
+		kfree(a);
+		return;
+	}
+	if (a)
+		*a = lite_rejoin.args;
+	tries = ++lite_rejoin.tries;
+	mutex_unlock(&lite_cluster.lock);
+	if (!a) {
+		ret = -ENOMEM;
+		goto again;
+	}
+	ret = lite_manager_probe(&a->sin);
+	if (ret)
+		goto again;
+	if (READ_ONCE(lite_cluster.lost)) {
+		pr_info("the manager at %pI4:%u answers again: leaving the membership it dropped, to rejoin as node %u\n",
+			&a->sin.sin_addr, ntohs(a->sin.sin_port), a->node_id);
+		lite_membership_leave();
+	}
+	ret = lite_join_at(&a->sin, a->ib_port, a->key, a->node_id, &id);
+	if (ret == -EADDRINUSE) {
+		/* Another node has our id now: any id will do. */
+		ret = lite_join_at(&a->sin, a->ib_port, a->key, 0, &id);
+	}
+	if (!ret || ret == -EISCONN) {
+		if (!ret)
+			pr_info("rejoined as node %u after %u tries\n", id, tries);
+		kfree_sensitive(a);
+		return;
+	}
+again:
+	kfree_sensitive(a);
+	if (tries == 1 || !(tries % LITE_REJOIN_FAST_TRIES))
+		pr_warn("rejoining the cluster failed (%d, try %u); trying again every %u s\n",
+			ret, tries, tries < LITE_REJOIN_FAST_TRIES ?
+			LITE_REJOIN_FAST / HZ : LITE_REJOIN_SLOW / HZ);
+	lite_rejoin_queue(tries < LITE_REJOIN_FAST_TRIES ? LITE_REJOIN_FAST :
+			  LITE_REJOIN_SLOW);
+}
+
+/*
+ * Leave the cluster: close the manager connection (the manager tells the
+ * others) and tear down every peer's QPs. Keeps what a rejoin needs.
+ */
+static void lite_membership_leave(void)
 {
 	struct task_struct *thread;
 	unsigned int i;
@@ -909,4 +1083,17 @@ void lite_membership_exit(void)
 	WRITE_ONCE(lite_cluster.lost, false);
 	mutex_unlock(&lite_cluster.lock);
 	mutex_unlock(&lite_cluster.leave);
+}
+
+/**
+ * lite_membership_exit() - leave the cluster for good: no rejoin by itself
+ * until the next join
+ *
+ * Context: process context, no membership lock held. Safe to call when
+ * not joined, and twice.
+ */
+void lite_membership_exit(void)
+{
+	lite_rejoin_stop();
+	lite_membership_leave();
 }
