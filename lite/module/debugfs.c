@@ -141,6 +141,36 @@ out_peer:
 	return ret;
 }
 
+/*
+ * The line a test wrote into one of the probes, NUL-terminated in @line
+ * (@size bytes); 0, or -EPERM unless rdma_probe=1.
+ */
+static int lite_probe_line(const char __user *ubuf, size_t count, char *line,
+			   size_t size)
+{
+	if (!READ_ONCE(lite_rdma_probe_on))
+		return -EPERM;
+	if (count >= size)
+		return -EINVAL;
+	if (copy_from_user(line, ubuf, count))
+		return -EFAULT;
+	line[count] = '\0';
+	return 0;
+}
+
+/* A probe's last result, read under the probe lock. */
+static ssize_t lite_probe_result_read(char __user *ubuf, size_t count,
+				      loff_t *ppos, const char *result)
+{
+	ssize_t ret;
+
+	mutex_lock(&lite_probe_lock);
+	ret = simple_read_from_buffer(ubuf, count, ppos, result,
+				      strlen(result));
+	mutex_unlock(&lite_probe_lock);
+	return ret;
+}
+
 static ssize_t lite_probe_write(struct file *file, const char __user *ubuf,
 				size_t count, loff_t *ppos)
 {
@@ -150,13 +180,9 @@ static ssize_t lite_probe_write(struct file *file, const char __user *ubuf,
 	u16 node;
 	int ret;
 
-	if (!READ_ONCE(lite_rdma_probe_on))
-		return -EPERM;
-	if (count >= sizeof(line))
-		return -EINVAL;
-	if (copy_from_user(line, ubuf, count))
-		return -EFAULT;
-	line[count] = '\0';
+	ret = lite_probe_line(ubuf, count, line, sizeof(line));
+	if (ret)
+		return ret;
 	if (sscanf(line, "%hu %u %x %llx %u", &node, &qpi, &rkey, &addr,
 		   &len) != 5 || !len || len > LITE_PROBE_MAX)
 		return -EINVAL;
@@ -169,13 +195,7 @@ static ssize_t lite_probe_write(struct file *file, const char __user *ubuf,
 static ssize_t lite_probe_show(struct file *file, char __user *ubuf,
 			       size_t count, loff_t *ppos)
 {
-	ssize_t ret;
-
-	mutex_lock(&lite_probe_lock);
-	ret = simple_read_from_buffer(ubuf, count, ppos, lite_probe_result,
-				      strlen(lite_probe_result));
-	mutex_unlock(&lite_probe_lock);
-	return ret;
+	return lite_probe_result_read(ubuf, count, ppos, lite_probe_result);
 }
 
 static const struct file_operations lite_probe_fops = {
@@ -200,13 +220,9 @@ static ssize_t lite_ctrl_probe_write(struct file *file,
 	u16 node, type;
 	int ret;
 
-	if (!READ_ONCE(lite_rdma_probe_on))
-		return -EPERM;
-	if (count >= sizeof(line))
-		return -EINVAL;
-	if (copy_from_user(line, ubuf, count))
-		return -EFAULT;
-	line[count] = '\0';
+	ret = lite_probe_line(ubuf, count, line, sizeof(line));
+	if (ret)
+		return ret;
 	if (sscanf(line, "%hu %hu %128s", &node, &type, hex) != 3)
 		return -EINVAL;
 	len = strlen(hex) / 2;
@@ -224,13 +240,7 @@ static ssize_t lite_ctrl_probe_write(struct file *file,
 static ssize_t lite_ctrl_probe_show(struct file *file, char __user *ubuf,
 				    size_t count, loff_t *ppos)
 {
-	ssize_t ret;
-
-	mutex_lock(&lite_probe_lock);
-	ret = simple_read_from_buffer(ubuf, count, ppos, lite_ctrl_probe_result,
-				      strlen(lite_ctrl_probe_result));
-	mutex_unlock(&lite_probe_lock);
-	return ret;
+	return lite_probe_result_read(ubuf, count, ppos, lite_ctrl_probe_result);
 }
 
 static const struct file_operations lite_ctrl_probe_fops = {
@@ -247,14 +257,11 @@ static ssize_t lite_ctrl_drop_write(struct file *file,
 	unsigned int n;
 	char line[32];
 	u16 type;
+	int ret;
 
-	if (!READ_ONCE(lite_rdma_probe_on))
-		return -EPERM;
-	if (count >= sizeof(line))
-		return -EINVAL;
-	if (copy_from_user(line, ubuf, count))
-		return -EFAULT;
-	line[count] = '\0';
+	ret = lite_probe_line(ubuf, count, line, sizeof(line));
+	if (ret)
+		return ret;
 	if (sscanf(line, "%hu %u", &type, &n) != 2 || !type ||
 	    type >= LITE_CTRL_NR_TYPES)
 		return -EINVAL;
