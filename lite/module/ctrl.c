@@ -406,8 +406,8 @@ int lite_ctrl_call(u16 node, u32 gen, u16 type, const void *req, u32 req_len,
 	if (!ret && resp)
 		*resp_len = wait.resp_len;
 	if (gave_up && ret == -ETIMEDOUT) {
-		lite_node_warn(node, gen, "no response to request type %u within %u ms\n",
-			       type, lite_ctrl_timeout_ms);
+		pr_warn_ratelimited("node %u gen %u: no response to request type %u within %u ms\n",
+				    node, gen, type, lite_ctrl_timeout_ms);
 		lite_stat_peer(node, LITE_PSTAT_TIMEOUTS, 1);
 	}
 	return ret;

@@ -226,7 +226,9 @@ static ssize_t lite_ctrl_probe_write(struct file *file,
 	if (sscanf(line, "%hu %hu %128s", &node, &type, hex) != 3)
 		return -EINVAL;
 	len = strlen(hex) / 2;
+	/* ALLOC and ASK answer more than fits here: refused, not leaked. */
 	if (strlen(hex) % 2 || !type || type >= LITE_CTRL_NR_TYPES ||
+	    type == LITE_CTRL_ALLOC || type == LITE_CTRL_ASK ||
 	    hex2bin(req, hex, len))
 		return -EINVAL;
 	ret = lite_ctrl_call(node, 0, type, req, len, resp, &resp_len);

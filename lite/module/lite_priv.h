@@ -654,6 +654,8 @@ int lite_barrier(struct lite_ctx *ctx, u32 nr);
 void lite_sync_ctx_gone(u64 ctx_id);
 extern const struct lite_ctrl_service lite_sync_ctrl_service;
 extern const struct lite_member_ops lite_sync_member_ops;
+int lite_sync_init(void);
+void lite_sync_module_exit(void);
 
 /* prio.c: high priority first, low priority throttled (docs/rpc.md) */
 void lite_prio_init(void);

@@ -73,9 +73,12 @@ static int __init lite_init(void)
 	lite_rpc_init();
 	lite_prio_init();
 	lite_layers_connect();
-	ret = lite_ctrl_init();
+	ret = lite_sync_init();
 	if (ret)
 		goto err_stats;
+	ret = lite_ctrl_init();
+	if (ret)
+		goto err_sync;
 	ret = lite_ctx_init();
 	if (ret)
 		goto err_ctrl;
@@ -95,6 +98,8 @@ err_api:
 	lite_ctx_exit();
 err_ctrl:
 	lite_ctrl_exit();
+err_sync:
+	lite_sync_module_exit();
 err_stats:
 	lite_stats_exit();
 	return ret;
@@ -110,6 +115,7 @@ static void __exit lite_exit(void)
 	lite_device_exit();
 	lite_rpc_exit();
 	lite_ctrl_exit();
+	lite_sync_module_exit();	/* after the last request served */
 	lite_lmr_exit();
 	lite_pool_exit();
 	lite_user_exit();

@@ -147,6 +147,24 @@ static bool lite_ticket_gone(int wake_ret)
 typedef int (*lite_ticket_ask_t)(const void *arg);
 
 /*
+ * A request to @home (generation @gen) answered with 0 or 1 (LOCK,
+ * BARRIER and their asks): the answer, or a negative errno.
+ */
+static int lite_ticket_ask_call(u16 home, u32 gen, u16 type, const void *req,
+				u32 len)
+{
+	struct lite_ctrl_u64 resp;
+	u32 resp_len = sizeof(resp);
+	int ret;
+
+	ret = lite_ctrl_call(home, gen, type, req, len, &resp, &resp_len);
+	if (!ret)
+		ret = resp_len == sizeof(resp) && le64_to_cpu(resp.value) <= 1 ?
+		      (int)le64_to_cpu(resp.value) : -EPROTO;
+	return ret;
+}
+
+/*
  * Sleep until woken, asking the home every ctrl_timeout_ms whether the
  * WAKE was lost. Interrupted: -ERESTARTSYS (the caller withdraws the
  * ticket), unless the WAKE already came, which then counts (the caller
@@ -160,7 +178,7 @@ static int lite_wait_done(struct lite_sync_wait *w, u32 ticket,
 
 	for (;;) {
 		left = wait_for_completion_interruptible_timeout(&w->done,
-							lite_ctrl_timeout());
+					max(lite_ctrl_timeout(), HZ / 10UL));
 		if (left)
 			break;
 		ret = ask(arg);
@@ -298,42 +316,53 @@ static void lite_lock_pass(u32 id, struct lite_ticket next)
 }
 
 /*
- * A WAKE to send, off the request's path: lock @lock's hand-off to @next
- * (lite_lock_pass()), or with LITE_MAX_LOCKS a barrier's waiter.
+ * WAKEs to send, off the request's path: lock @lock's hand-off to @next
+ * (lite_lock_pass()), or with LITE_MAX_LOCKS a completed barrier's
+ * @waiters, one after the other. On LITE's own queue, a few at a time:
+ * WAKEs a peer never answers hold its workers, nobody else's.
  */
 struct lite_sync_handoff {
 	struct work_struct	work;
 	u32			lock;
 	struct lite_ticket	next;
+	struct list_head	waiters;
 };
 
-static atomic_t lite_sync_handoffs = ATOMIC_INIT(0);	/* queued */
-static DECLARE_WAIT_QUEUE_HEAD(lite_sync_handoffs_done);
+static struct workqueue_struct *lite_sync_wq;
 
 static void lite_sync_handoff_work(struct work_struct *work)
 {
 	struct lite_sync_handoff *h = container_of(work, typeof(*h), work);
+	struct lite_ticket *t, *tmp;
 
-	if (h->lock == LITE_MAX_LOCKS)
-		lite_wake(&h->next, 0);	/* lost: the waiter asks */
-	else
+	if (h->lock != LITE_MAX_LOCKS)
 		lite_lock_pass(h->lock, h->next);
+	list_for_each_entry_safe(t, tmp, &h->waiters, link) {
+		lite_wake(t, 0);	/* lost: the waiter asks */
+		list_del(&t->link);
+		kfree(t);
+	}
 	kfree(h);
-	if (atomic_dec_and_test(&lite_sync_handoffs))
-		wake_up(&lite_sync_handoffs_done);
 }
 
-/* Wake @next, the new holder of lock @lock (LITE_MAX_LOCKS: a barrier's). */
-static void lite_sync_handoff(u32 lock, const struct lite_ticket *next)
+/*
+ * Wake @next, the new holder of lock @lock; or with LITE_MAX_LOCKS the
+ * tickets on @waiters (taken from there).
+ */
+static void lite_sync_handoff(u32 lock, const struct lite_ticket *next,
+			      struct list_head *waiters)
 {
 	struct lite_sync_handoff *h;
 
 	h = kmalloc(sizeof(*h), GFP_KERNEL | __GFP_NOFAIL);
 	h->lock = lock;
-	h->next = *next;
+	if (next)
+		h->next = *next;
+	INIT_LIST_HEAD(&h->waiters);
+	if (waiters)
+		list_splice_init(waiters, &h->waiters);
 	INIT_WORK(&h->work, lite_sync_handoff_work);
-	atomic_inc(&lite_sync_handoffs);
-	queue_work(system_unbound_wq, &h->work);
+	queue_work(lite_sync_wq, &h->work);
 }
 
 /*
@@ -396,14 +425,15 @@ static int lite_lock_release_local(u32 id, const struct lite_sync_who *who,
 		/* ret says why */
 	} else if (ticket) {
 		list_for_each_entry_safe(t, tmp, &l->waiters, link) {
-			if (t->node == node && t->ticket == ticket &&
-			    t->ctx_id == ctx_id) {
+			if (t->node == node && t->gen == who->gen &&
+			    t->ticket == ticket && t->ctx_id == ctx_id) {
 				list_del(&t->link);
 				kfree(t);
 			}
 		}
 		if (l->held && l->holder.node == node &&
-		    l->holder.ticket == ticket && l->holder.ctx_id == ctx_id)
+		    l->holder.gen == who->gen && l->holder.ticket == ticket &&
+		    l->holder.ctx_id == ctx_id)
 			pass = lite_lock_next(l, &next);
 	} else if (!l->held || l->holder.node != node ||
 		   l->holder.ctx_id != ctx_id) {
@@ -413,7 +443,7 @@ static int lite_lock_release_local(u32 id, const struct lite_sync_who *who,
 	}
 	mutex_unlock(&lite_sync.lock);
 	if (pass)
-		lite_sync_handoff(id, &next);
+		lite_sync_handoff(id, &next, NULL);
 	return ret;
 }
 
@@ -434,14 +464,15 @@ static int lite_lock_ask_local(u32 id, const struct lite_sync_who *who,
 	if (l && ticket) {
 		ret = -ESRCH;
 		if (l->held && l->holder.node == who->node &&
+		    l->holder.gen == who->gen &&
 		    l->holder.ctx_id == who->ctx_id &&
 		    l->holder.ticket == ticket) {
 			l->claimed = true;
 			ret = 1;
 		}
 		list_for_each_entry(t, &l->waiters, link)
-			if (t->node == who->node && t->ctx_id == who->ctx_id &&
-			    t->ticket == ticket)
+			if (t->node == who->node && t->gen == who->gen &&
+			    t->ctx_id == who->ctx_id && t->ticket == ticket)
 				ret = 0;
 	}
 	mutex_unlock(&lite_sync.lock);
@@ -501,9 +532,12 @@ int lite_lock_create(struct lite_ctx *ctx, u32 node, u32 *id)
 	return ret;
 }
 
-/* A lock request from @ctx that needs no waiting. */
-static int lite_lock_simple(struct lite_ctx *ctx, u32 node, u32 id, u16 type,
-			    u32 ticket)
+/*
+ * A lock request from @ctx that needs no waiting, to @node's generation
+ * @gen (0: its current one).
+ */
+static int lite_lock_simple(struct lite_ctx *ctx, u32 node, u32 gen, u32 id,
+			    u16 type, u32 ticket)
 {
 	struct lite_ctrl_lock req = {
 		.lock = cpu_to_le32(id), .ticket = cpu_to_le32(ticket),
@@ -514,7 +548,7 @@ static int lite_lock_simple(struct lite_ctx *ctx, u32 node, u32 id, u16 type,
 
 	if (ret)
 		return ret;
-	return lite_ctrl_call(node, 0, type, &req, sizeof(req), NULL, NULL);
+	return lite_ctrl_call(node, gen, type, &req, sizeof(req), NULL, NULL);
 }
 
 /**
@@ -527,13 +561,34 @@ static int lite_lock_simple(struct lite_ctx *ctx, u32 node, u32 id, u16 type,
  */
 int lite_lock_ask(struct lite_ctx *ctx, u32 node, u32 id)
 {
-	return lite_lock_simple(ctx, node, id, LITE_CTRL_LOCK_ASK, 0);
+	return lite_lock_simple(ctx, node, 0, id, LITE_CTRL_LOCK_ASK, 0);
+}
+
+/*
+ * The generation of @home now: a waiter's questions go to that one only,
+ * so that a home that left and came back cannot answer for a ticket it
+ * never had. 0 when it is not reachable.
+ */
+static u32 lite_sync_home_gen(u16 home)
+{
+	struct lite_peer *peer;
+	u32 gen;
+
+	if (home == lite_node_id())
+		return lite_node_gen();
+	peer = lite_peer_get(home, 0);
+	if (!peer)
+		return 0;
+	gen = peer->gen;
+	lite_peer_put(peer);
+	return gen;
 }
 
 /* A lock waiter's ticket, for lite_lock_ask_ticket(). */
 struct lite_lock_wait_arg {
 	struct lite_ctx	*ctx;
 	u32		node;
+	u32		gen;	/* the home's, when the ticket was queued */
 	u32		id;
 	u32		ticket;
 };
@@ -547,16 +602,9 @@ static int lite_lock_ask_ticket(const void *arg)
 		.ctx_id = cpu_to_le64(lite_ctx_id(a->ctx)),
 		.uid = cpu_to_le32(lite_ctx_uid(a->ctx)),
 	};
-	struct lite_ctrl_u64 resp;
-	u32 len = sizeof(resp);
-	int ret;
 
-	ret = lite_ctrl_call(a->node, 0, LITE_CTRL_LOCK_ASK, &req, sizeof(req),
-			     &resp, &len);
-	if (!ret)
-		ret = len == sizeof(resp) && le64_to_cpu(resp.value) <= 1 ?
-		      (int)le64_to_cpu(resp.value) : -EPROTO;
-	return ret;
+	return lite_ticket_ask_call(a->node, a->gen, LITE_CTRL_LOCK_ASK, &req,
+				    sizeof(req));
 }
 
 /**
@@ -578,38 +626,43 @@ int lite_lock(struct lite_ctx *ctx, u32 node, u32 id)
 		.lock = cpu_to_le32(id), .ctx_id = cpu_to_le64(lite_ctx_id(ctx)),
 		.uid = cpu_to_le32(lite_ctx_uid(ctx)),
 	};
-	struct lite_ctrl_u64 resp;
 	struct lite_sync_wait *w;
-	u32 ticket, len = sizeof(resp);
+	u32 ticket, gen;
 	int ret = lite_sync_check_node(node);
 
 	if (ret)
 		return ret;
+	gen = lite_sync_home_gen(node);
+	if (!gen)
+		return -ENOTCONN;
 	w = lite_wait_new(node, &ticket);
 	if (!w)
 		return -ENOMEM;
 	req.ticket = cpu_to_le32(ticket);
-	ret = lite_ctrl_call(node, 0, LITE_CTRL_LOCK, &req, sizeof(req), &resp,
-			     &len);
-	if (!ret)
-		ret = len == sizeof(resp) ? le64_to_cpu(resp.value) : -EPROTO;
+	ret = lite_ticket_ask_call(node, gen, LITE_CTRL_LOCK, &req, sizeof(req));
 	if (ret) {	/* granted at once (1), or failed */
 		xa_erase_irq(&lite_sync_waits, ticket);
 		kfree(w);
 		/* No answer: the home may have queued us or made us holder. */
 		if (ret == -ETIMEDOUT || ret == -EINTR)
-			lite_lock_simple(ctx, node, id, LITE_CTRL_UNLOCK, ticket);
+			lite_lock_simple(ctx, node, gen, id, LITE_CTRL_UNLOCK,
+					 ticket);
 		return ret < 0 ? ret : 0;
 	}
 	ret = lite_wait_done(w, ticket, lite_lock_ask_ticket,
 			     &(struct lite_lock_wait_arg) {
-				.ctx = ctx, .node = node, .id = id,
+				.ctx = ctx, .node = node, .gen = gen, .id = id,
 				.ticket = ticket,
 			     });
-	if (ret == -ERESTARTSYS) {
-		/* The home may have made us the holder meanwhile: give it up. */
-		lite_lock_simple(ctx, node, id, LITE_CTRL_UNLOCK, ticket);
-		ret = -EINTR;
+	if (ret) {
+		/*
+		 * Interrupted, passed over, or the ask failed: the home may
+		 * still queue the ticket or have made it the holder. Give it
+		 * up (an unknown ticket is ignored there).
+		 */
+		lite_lock_simple(ctx, node, gen, id, LITE_CTRL_UNLOCK, ticket);
+		if (ret == -ERESTARTSYS)
+			ret = -EINTR;
 	}
 	return ret;
 }
@@ -624,7 +677,7 @@ int lite_lock(struct lite_ctx *ctx, u32 node, u32 id)
  */
 int lite_unlock(struct lite_ctx *ctx, u32 node, u32 id)
 {
-	return lite_lock_simple(ctx, node, id, LITE_CTRL_UNLOCK, 0);
+	return lite_lock_simple(ctx, node, 0, id, LITE_CTRL_UNLOCK, 0);
 }
 
 /**
@@ -637,7 +690,7 @@ int lite_unlock(struct lite_ctx *ctx, u32 node, u32 id)
  */
 int lite_lock_destroy(struct lite_ctx *ctx, u32 node, u32 id)
 {
-	return lite_lock_simple(ctx, node, id, LITE_CTRL_LOCK_DESTROY, 0);
+	return lite_lock_simple(ctx, node, 0, id, LITE_CTRL_LOCK_DESTROY, 0);
 }
 
 /* ---- barrier ------------------------------------------------------------------ */
@@ -660,18 +713,6 @@ static struct lite_barrier *lite_barrier_find(u32 uid, u32 nr, bool create)
 		list_add(&b->link, &lite_sync.barriers);
 	}
 	return b;
-}
-
-/* Wake @waiters (taken off their barrier) and free them. */
-static void lite_barrier_wake(struct list_head *waiters)
-{
-	struct lite_ticket *t, *tmp;
-
-	list_for_each_entry_safe(t, tmp, waiters, link) {
-		lite_sync_handoff(LITE_MAX_LOCKS, t);
-		list_del(&t->link);
-		kfree(t);
-	}
 }
 
 /*
@@ -729,7 +770,7 @@ static int lite_barrier_arrive_local(u32 nr, u32 uid, u16 node, u32 gen,
 	mutex_unlock(&lite_sync.lock);
 	kfree(b);
 	kfree(t);
-	lite_barrier_wake(&waiters);
+	lite_sync_handoff(LITE_MAX_LOCKS, NULL, &waiters);
 	return 1;
 }
 
@@ -748,6 +789,7 @@ static u16 lite_barrier_home(void)
 /* A barrier waiter's ticket, for lite_barrier_ask_ticket(). */
 struct lite_barrier_wait_arg {
 	u16				home;
+	u32				gen;	/* the home's */
 	struct lite_ctrl_barrier	req;
 };
 
@@ -756,17 +798,10 @@ static int lite_barrier_ask_ticket(const void *arg)
 {
 	const struct lite_barrier_wait_arg *a = arg;
 	struct lite_ctrl_barrier req = a->req;
-	struct lite_ctrl_u64 resp;
-	u32 len = sizeof(resp);
-	int ret;
 
 	req.flags = cpu_to_le32(LITE_BARRIER_ASK);
-	ret = lite_ctrl_call(a->home, 0, LITE_CTRL_BARRIER, &req, sizeof(req),
-			     &resp, &len);
-	if (!ret)
-		ret = len == sizeof(resp) && le64_to_cpu(resp.value) <= 1 ?
-		      (int)le64_to_cpu(resp.value) : -EPROTO;
-	return ret;
+	return lite_ticket_ask_call(a->home, a->gen, LITE_CTRL_BARRIER, &req,
+				    sizeof(req));
 }
 
 /**
@@ -782,9 +817,8 @@ int lite_barrier(struct lite_ctx *ctx, u32 nr)
 	struct lite_ctrl_barrier req = {
 		.nr = cpu_to_le32(nr), .uid = cpu_to_le32(lite_ctx_uid(ctx)),
 	};
-	struct lite_ctrl_u64 resp;
 	struct lite_sync_wait *w;
-	u32 ticket, len = sizeof(resp);
+	u32 ticket, gen;
 	u16 home;
 	int ret;
 
@@ -793,14 +827,15 @@ int lite_barrier(struct lite_ctx *ctx, u32 nr)
 	if (!lite_node_id())
 		return -ENOTCONN;
 	home = lite_barrier_home();
+	gen = lite_sync_home_gen(home);
+	if (!gen)
+		return -ENOTCONN;
 	w = lite_wait_new(home, &ticket);
 	if (!w)
 		return -ENOMEM;
 	req.ticket = cpu_to_le32(ticket);
-	ret = lite_ctrl_call(home, 0, LITE_CTRL_BARRIER, &req, sizeof(req),
-			     &resp, &len);
-	if (!ret)
-		ret = len == sizeof(resp) ? le64_to_cpu(resp.value) : -EPROTO;
+	ret = lite_ticket_ask_call(home, gen, LITE_CTRL_BARRIER, &req,
+				   sizeof(req));
 	if (ret) {
 		xa_erase_irq(&lite_sync_waits, ticket);
 		kfree(w);
@@ -808,7 +843,7 @@ int lite_barrier(struct lite_ctx *ctx, u32 nr)
 	}
 	ret = lite_wait_done(w, ticket, lite_barrier_ask_ticket,
 			     &(struct lite_barrier_wait_arg) {
-				.home = home, .req = req,
+				.home = home, .gen = gen, .req = req,
 			     });
 	if (ret == -ERESTARTSYS) {
 		/*
@@ -935,7 +970,7 @@ static void lite_sync_forget(u16 node, u64 ctx_id, bool any_ctx)
 		    (!any_ctx && l->holder.ctx_id != ctx_id))
 			continue;
 		if (lite_lock_next(l, &next))
-			lite_sync_handoff(id, &next);
+			lite_sync_handoff(id, &next, NULL);
 	}
 	list_for_each_entry_safe(b, btmp, &lite_sync.barriers, link) {
 		list_for_each_entry_safe(t, tmp, &b->waiters, link) {
@@ -1022,8 +1057,8 @@ static void lite_sync_exit(void)
 	int id;
 
 	lite_sync_fail_waiters(0);
-	/* Each ends within ctrl_timeout_ms; the peers are leaving too. */
-	wait_event(lite_sync_handoffs_done, !atomic_read(&lite_sync_handoffs));
+	/* Each WAKE ends within ctrl_timeout_ms; the peers are gone already. */
+	flush_workqueue(lite_sync_wq);
 	mutex_lock(&lite_sync.lock);
 	idr_for_each_entry(&lite_sync.locks, l, id) {
 		list_for_each_entry_safe(t, tmp, &l->waiters, link)
@@ -1076,6 +1111,26 @@ LITE_CTRL_SERVICE_HOOKS(lite_sync_ctrl_service, lite_sync_serve_any, NULL,
 			LITE_CTRL_LOCK_ASK, LITE_CTRL_LOCK, LITE_CTRL_UNLOCK,
 			LITE_CTRL_BARRIER, LITE_CTRL_WAKE, LITE_CTRL_CTX_GONE,
 			LITE_CTRL_LOCK_DESTROY);
+
+/**
+ * lite_sync_init() - at module load: the queue hand-offs go out on
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int lite_sync_init(void)
+{
+	lite_sync_wq = alloc_workqueue("lite_sync", WQ_UNBOUND, 16);
+	return lite_sync_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * lite_sync_module_exit() - at module unload, once nothing serves
+ * requests any more: the hand-offs still queued end, then their queue
+ */
+void lite_sync_module_exit(void)
+{
+	destroy_workqueue(lite_sync_wq);
+}
 
 const struct lite_member_ops lite_sync_member_ops = {
 	.peer_down	= lite_sync_peer_down,

@@ -179,12 +179,16 @@ static u64 lite_user_limit(enum lite_res res)
  */
 int lite_user_charge(struct lite_user *u, enum lite_res res, u64 n)
 {
+	s64 old;
+
 	if (!u)
 		return 0;
-	if (atomic64_add_return(n, &u->used[res]) > lite_user_limit(res)) {
-		atomic64_sub(n, &u->used[res]);
-		return -EDQUOT;
-	}
+	/* Never over, even for a moment: a waiter's recheck would see it. */
+	old = atomic64_read(&u->used[res]);
+	do {
+		if (old + n > lite_user_limit(res))
+			return -EDQUOT;
+	} while (!atomic64_try_cmpxchg(&u->used[res], &old, old + n));
 	return 0;
 }
 
