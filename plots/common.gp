@@ -4,7 +4,8 @@
 # and writes each format with
 #   do for [fmt in formats] { eval out(fmt); plot ...; unset output }
 # Variables (gnuplot -e): datafile (the run's data.csv), outbase (output
-# path without extension), testbed (subtitle; provenance.txt's "testbed:").
+# path without extension), testbed (subtitle; provenance.txt's "testbed:"),
+# judging (optional: a line naming the points run oversubscribed).
 
 fig = system("basename '" . ARG1 . "' .gp")
 plotdir = system("dirname '" . ARG1 . "'")
@@ -13,6 +14,9 @@ if (!exists("datafile") || !exists("outbase")) {
 	exit status 2
 }
 if (!exists("testbed")) testbed = "unknown testbed"
+# judging: points the targets left out, "oversubscribed, not judged: ..."
+# (results.sh's fig_oversub_note); a line under the test bed's.
+if (!exists("judging")) judging = ""
 
 # Output: PNG and SVG of one size; a figure may set width/height first.
 formats = "png svg"
@@ -33,7 +37,7 @@ do for [i = 1:strlen(testbed)] {
 }
 # Title over a smaller line naming the test bed; title(...) . note(s) adds
 # a line in that size (none for "").
-title(what) = sprintf("%s\n{/*0.8 %s}", what, bed)
+title(what) = sprintf("%s\n{/*0.8 %s}", what, bed) . note(judging)
 note(s) = s eq "" ? "" : sprintf("\n{/*0.8 %s}", s)
 # The local cluster's testbed line ends in "Soft-RoCE" (results.sh); a real
 # cluster's names its inventory, which may say rxe.

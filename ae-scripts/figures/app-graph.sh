@@ -118,9 +118,16 @@ appgraph_row() {
 		}' || ae_die "app-graph: $sys on $n nodes, repetition $rep: no usable result in $out/raw"
 }
 
+# mb_judged NODES SYSTEM: the target judges LITE-Graph (pull) against
+# mpi-graph from 2 nodes, where the host has a core for every busy vCPU.
+mb_judged() {
+	[ "$1" -ge 2 ] && ! mb_oversubscribed "$1" && { [ "$2" = lite ] || [ "$2" = mpi ]; }
+}
+
 figure_run() {
-	local out=$1 reps=5 scale=${SCALE:-16} iters=${ITERS:-10} rep n sys order points=""
-	[ "${QUICK:-0}" = 1 ] && reps=1 scale=${SCALE:-12} iters=${ITERS:-5}
+	local out=$1 reps=$MB_REPS_JUDGED scale=${SCALE:-16} iters=${ITERS:-10} rep n sys order points=""
+	local -a run
+	[ "${QUICK:-0}" = 1 ] && scale=${SCALE:-12} iters=${ITERS:-5}
 	APPGRAPH_ARGS="-s $scale -i $iters"
 	for n in $(seq "${#INV_NODES[@]}"); do points+="${points:+ }$n"; done
 	mpi_setup app-graph
@@ -131,13 +138,16 @@ figure_run() {
 	mb_on_log "${INV_NODES[0]}" "$out/graph-ref.log" \
 		"$(appgraph_bin "${INV_NODES[0]}" graph-ref) $APPGRAPH_ARGS --dump $APPGRAPH_DUMP.ref" ||
 		ae_die "app-graph: graph-ref failed on ${INV_NODES[0]}"
+	mb_reps_note "$out"
 	for rep in $(seq "$reps"); do
 		for n in $points; do
 			if [ "$n" = 1 ]; then
-				order=$(mb_order "$out" "$rep" "$n" lite mpi ref)
+				mapfile -t run < <(mb_running "$rep" "$n" lite mpi ref)
 			else
-				order=$(mb_order "$out" "$rep" "$n" lite lite-push mpi)
-			fi || ae_die "cannot shuffle the systems"
+				mapfile -t run < <(mb_running "$rep" "$n" lite lite-push mpi)
+			fi
+			[ "${#run[@]}" -gt 0 ] || continue
+			order=$(mb_order "$out" "$rep" "$n" "${run[@]}") || ae_die "cannot shuffle the systems"
 			for sys in $order; do
 				appgraph_case "$out" "$rep" "$n" "$sys"
 			done

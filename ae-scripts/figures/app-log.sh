@@ -116,11 +116,15 @@ applog_rows() {
 	done >>"$out/phases.csv"
 }
 
+# mb_judged POINT SYSTEM: every point is judged, where the host has a core
+# for each guest's vCPUs (all nodes append at once).
+mb_judged() { ! mb_oversubscribed "${#INV_NODES[@]}"; }
+
 figure_run() {
-	local out=$1 reps=3 points
+	local out=$1 reps=$MB_REPS_JUDGED points
 	points="64x1 256x1 1024x1 4096x1 64x2 64x4"
 	APPLOG_RECORDS=${RECORDS:-1000}
-	[ "${QUICK:-0}" = 1 ] && reps=1 points="64x1 1024x1 64x2" APPLOG_RECORDS=${RECORDS:-50}
+	[ "${QUICK:-0}" = 1 ] && points="64x1 1024x1 64x2" APPLOG_RECORDS=${RECORDS:-50}
 	[ "${#INV_NODES[@]}" -ge 2 ] || ae_die "app-log needs two nodes; $INV_FILE has ${#INV_NODES[@]}"
 	mb_ensure_lite
 	APPLOG_HOME=${INV_NODES[0]}
@@ -140,6 +144,7 @@ figure_run() {
 	mb_note "$out" "method: interleaved, $reps repetitions x points (size x threads per node) $points, systems shuffled per (repetition, point) with seed $MB_SEED (order.csv); ${#INV_NODES[@]} nodes append at once (opened first, then a start barrier), $APPLOG_RECORDS records per thread; log home and redis-server on $APPLOG_HOME; append-remote rows: the other nodes only"
 	[ "$AE_DRY_RUN" = 1 ] ||
 		mb_note "$out" "redis: $(ae_ssh "$APPLOG_HOME" "redis-server --version" 2>&1 | head -n 1)"
+	mb_reps_note "$out"
 	mb_interleave "$out" "$reps" "$points" applog_case lite redis
 	ae_bg_stop redis || true
 	trap - EXIT

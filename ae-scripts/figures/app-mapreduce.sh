@@ -105,11 +105,16 @@ appmr_phases() {
 	done
 }
 
+# mb_judged NODES SYSTEM: the target judges LITE-MapReduce's default (RPC)
+# shuffle against MapReduce-MPI at every node count the host has a core
+# for each busy vCPU; the write shuffle and mr-ref are shown.
+mb_judged() { ! mb_oversubscribed "$1" && { [ "$2" = lite-rpc ] || [ "$2" = mpi ]; }; }
+
 figure_run() {
-	local out=$1 reps=3 rep n sys job order points=""
+	local out=$1 reps=$MB_REPS_JUDGED rep n sys job order points=""
+	local -a run
 	declare -gA APPMR_MIB=([wordcount]=${WC_MIB:-64} [invindex]=${II_MIB:-16})
 	if [ "${QUICK:-0}" = 1 ]; then
-		reps=1
 		APPMR_MIB=([wordcount]=${WC_MIB:-8} [invindex]=${II_MIB:-4})
 	fi
 	for n in $(seq "${#INV_NODES[@]}"); do points+="${points:+ }$n"; done
@@ -123,14 +128,17 @@ figure_run() {
 			"$(appmr_bin "${INV_NODES[0]}" mr-ref) --job $job -m ${APPMR_MIB[$job]} -o $APPMR_OUT.ref0.$job" ||
 			ae_die "app-mapreduce: mr-ref $job failed on ${INV_NODES[0]}"
 	done
+	mb_reps_note "$out"
 	for rep in $(seq "$reps"); do
 		for job in wordcount invindex; do
 			for n in $points; do
 				if [ "$n" = 1 ]; then
-					order=$(mb_order "$out" "$rep" "$job-$n" lite lite-rpc mpi ref)
+					mapfile -t run < <(mb_running "$rep" "$n" lite lite-rpc mpi ref)
 				else
-					order=$(mb_order "$out" "$rep" "$job-$n" lite lite-rpc mpi)
-				fi || ae_die "cannot shuffle the systems"
+					mapfile -t run < <(mb_running "$rep" "$n" lite lite-rpc mpi)
+				fi
+				[ "${#run[@]}" -gt 0 ] || continue
+				order=$(mb_order "$out" "$rep" "$job-$n" "${run[@]}") || ae_die "cannot shuffle the systems"
 				for sys in $order; do
 					appmr_case "$out" "$rep" "$job" "$n" "$sys"
 				done

@@ -76,10 +76,17 @@ cpu_summarize() {
 	} >"$out/data.csv"
 }
 
+# mb_judged RATE SYSTEM: the target judges LITE's server against the
+# busy-polling native one at the paced rates; the event-driven server and
+# the unpaced runs are shown (to judge the event-driven server, add it
+# here).
+mb_judged() { [ "$1" != 0 ] && { [ "$2" = lite ] || [ "$2" = verbs ]; }; }
+
 figure_run() {
-	local out=$1 dur=8 warm=2 reps=3 rates="50,100,200,400,0" common rate rep sys
+	local out=$1 dur=8 warm=2 reps=$MB_REPS_JUDGED rates="50,100,200,400,0" common rate rep sys
 	local sdelay swindow order
-	[ "${QUICK:-0}" = 1 ] && dur=5 warm=1 reps=1 rates="50,200,0"
+	local -a run
+	[ "${QUICK:-0}" = 1 ] && dur=5 warm=1 rates="50,200,0"
 	[ "${FULL:-0}" = 1 ] && dur=20
 	rates=${RATES:-$rates}
 	mb_two_nodes cpu
@@ -92,9 +99,12 @@ figure_run() {
 	mkdir -p "$out/raw"
 	echo "system,offered,rep,calls_per_sec,server_busy_s,server_window_s,client_busy_s,client_window_s,server_us_per_call,client_us_per_call,server_cores,client_cores" >"$out/cpu.csv"
 	mb_note "$out" "method: interleaved, $reps repetitions x rates $rates, systems shuffled per (repetition, rate) with seed $MB_SEED (order.csv); 4 client threads, one call in flight each"
+	mb_reps_note "$out"
 	for rep in $(seq "$reps"); do
 		for rate in ${rates//,/ }; do
-			order=$(mb_order "$out" "$rep" "$rate" lite verbs verbs-event) || ae_die "cpu: cannot shuffle"
+			mapfile -t run < <(mb_running "$rep" "$rate" lite verbs verbs-event)
+			[ "${#run[@]}" -gt 0 ] || continue
+			order=$(mb_order "$out" "$rep" "$rate" "${run[@]}") || ae_die "cpu: cannot shuffle"
 			for sys in $order; do
 				cpu_case "$out" "$sys" "$rate" "$rep"
 			done

@@ -56,9 +56,18 @@ lat_case() {
 	esac || ae_die "lat: $sys at $size B, repetition $rep failed"
 }
 
+# mb_judged SIZE SERIES: the targets judge LITE's default policy against
+# verbs, writes and reads, at every size; the rest is shown.
+mb_judged() {
+	case $2 in
+	lite-write | lite-read | verbs-write | verbs-read) return 0 ;;
+	*) return 1 ;;
+	esac
+}
+
 figure_run() {
-	local out=$1 iters=1000 reps=3 sizes common
-	[ "${QUICK:-0}" = 1 ] && iters=200 reps=1
+	local out=$1 iters=1000 reps=$MB_REPS_JUDGED sizes common
+	[ "${QUICK:-0}" = 1 ] && iters=200
 	[ "${FULL:-0}" = 1 ] && iters=10000
 	mb_two_nodes lat
 	sizes=${SIZES:-8,64,512,4096,65536}
@@ -67,6 +76,7 @@ figure_run() {
 	[ "$AE_DRY_RUN" = 1 ] ||
 		echo "bench,op,size,param,rep,samples,min_us,median_us,p99_us,p999_us,max_us" >"$out/raw.csv"
 	mb_note "$out" "method: interleaved, $reps repetitions x sizes $sizes, series shuffled per (repetition, size) with seed $MB_SEED (order.csv); one operation in flight everywhere"
+	mb_reps_note "$out"
 	LAT_POLICY=unknown
 	mb_interleave "$out" "$reps" "${sizes//,/ }" lat_case lite-write lite-read \
 		litebusy-write litebusy-read kernel-write kernel-read verbs-write verbs-read \

@@ -69,11 +69,16 @@ qos_background() {
 		ae_die "qos: cannot line up the background with the stream in $out/raw/$tag.*"
 }
 
+# mb_judged POINT SERIES: the target judges the high-priority stream under
+# load against idle; without priorities it is shown.
+mb_judged() { [ "$2" = idle ] || [ "$2" = load-prio ]; }
+
 figure_run() {
-	local out=$1 iters=300 reps=5 bgdur=10 rep order series prio_wait
+	local out=$1 iters=300 reps=$MB_REPS_JUDGED bgdur=10 rep order series prio_wait
+	local -a run
 	# QUICK's background once ended before the stream's 100 calls did on a
 	# host busy with a second cluster (8 s): 15.
-	[ "${QUICK:-0}" = 1 ] && iters=100 reps=1 bgdur=15
+	[ "${QUICK:-0}" = 1 ] && iters=100 bgdur=15
 	[ "${FULL:-0}" = 1 ] && iters=3000 bgdur=60
 	mb_two_nodes qos
 	mkdir -p "$out/raw"
@@ -86,8 +91,10 @@ figure_run() {
 	[[ "$prio_wait" =~ ^[0-9]+$ ]] || ae_die "qos: prio_low_max_wait_us on $MB_CLI is '$prio_wait', not a number"
 	mb_note "$out" "prio_low_max_wait_us: $prio_wait (priorities on)"
 	mb_note "$out" "method: interleaved, $reps repetitions, cases shuffled per repetition with seed $MB_SEED (order.csv); one high-priority call in flight; background: 2 threads of synchronous 64 KiB writes for $bgdur s, its throughput in and outside the stream's timed calls in background.csv"
+	mb_reps_note "$out"
 	for rep in $(seq "$reps"); do
-		order=$(mb_order "$out" "$rep" 64 idle load-prio load-noprio) || ae_die "qos: cannot shuffle"
+		mapfile -t run < <(mb_running "$rep" 64 idle load-prio load-noprio)
+		order=$(mb_order "$out" "$rep" 64 "${run[@]}") || ae_die "qos: cannot shuffle"
 		for series in $order; do
 			qos_case "$out" "$rep" "$series"
 		done

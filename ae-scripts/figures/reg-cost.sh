@@ -24,14 +24,18 @@ regcost_case() {
 	esac || ae_die "reg-cost: $sys at $size, repetition $rep failed"
 }
 
+# mb_judged SIZE SYSTEM: the target judges 1 GiB.
+mb_judged() { [ "$1" = 1G ]; }
+
 figure_run() {
-	local out=$1 h node reps=3 sizes="4K,16K,64K,256K,1M,4M,16M,64M,256M,1G"
-	[ "${QUICK:-0}" = 1 ] && reps=1 sizes="4K,64K,1M,16M,64M"
+	local out=$1 h node reps=$MB_REPS_JUDGED sizes="4K,16K,64K,256K,1M,4M,16M,64M,256M,1G"
+	[ "${QUICK:-0}" = 1 ] && sizes="4K,64K,1M,16M,64M"
 	[ "${FULL:-0}" = 1 ] && reps=9
 	sizes=${SIZES:-$sizes}
 	h=${INV_NODES[0]}
 	node=$(mb_node_id "$h")
 	mb_note "$out" "method: interleaved, $reps repetitions x sizes $sizes, systems shuffled per (repetition, size) with seed $MB_SEED (order.csv)"
+	mb_reps_note "$out"
 	mb_ensure_lite
 	mb_interleave "$out" "$reps" "${sizes//,/ }" regcost_case verbs lite
 	mb_summarize "$out"

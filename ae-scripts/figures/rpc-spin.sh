@@ -63,14 +63,19 @@ rpcspin_summarize() {
 		}' "$out/latency.csv" "$out/cpu.csv" >"$out/data.csv"
 }
 
+# mb_judged SIZE SYSTEM: the target judges the busy policy against the
+# native RPC; the spin limits are shown.
+mb_judged() { [ "$2" = lite-busy ] || [ "$2" = verbs ]; }
+
 figure_run() {
-	local out=$1 iters=1000 reps=5 common
+	local out=$1 iters=1000 reps=$MB_REPS_JUDGED common
 	local systems="lite-spin0 lite-spin50 lite-spin200 lite-spin1000 lite-busy verbs"
-	[ "${QUICK:-0}" = 1 ] && iters=200 reps=1
+	[ "${QUICK:-0}" = 1 ] && iters=200
 	[ "${FULL:-0}" = 1 ] && iters=10000
 	mb_two_nodes rpc-spin
 	common="-n $iters -r 1 -w 0.5"
 	mb_note "$out" "method: interleaved, $reps repetitions of $systems at 64 B, shuffled per repetition with seed $MB_SEED (order.csv); one call in flight"
+	mb_reps_note "$out"
 	# shellcheck disable=SC2086 # the systems are words
 	mb_interleave "$out" "$reps" 64 rpcspin_case $systems
 	mb_lite_policy adaptive 1000

@@ -22,6 +22,44 @@ MB_LISTENING='listening on port'
 MB_LITE_READY='^# ready'
 
 MB_SEED=${SEED:-1}
+# Repetitions (exp.md, "Decision rule"): every point a target judges runs
+# MB_REPS_JUDGED interleaved repetition pairs (7: the exact 95% interval of
+# a median needs 6, and 7 give the pairs' range at 98.4%); what no target
+# judges (other series, sizes, rates; points the host runs
+# oversubscribed) only the first MB_REPS_SHOWN, to keep 'make reference'
+# within about an hour. QUICK=1: one of each (nothing is decided).
+MB_REPS_JUDGED=7 MB_REPS_SHOWN=3
+[ "${QUICK:-0}" != 1 ] || MB_REPS_JUDGED=1 MB_REPS_SHOWN=1
+
+# mb_running REP POINT SYSTEM...: the SYSTEMs that run at repetition REP
+# and POINT, one per line: all of them up to MB_REPS_SHOWN, after it only
+# those the figure's mb_judged POINT SYSTEM accepts (a figure without
+# mb_judged judges everything it runs).
+mb_running() {
+	local rep=$1 point=$2 sys
+	shift 2
+	for sys in "$@"; do
+		if [ "$rep" -le "$MB_REPS_SHOWN" ] || ! declare -F mb_judged >/dev/null || mb_judged "$point" "$sys"; then
+			echo "$sys"
+		fi
+	done
+}
+
+# mb_reps_note OUTDIR: provenance's line on the repetitions (mb_running).
+mb_reps_note() {
+	mb_note "$1" "repetitions: $MB_REPS_JUDGED of every judged point (mb_judged), $MB_REPS_SHOWN of everything else, interleaved alike"
+}
+
+# mb_oversubscribed NODES: the first NODES guests of the local cluster
+# have more vCPUs than this host has cores (their points are shown, not
+# judged: ae-scripts/targets). Never on real hosts (one node each).
+mb_oversubscribed() {
+	[ "$INV_VCLUSTER" = 1 ] && [ $(($1 * $(inv_vc cpus))) -gt "$(nproc)" ]
+}
+
+# mb_softroce: the first node's RDMA device is Soft-RoCE (rxe), where the
+# targets only hardware decides are not judged.
+mb_softroce() { [[ "$(inv_var "${INV_NODES[0]}" rdma_dev)" == rxe* ]]; }
 # The suite's one median (lib/median.awk), put before an awk program's text.
 # shellcheck disable=SC2034 # used by figures/*.sh
 MB_MEDIAN_AWK=$(cat "$AE_ROOT/ae-scripts/lib/median.awk")
@@ -289,7 +327,7 @@ mb_summarize() {
 
 # mb_sweep OUTDIR FIGURE KNOB POINT "POINTS" "QUICK_POINTS" CASE SYSTEM...:
 # a throughput figure between the first two nodes (mb_two_nodes FIGURE):
-# 3 repetitions (QUICK=1: 1) of POINTS (QUICK=1: QUICK_POINTS; the
+# MB_SWEEP_REPS (default 3; QUICK=1: 1) repetitions of POINTS (QUICK=1: QUICK_POINTS; the
 # variable KNOB, when set, replaces them), the SYSTEMs interleaved per
 # (repetition, point) (mb_interleave with CASE), then data.csv. CASE finds
 # the figure's name in MB_FIGURE and the window to give its client in
@@ -297,7 +335,7 @@ mb_summarize() {
 # repetition. The provenance's method line names the points by KNOB in
 # lower case and one of them POINT; MB_METHOD_MORE, if set, ends it.
 mb_sweep() {
-	local out=$1 fig=$2 knob=$3 point=$4 points=$5 dur=2 reps=3
+	local out=$1 fig=$2 knob=$3 point=$4 points=$5 dur=2 reps=${MB_SWEEP_REPS:-3}
 	[ "${QUICK:-0}" = 1 ] && dur=1 reps=1 points=$6
 	[ "${FULL:-0}" = 1 ] && dur=10
 	points=${!knob:-$points}
@@ -312,13 +350,17 @@ mb_sweep() {
 
 # mb_interleave OUTDIR REPS "POINTS" CASE SYSTEM...: for each repetition
 # 1..REPS and each of POINTS, run "CASE OUTDIR REP POINT SYSTEM" for every
-# SYSTEM, in mb_order's shuffled order (recorded in OUTDIR/order.csv).
+# SYSTEM that runs then (mb_running), in mb_order's shuffled order
+# (recorded in OUTDIR/order.csv).
 mb_interleave() {
 	local out=$1 reps=$2 points=$3 fn=$4 rep point sys order
+	local -a run
 	shift 4
 	for rep in $(seq "$reps"); do
 		for point in $points; do
-			order=$(mb_order "$out" "$rep" "$point" "$@") || ae_die "cannot shuffle $*"
+			mapfile -t run < <(mb_running "$rep" "$point" "$@")
+			[ "${#run[@]}" -gt 0 ] || continue
+			order=$(mb_order "$out" "$rep" "$point" "${run[@]}") || ae_die "cannot shuffle ${run[*]}"
 			for sys in $order; do
 				"$fn" "$out" "$rep" "$point" "$sys"
 			done

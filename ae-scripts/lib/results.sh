@@ -50,6 +50,11 @@ fig_provenance() {
 		echo "quick: ${QUICK:-0} full: ${FULL:-0}"
 		if [ "$INV_VCLUSTER" = 1 ]; then
 			echo "testbed: ${#INV_NODES[@]} QEMU/TCG guests, $(inv_vc cpus) vCPU $(inv_vc mem_mb) MiB each, Soft-RoCE"
+			# The guests share this host's cores: a point keeping more
+			# guest vCPUs busy than it has is oversubscribed, not judged
+			# (ae-scripts/targets; each guest's vcpus= on its host line).
+			echo "host_cpus: $(nproc) ($(uname -n), the guests' host)"
+			echo "host_load_start: $(fig_loadavg)"
 		else
 			echo "testbed: ${#INV_NODES[@]} hosts from $(basename "$INV_FILE")"
 		fi
@@ -66,17 +71,25 @@ fig_provenance() {
 	rm -f "$dir"/.facts.*
 }
 
+# fig_loadavg: this host's load averages over 1, 5 and 15 minutes and its
+# runnable/all tasks (/proc/loadavg, its first four fields).
+fig_loadavg() {
+	local l
+	l=$(cut -d' ' -f1-4 /proc/loadavg 2>/dev/null) || l=unknown
+	echo "$l (1, 5, 15-minute load averages, runnable/all tasks)"
+}
+
 fig_host_facts_cmd() {
 	local dev port
 	dev=$(inv_var "$1" rdma_dev) port=$(inv_var "$1" ib_port)
 	cat <<EOF
 gi=\$($(inv_gid_cmd "$1"))
-printf 'kernel=%s device=%s port=%s link_layer=%s gid_index=%s gid=%s fw=%s perftest=%s rdma-core=%s\n' \
+printf 'kernel=%s device=%s port=%s link_layer=%s gid_index=%s gid=%s fw=%s perftest=%s rdma-core=%s vcpus=%s\n' \
  "\$(uname -r)" "$dev" "$port" "\$(cat /sys/class/infiniband/$dev/ports/$port/link_layer 2>/dev/null)" \
  "\$gi" "\$(cat /sys/class/infiniband/$dev/ports/$port/gids/\$gi 2>/dev/null)" \
  "\$(cat /sys/class/infiniband/$dev/fw_ver 2>/dev/null)" \
  "\$(dpkg-query -W -f='\${Version}' perftest 2>/dev/null || echo unknown)" \
- "\$(dpkg-query -W -f='\${Version}' rdma-core 2>/dev/null || echo unknown)"
+ "\$(dpkg-query -W -f='\${Version}' rdma-core 2>/dev/null || echo unknown)" "\$(nproc)"
 EOF
 }
 
@@ -107,6 +120,7 @@ fig_run() {
 	) 2>&1 | tee "$dir/run.log"
 	[ "${PIPESTATUS[0]}" = 0 ] || ae_die "$name: experiment failed; partial data kept in $dir"
 	echo "run_seconds: $((SECONDS - t0))" >>"$dir/provenance.txt"
+	[ "$INV_VCLUSTER" != 1 ] || echo "host_load_end: $(fig_loadavg)" >>"$dir/provenance.txt"
 	ae_log "$name: measured in $((SECONDS - t0)) s"
 	# What the fabric dropped and the transports resent meanwhile.
 	loss_snapshot "$dir" after
@@ -130,11 +144,28 @@ fig_latest() {
 	return 1
 }
 
-# fig_plot_dir NAME DIR: draw DIR/data.csv with plots/NAME.gp into DIR.
+# fig_oversub_note NAME DIR: the points of NAME's targets that DIR ran
+# oversubscribed (ae-scripts/targets marks them "oversubscribed: not
+# judged"), as a line for the plot: "oversubscribed, not judged: 3 nodes
+# (3 vCPUs on 2 cores)"; nothing when there are none.
+fig_oversub_note() {
+	local tmp pts
+	tmp=$(mktemp -d)
+	ln -s "$2" "$tmp/$1"
+	pts=$("$AE_ROOT/ae-scripts/targets" --only "$1" "$tmp" 2>/dev/null |
+		grep -oE '\[[^]]*; [0-9]+ vCPUs on [0-9]+ cores, oversubscribed: not judged\]( \([^)]*\))?' |
+		sed -E 's/^.*; ([0-9]+ vCPUs on [0-9]+ cores), .*\]( \(([^)]*)\))?$/\3 (\1)/; s/^ //' | sort -u | paste -sd';' - | sed 's/;/; /g') || true
+	rm -rf "$tmp"
+	[ -z "$pts" ] || echo "oversubscribed, not judged: $pts"
+}
+
+# fig_plot_dir NAME DIR: draw DIR/data.csv with plots/NAME.gp into DIR,
+# with a line naming the points run oversubscribed (fig_oversub_note).
 fig_plot_dir() {
-	local name=$1 dir=$2 testbed
+	local name=$1 dir=$2 testbed judging
 	testbed=$(sed -n 's/^testbed: //p' "$dir/provenance.txt" 2>/dev/null)
-	gnuplot -e "datafile='$dir/data.csv'; outbase='$dir/$name'; testbed='${testbed:-unknown testbed}'" \
+	judging=$(fig_oversub_note "$name" "$dir")
+	gnuplot -e "datafile='$dir/data.csv'; outbase='$dir/$name'; testbed='${testbed:-unknown testbed}'; judging='$judging'" \
 		"$AE_ROOT/plots/$name.gp" || ae_die "$name: gnuplot failed on $dir/data.csv"
 	ae_log "$name: plotted $dir/$name.png"
 }
@@ -160,21 +191,25 @@ fig_plot() {
 
 # fig_targets_met NAME DIR: "targets M/T met", how many of NAME's targets
 # in exp.md the results in DIR meet (ae-scripts/targets --only NAME: a
-# row met is a "yes"), how many are undecided and how many only hardware
-# can judge; nothing for a figure without targets.
+# row met is a "yes"), how many are undecided, how many only hardware
+# can judge and how many ran oversubscribed only; nothing for a figure
+# without targets.
 fig_targets_met() {
-	local tmp rows hw undecided
+	local tmp rows hw undecided over
 	tmp=$(mktemp -d)
 	ln -s "$2" "$tmp/$1"
 	rows=$("$AE_ROOT/ae-scripts/targets" --only "$1" "$tmp" | grep '^| ' | tail -n +2) || true
 	rm -rf "$tmp"
 	[ -n "$rows" ] || return 0
-	# Undecided: too few pairs to tell (QUICK runs leave most so).
-	undecided=$(grep -c '| undecided |$' <<<"$rows") || true
+	# Undecided: the run cannot tell (QUICK runs, with one pair, leave
+	# every target so).
+	undecided=$(grep -c '| undecided ([^|]*|$' <<<"$rows") || true
 	if [ "$undecided" = 0 ]; then undecided=""; else undecided=", $undecided undecided"; fi
 	hw=$(grep -c '| not testable on ' <<<"$rows") || true
 	if [ "$hw" = 0 ]; then hw=""; else hw=", $hw not testable here"; fi
-	echo "targets $(grep -c '| yes |$' <<<"$rows")/$(wc -l <<<"$rows") met$undecided$hw"
+	over=$(grep -c '| oversubscribed: not judged |$' <<<"$rows") || true
+	if [ "$over" = 0 ]; then over=""; else over=", $over oversubscribed"; fi
+	echo "targets $(grep -c '| yes |$' <<<"$rows")/$(wc -l <<<"$rows") met$undecided$hw$over"
 }
 
 # fig_targets [reference]: exp.md's target ratios (ae-scripts/targets) from
