@@ -956,18 +956,34 @@ int lite_membership_join(const char *manager, u16 port, u32 ib_port,
 	return lite_join_at(&sin, ib_port, key, 0, node_id);
 }
 
-/* Can we reach the manager at @sin? Connects for at most 2 s, then closes. */
+/*
+ * Does the manager at @sin serve? It must send its CHALLENGE within 2 s
+ * of a connection: a listening socket alone accepts connections into its
+ * backlog while its manager exits or hangs, and leaving for that one
+ * would lose the membership we still have.
+ */
 static int lite_manager_probe(const struct sockaddr_in *sin)
 {
+	union lite_msg_body *body;
 	struct socket *sock;
 	int ret;
 
+	body = kmalloc(sizeof(*body), GFP_KERNEL);
+	if (!body)
+		return -ENOMEM;
 	ret = sock_create_kern(&init_net, AF_INET, SOCK_STREAM, IPPROTO_TCP, &sock);
 	if (ret)
-		return ret;
+		goto out;
 	sock->sk->sk_sndtimeo = LITE_REJOIN_PROBE;
+	sock->sk->sk_rcvtimeo = LITE_REJOIN_PROBE;
 	ret = kernel_connect(sock, (struct sockaddr *)sin, sizeof(*sin), 0);
+	if (!ret) {
+		ret = lite_recv_msg(sock, body);
+		ret = ret == LITE_MSG_CHALLENGE ? 0 : ret < 0 ? ret : -EPROTO;
+	}
 	sock_release(sock);
+out:
+	kfree(body);
 	return ret;
 }
 
