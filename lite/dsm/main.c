@@ -10,8 +10,8 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <linux/version.h>
 
+#include "compat.h"
 #include "dsm.h"
 
 unsigned int dsm_param_port = 63;
@@ -26,14 +26,6 @@ MODULE_PARM_DESC(max_cached_mb, "pages of all regions cached on this node, in Mi
 static ushort dsm_dev_mode = 0660;
 module_param_named(dev_mode, dsm_dev_mode, ushort, 0444);
 MODULE_PARM_DESC(dev_mode, "mode of /dev/lite_dsm (default: 0660; no bits for others)");
-
-/* 6.3 made vma->vm_flags read-only; the setter came with it. */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
-static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
-{
-	vma->vm_flags |= flags;
-}
-#endif
 
 u32 dsm_current_uid(void)
 {

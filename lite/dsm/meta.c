@@ -329,7 +329,7 @@ static int dsm_meta_call(u32 meta, u16 type, struct dsm_msg_hdr *h, u32 len,
 		mutex_lock(&dsm_meta_lock);
 		ret = dsm_meta_serve(h, len, buf);
 		mutex_unlock(&dsm_meta_lock);
-		memcpy(reply, buf, min(rlen, (u32)ret));
+		memcpy(reply, buf, min_t(u32, rlen, ret));
 		kfree(buf);
 	} else {
 		ret = liteapi_send_reply_imm(meta, dsm_param_port, h, len,
@@ -504,8 +504,8 @@ static void dsm_region_free(struct dsm_region *r)
 	kvfree(r);
 }
 
+/* kref_put_mutex() calls this with dsm_regions_lock held; it drops it. */
 static void dsm_region_unlink(struct kref *ref)
-	__releases(&dsm_regions_lock)
 {
 	struct dsm_region *r = container_of(ref, struct dsm_region, ref);
 
