@@ -480,8 +480,10 @@ struct dsm_region *dsm_region_attach(const char *name, u64 size, u32 uid,
 			continue;
 		mutex_unlock(&dsm_regions_lock);
 		if (r->uid != uid || r->size != size) {
+			int ret = r->uid != uid ? -EACCES : -EINVAL;
+
 			dsm_region_put(r);
-			return ERR_PTR(r->uid != uid ? -EACCES : -EINVAL);
+			return ERR_PTR(ret);
 		}
 		*created = false;
 		return r;
