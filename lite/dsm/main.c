@@ -78,6 +78,7 @@ static long dsm_ioc_attach(struct file *filp, struct dsm_file *df,
 			   void __user *arg)
 {
 	struct lite_dsm_ioc_attach a;
+	struct inode *inode;
 	struct dsm_region *r;
 	bool created = false;
 
@@ -102,7 +103,15 @@ static long dsm_ioc_attach(struct file *filp, struct dsm_file *df,
 		return -EFAULT;
 	}
 	df->region = r;
-	/* Mappings join the region's own address space (page.c zaps it). */
+	/*
+	 * Mappings join the region's own address space (page.c zaps it),
+	 * which needs a host inode: mmap and the mm read it. The device's,
+	 * held until the region goes.
+	 */
+	inode = file_inode(filp);
+	ihold(inode);
+	if (cmpxchg(&r->mapping.host, NULL, inode))
+		iput(inode);
 	filp->f_mapping = &r->mapping;
 	return 0;
 }

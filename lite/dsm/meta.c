@@ -503,6 +503,8 @@ static void dsm_region_free(struct dsm_region *r)
 	for (i = 0; i < r->nr_homes; i++)
 		liteapi_umap_lmr(r->lh[i]);
 	dsm_meta_detach(r->meta, r->id);
+	if (r->mapping.host)
+		iput(r->mapping.host);
 	kvfree(r);
 }
 
