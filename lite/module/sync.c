@@ -564,26 +564,6 @@ int lite_lock_ask(struct lite_ctx *ctx, u32 node, u32 id)
 	return lite_lock_simple(ctx, node, 0, id, LITE_CTRL_LOCK_ASK, 0);
 }
 
-/*
- * The generation of @home now: a waiter's questions go to that one only,
- * so that a home that left and came back cannot answer for a ticket it
- * never had. 0 when it is not reachable.
- */
-static u32 lite_sync_home_gen(u16 home)
-{
-	struct lite_peer *peer;
-	u32 gen;
-
-	if (home == lite_node_id())
-		return lite_node_gen();
-	peer = lite_peer_get(home, 0);
-	if (!peer)
-		return 0;
-	gen = peer->gen;
-	lite_peer_put(peer);
-	return gen;
-}
-
 /* A lock waiter's ticket, for lite_lock_ask_ticket(). */
 struct lite_lock_wait_arg {
 	struct lite_ctx	*ctx;
@@ -632,7 +612,12 @@ int lite_lock(struct lite_ctx *ctx, u32 node, u32 id)
 
 	if (ret)
 		return ret;
-	gen = lite_sync_home_gen(node);
+	/*
+	 * The home's generation now: the waiter's questions go to that one
+	 * only, so that a home that left and came back cannot answer for a
+	 * ticket it never had.
+	 */
+	gen = lite_node_gen_of(node);
 	if (!gen)
 		return -ENOTCONN;
 	w = lite_wait_new(node, &ticket);
@@ -827,7 +812,7 @@ int lite_barrier(struct lite_ctx *ctx, u32 nr)
 	if (!lite_node_id())
 		return -ENOTCONN;
 	home = lite_barrier_home();
-	gen = lite_sync_home_gen(home);
+	gen = lite_node_gen_of(home);
 	if (!gen)
 		return -ENOTCONN;
 	w = lite_wait_new(home, &ticket);
