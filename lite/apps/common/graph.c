@@ -179,6 +179,15 @@ void pr_block_dangling(const struct graph *g, const double *rank_own,
 	}
 }
 
+void pr_dangling_all(const struct graph *g, const double *rank_all,
+		     double *bsum_all)
+{
+	struct graph whole = *g;
+
+	whole.own = graph_part_of(g->nv, 1, 0);
+	pr_block_dangling(&whole, rank_all, bsum_all);
+}
+
 void pr_update(const struct graph *g, const double *rank_all,
 	       const double *bsum_all, double *contrib, double *rank_own_new)
 {

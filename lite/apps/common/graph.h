@@ -114,6 +114,14 @@ void pr_block_dangling(const struct graph *g, const double *rank_own,
 		       double *bsum);
 
 /*
+ * Dangling rank of every block, @bsum_all[b], from every vertex's rank: the
+ * same sums in the same order as each block's owner gets from
+ * pr_block_dangling, for programs that read the whole rank vector anyway.
+ */
+void pr_dangling_all(const struct graph *g, const double *rank_all,
+		     double *bsum_all);
+
+/*
  * One iteration for the own part: @rank_all and @bsum_all are every
  * vertex's rank and every block's dangling sum (the gathered state), @contrib
  * scratch room for nv doubles; the new ranks go to @rank_own_new.
