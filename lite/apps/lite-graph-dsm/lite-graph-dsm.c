@@ -47,11 +47,11 @@
  * the result and writes --dump, and detaches (the region goes with the
  * last node).
  *
- * Prints "node=... part=..." first, "iter=K ms=T gather_ms=G apply_ms=A
- * scatter_ms=W barrier_ms=B" per superstep (not with -q), then the
- * "result ..." line of graph.h (pr_result) and "phases ..." (the phases'
- * averages), as lite-graph does. Exit status 0, 1 with a
- * "lite-graph-dsm: ..." line, 2 on a bad command line.
+ * Prints "region=NAME bytes=SIZE", "node=... part=..." and per superstep
+ * "iter=K ms=T gather_ms=G apply_ms=A scatter_ms=W barrier_ms=B" (not
+ * with -q), then the "result ..." line of graph.h (pr_result) and
+ * "phases ..." (the phases' averages), as lite-graph does. Exit status 0,
+ * 1 with a "lite-graph-dsm: ..." line, 2 on a bad command line.
  */
 #include <ctype.h>
 #include <errno.h>
