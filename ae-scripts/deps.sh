@@ -20,9 +20,15 @@ PACKAGES=(
 	sparse linux-source-6.1
 	# The applications' baselines: LITE-Log against Redis streams,
 	# LITE-Graph against OpenMPI (mpirun over TCP), LITE-MapReduce against
-	# MapReduce-MPI (over the same OpenMPI).
+	# MapReduce-MPI (over the same OpenMPI), LITE-Graph-DSM against Global
+	# Arrays (over ARMCI-MPI and the same OpenMPI). GA comes as static
+	# archives that need ScaLAPACK, LAPACK, BLAS and gfortran's runtime
+	# (ga-config --libs, --flibs); the guests see all of it, run-time
+	# libraries included, through the controller's root.
 	redis-server libhiredis-dev
 	openmpi-bin libopenmpi-dev libmrmpi-dev
+	libglobalarrays-dev libarmci-mpi-dev libscalapack-openmpi-dev
+	liblapack-dev libblas-dev gfortran
 )
 
 log() { printf 'deps: %s\n' "$*" >&2; }

@@ -29,7 +29,7 @@ int main(int argc, char **argv)
 	unsigned int k;
 	int ret;
 
-	graph_parse_args(argc, argv, &o, 0, usage);
+	graph_parse_args(argc, argv, &o, GRAPH_BASELINE, usage);
 	t0 = now_ns();
 	ret = graph_build(&g, &o, graph_part_of(1U << o.scale, 1, 0));
 	if (ret < 0)

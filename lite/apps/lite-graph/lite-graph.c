@@ -323,7 +323,7 @@ int main(int argc, char **argv)
 	unsigned int k, p;
 	int ret;
 
-	graph_parse_args(argc, argv, &lg.o, 1, usage);
+	graph_parse_args(argc, argv, &lg.o, GRAPH_LITE, usage);
 	lg.nodes = lg.o.nodes;
 	lg.me = app_node_index(&lg.nodes);
 

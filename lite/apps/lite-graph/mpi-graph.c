@@ -54,7 +54,7 @@ int main(int argc, char **argv)
 		  "MPI_Comm_set_errhandler");
 	mpi_check(MPI_Comm_rank(MPI_COMM_WORLD, &me), "MPI_Comm_rank");
 	mpi_check(MPI_Comm_size(MPI_COMM_WORLD, &np), "MPI_Comm_size");
-	graph_parse_args(argc, argv, &o, 0, usage);
+	graph_parse_args(argc, argv, &o, GRAPH_BASELINE, usage);
 	if (np > GRAPH_MAX_PARTS)
 		die("too many ranks", EINVAL);
 

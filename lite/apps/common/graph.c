@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The graph, its partitioning and the PageRank kernel shared by lite-graph,
- * mpi-graph and graph-ref: the definitions are in graph.h.
+ * The graph, its partitioning and the PageRank kernel shared by the
+ * PageRank programs: the definitions are in graph.h.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -179,6 +179,15 @@ void pr_block_dangling(const struct graph *g, const double *rank_own,
 	}
 }
 
+void pr_dangling_all(const struct graph *g, const double *rank_all,
+		     double *bsum_all)
+{
+	struct graph whole = *g;
+
+	whole.own = graph_part_of(g->nv, 1, 0);
+	pr_block_dangling(&whole, rank_all, bsum_all);
+}
+
 void pr_update(const struct graph *g, const double *rank_all,
 	       const double *bsum_all, double *contrib, double *rank_own_new)
 {
@@ -276,15 +285,28 @@ static const struct opt_def common_opts[] = {
 	{ .name = NULL }
 };
 
-/* lite-graph's own. */
-static const struct opt_def lite_opts[] = {
+/* Those of the programs run once per node: lite-graph, lite-graph-dsm. */
+static const struct opt_def nodes_opts[] = {
 	{ "nodes", 'n', "NODES", .what = "nodes",
 	  OPT_UINT(GO, nodes, 1, GRAPH_MAX_PARTS) },
+	{ .name = NULL }
+};
+
+/* lite-graph's own. */
+static const struct opt_def lite_opts[] = {
 	{ "id", 'I', "ID", .what = "id",
 	  OPT_U64(GO, id, 0, UINT64_MAX - GRAPH_MAX_PARTS) },
 	{ "mode", 0, "pull|push", OPT_CHOICE(GO, push, mode_names) },
 	{ "window", 0, "BYTES", .what = "window",
 	  OPT_U64(GO, window, 8, 1 << 20) },
+	{ .name = NULL }
+};
+
+/* lite-graph-dsm's own. */
+static const struct opt_def dsm_opts[] = {
+	{ "node", 0, "NODE", .what = "node",
+	  OPT_UINT(GO, node, 1, GRAPH_MAX_PARTS) },
+	{ "run", 0, "RUN", OPT_STR(GO, run) },
 	{ .name = NULL }
 };
 
@@ -299,8 +321,18 @@ static void bad_arg(const struct opt_parser *p, const struct opt_def *o,
 			o->max, arg);
 }
 
-void graph_parse_args(int argc, char **argv, struct graph_opts *o, int lite,
-		      const char *usage)
+/* Whether @kind takes option @d: the others know some only to refuse. */
+static int graph_takes(enum graph_prog kind, const struct opt_def *d)
+{
+	if (opt_in(d, nodes_opts))
+		return kind != GRAPH_BASELINE;
+	if (opt_in(d, lite_opts))
+		return kind == GRAPH_LITE;
+	return 1;
+}
+
+void graph_parse_args(int argc, char **argv, struct graph_opts *o,
+		      enum graph_prog kind, const char *usage)
 {
 	struct opt_parser p = {
 		.prog = prog, .num = OPT_NUM_C, .bad = bad_arg,
@@ -312,10 +344,13 @@ void graph_parse_args(int argc, char **argv, struct graph_opts *o, int lite,
 				   .iters = 20, .id = 0x47520000,
 				   .window = 1 << 20 };
 	opt_add(&p, common_opts, o);
-	/* The baselines know lite-graph's options only to refuse them. */
-	opt_add(&p, lite_opts, lite ? o : NULL);
+	opt_add(&p, nodes_opts, kind != GRAPH_BASELINE ? o : NULL);
+	opt_add(&p, lite_opts, kind == GRAPH_LITE ? o : NULL);
+	/* Only there: elsewhere --node stays an abbreviation of --nodes. */
+	if (kind == GRAPH_DSM)
+		opt_add(&p, dsm_opts, o);
 	while ((d = opt_next(&p, argc, argv)))
-		if (!lite && opt_in(d, lite_opts))
+		if (!graph_takes(kind, d))
 			break;
 	if (!d && optind == argc)
 		return;

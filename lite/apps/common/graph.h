@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * What lite-graph, mpi-graph and graph-ref share, so that the three compute
- * on the identical graph with the identical arithmetic: the R-MAT
- * generator, the partitioning, the PageRank kernel, the rank dumps and the
- * command line.
+ * What the PageRank programs share (lite-graph, mpi-graph and graph-ref in
+ * ../lite-graph, lite-graph-dsm and ga-graph in ../lite-graph-dsm), so that
+ * all compute on the identical graph with the identical arithmetic: the
+ * R-MAT generator, the partitioning, the PageRank kernel, the rank dumps
+ * and the command line.
  *
  * Graph. R-MAT (a=0.57, b=c=0.19, d=0.05 in 1/65536 units), 2^scale
  * vertices, edge_factor * 2^scale directed edges, drawn from one
@@ -47,7 +48,9 @@ struct graph_opts {
 	uint64_t	seed;		/* -S */
 	unsigned int	iters;		/* -i: iterations */
 	const char	*dump;		/* --dump FILE: the final ranks */
-	unsigned int	nodes;		/* -n: partitions (lite-graph) */
+	unsigned int	nodes;		/* -n: partitions (lite-graph, -dsm) */
+	unsigned int	node;		/* --node: this one, 1..nodes (-dsm) */
+	const char	*run;		/* --run: the region's run id (-dsm) */
 	uint64_t	id;		/* --id: LMR identifier base (lite-graph) */
 	int		quiet;		/* -q: no per-iteration lines */
 	int		push;		/* --mode push (lite-graph) */
@@ -74,13 +77,19 @@ struct graph {
 /* prog, die(), now_ns(), splitmix64() */
 #include "app_util.h"
 
+/* Which program parses (graph_parse_args): what options it takes. */
+enum graph_prog {
+	GRAPH_BASELINE,		/* the common ones only */
+	GRAPH_LITE,		/* and -n --id --mode --window */
+	GRAPH_DSM,		/* and -n --node --run */
+};
+
 /*
- * Parse the common options (-s -e -S -i --dump -q, and -n --id --mode
- * --window when @lite); @usage is printed on an error. Exits 2 on a bad
- * command line.
+ * Parse the common options (-s -e -S -i --dump -q) and those of @kind;
+ * @usage is printed on an error. Exits 2 on a bad command line.
  */
-void graph_parse_args(int argc, char **argv, struct graph_opts *o, int lite,
-		      const char *usage);
+void graph_parse_args(int argc, char **argv, struct graph_opts *o,
+		      enum graph_prog kind, const char *usage);
 
 /* Part @p of @parts of a graph of @nv vertices. */
 struct graph_part graph_part_of(uint32_t nv, unsigned int parts,
@@ -103,6 +112,14 @@ void pr_init(const struct graph *g, double *rank_own);
  */
 void pr_block_dangling(const struct graph *g, const double *rank_own,
 		       double *bsum);
+
+/*
+ * Dangling rank of every block, @bsum_all[b], from every vertex's rank: the
+ * same sums in the same order as each block's owner gets from
+ * pr_block_dangling, for programs that read the whole rank vector anyway.
+ */
+void pr_dangling_all(const struct graph *g, const double *rank_all,
+		     double *bsum_all);
 
 /*
  * One iteration for the own part: @rank_all and @bsum_all are every
