@@ -28,6 +28,19 @@ chmod 600 /etc/lite-ae/ssh/ssh_host_ed25519_key /etc/lite-ae/ssh/guest_ed25519
 # already provides /lib/modules/$kver/build.
 cp "$AE_CACHE/modules/lib/modules/$kver"/modules.* "/lib/modules/$kver/"
 mount --bind "$AE_CACHE/modules/lib/modules/$kver/kernel" "/lib/modules/$kver/kernel"
+# The debug kernels' build trees are in the checkout's cache, which the
+# mounts below hide when the checkout is under /tmp or /root: bound where
+# they stay visible, for whatever looks for /lib/modules/$kver/build.
+build=$(readlink -f "/lib/modules/$kver/build" || true)
+case "$build" in
+/tmp/* | /root/* | /run/*)
+	if [ -f "$build/Makefile" ]; then
+		mkdir -p "/lib/modules/$kver/build.tree"
+		mount --bind "$build" "/lib/modules/$kver/build.tree"
+		ln -sfn build.tree "/lib/modules/$kver/build"
+	fi
+	;;
+esac
 
 # Fresh runtime directories and a home of its own: the controller's /run,
 # /tmp and dotfiles (shell init, keys) stay out.
