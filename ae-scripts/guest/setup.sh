@@ -29,18 +29,20 @@ chmod 600 /etc/lite-ae/ssh/ssh_host_ed25519_key /etc/lite-ae/ssh/guest_ed25519
 cp "$AE_CACHE/modules/lib/modules/$kver"/modules.* "/lib/modules/$kver/"
 mount --bind "$AE_CACHE/modules/lib/modules/$kver/kernel" "/lib/modules/$kver/kernel"
 # The debug kernels' build trees are in the checkout's cache, which the
-# mounts below hide when the checkout is under /tmp or /root: bound where
-# they stay visible, for whatever looks for /lib/modules/$kver/build.
+# mounts below hide when the checkout (or a link on the way to its cache)
+# is under /tmp or /root: linked by the path it resolves to, and bound
+# where it stays visible when that is hidden too.
 build=$(readlink -f "/lib/modules/$kver/build" || true)
-case "$build" in
-/tmp/* | /root/* | /run/*)
-	if [ -f "$build/Makefile" ]; then
+if [ -f "$build/Makefile" ]; then
+	case "$build" in
+	/tmp/* | /root/* | /run/*)
 		mkdir -p "/lib/modules/$kver/build.tree"
 		mount --bind "$build" "/lib/modules/$kver/build.tree"
 		ln -sfn build.tree "/lib/modules/$kver/build"
-	fi
-	;;
-esac
+		;;
+	*) ln -sfn "$build" "/lib/modules/$kver/build" ;;
+	esac
+fi
 
 # Fresh runtime directories and a home of its own: the controller's /run,
 # /tmp and dotfiles (shell init, keys) stay out.
