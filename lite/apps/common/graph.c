@@ -262,6 +262,38 @@ void pr_result(FILE *f, const struct graph_opts *o, const struct graph *g,
 	fflush(f);
 }
 
+static double ns_ms(uint64_t ns)
+{
+	return ns / 1e6;
+}
+
+void pr_phases_add(struct pr_phases *p, unsigned int k, const uint64_t t[5],
+		   int print)
+{
+	unsigned int i;
+
+	for (i = 0; i < 4; i++)
+		p->sum[i] += t[i + 1] - t[i];
+	p->total += t[4] - t[0];
+	if (print)
+		printf("iter=%u ms=%.3f gather_ms=%.3f apply_ms=%.3f scatter_ms=%.3f barrier_ms=%.3f\n",
+		       k, ns_ms(t[4] - t[0]), ns_ms(t[1] - t[0]),
+		       ns_ms(t[2] - t[1]), ns_ms(t[3] - t[2]),
+		       ns_ms(t[4] - t[3]));
+}
+
+double pr_phases_ms(const struct pr_phases *p, unsigned int iters)
+{
+	return ns_ms(p->total) / iters;
+}
+
+void pr_phases_print(FILE *f, const struct pr_phases *p, unsigned int iters)
+{
+	fprintf(f, "phases gather_ms=%.3f apply_ms=%.3f scatter_ms=%.3f barrier_ms=%.3f\n",
+		ns_ms(p->sum[0]) / iters, ns_ms(p->sum[1]) / iters,
+		ns_ms(p->sum[2]) / iters, ns_ms(p->sum[3]) / iters);
+}
+
 /* Where the options' values go. */
 #define GO	struct graph_opts
 

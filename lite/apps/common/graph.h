@@ -139,6 +139,26 @@ double pr_sum(const double *rank_all, uint32_t nv, uint32_t *top);
 int pr_dump(const char *path, const struct graph_opts *o,
 	    const double *rank_all, uint32_t nv);
 
+/*
+ * The phases of a superstep summed over the run: gather, apply, scatter
+ * and barrier, timed the same way by every program that has them.
+ */
+struct pr_phases {
+	uint64_t	sum[4];
+	uint64_t	total;
+};
+
+/*
+ * Superstep @k's phase boundaries, now_ns() at each (@t[0] its start,
+ * @t[4] its end), added to @p; its "iter=" line printed when @print.
+ */
+void pr_phases_add(struct pr_phases *p, unsigned int k, const uint64_t t[5],
+		   int print);
+/* Mean ms per superstep over @iters. */
+double pr_phases_ms(const struct pr_phases *p, unsigned int iters);
+/* The "phases gather_ms=... barrier_ms=..." line, means over @iters. */
+void pr_phases_print(FILE *f, const struct pr_phases *p, unsigned int iters);
+
 /* The result line: "result prog=... key=value ...". */
 void pr_result(FILE *f, const struct graph_opts *o, const struct graph *g,
 	       unsigned int parts, double build_s, double ms_per_iter,

@@ -87,14 +87,10 @@ static void put_own(int ga, struct graph_part own, double *rank_own)
 		NGA_Put(ga, lo, hi, rank_own, ld);
 }
 
-static double ms(uint64_t ns)
-{
-	return ns / 1e6;
-}
-
 int main(int argc, char **argv)
 {
-	uint64_t t0, t1, t2, t3, t4, sum[4] = { 0 }, total = 0;
+	struct pr_phases ph = { 0 };
+	uint64_t t[5];
 	double *rank_all, *bsum_all, *contrib, *next_own, build_s;
 	int me, np, ga[2], ret;
 	struct graph_opts o;
@@ -109,11 +105,11 @@ int main(int argc, char **argv)
 	if (np > GRAPH_MAX_PARTS)
 		ga_fail("too many ranks", EINVAL);
 
-	t0 = now_ns();
+	t[0] = now_ns();
 	ret = graph_build(&g, &o, graph_part_of(1U << o.scale, np, me));
 	if (ret < 0)
 		ga_fail("graph", -ret);
-	build_s = (now_ns() - t0) / 1e9;
+	build_s = (now_ns() - t[0]) / 1e9;
 	rank_all = malloc(g.nv * sizeof(double));
 	contrib = malloc(g.nv * sizeof(double));
 	bsum_all = malloc(g.nblocks * sizeof(double));
@@ -128,34 +124,24 @@ int main(int argc, char **argv)
 	put_own(ga[0], g.own, next_own);
 	GA_Sync();
 	for (k = 0; k < o.iters; k++) {
-		t0 = now_ns();
+		t[0] = now_ns();
 		get_all(ga[k % 2], g.nv, rank_all);
-		t1 = now_ns();
+		t[1] = now_ns();
 		pr_dangling_all(&g, rank_all, bsum_all);
 		pr_update(&g, rank_all, bsum_all, contrib, next_own);
-		t2 = now_ns();
+		t[2] = now_ns();
 		put_own(ga[(k + 1) % 2], g.own, next_own);
-		t3 = now_ns();
+		t[3] = now_ns();
 		GA_Sync();
-		t4 = now_ns();
-		sum[0] += t1 - t0;
-		sum[1] += t2 - t1;
-		sum[2] += t3 - t2;
-		sum[3] += t4 - t3;
-		total += t4 - t0;
-		if (!me && !o.quiet)
-			printf("iter=%u ms=%.3f gather_ms=%.3f apply_ms=%.3f scatter_ms=%.3f barrier_ms=%.3f\n",
-			       k, ms(t4 - t0), ms(t1 - t0), ms(t2 - t1),
-			       ms(t3 - t2), ms(t4 - t3));
+		t[4] = now_ns();
+		pr_phases_add(&ph, k, t, !me && !o.quiet);
 	}
 
 	if (!me) {
 		get_all(ga[o.iters % 2], g.nv, rank_all);
-		pr_result(stdout, &o, &g, np, build_s, ms(total) / o.iters,
-			  rank_all);
-		printf("phases gather_ms=%.3f apply_ms=%.3f scatter_ms=%.3f barrier_ms=%.3f\n",
-		       ms(sum[0]) / o.iters, ms(sum[1]) / o.iters,
-		       ms(sum[2]) / o.iters, ms(sum[3]) / o.iters);
+		pr_result(stdout, &o, &g, np, build_s,
+			  pr_phases_ms(&ph, o.iters), rank_all);
+		pr_phases_print(stdout, &ph, o.iters);
 		fflush(stdout);
 		if (o.dump) {
 			ret = pr_dump(o.dump, &o, rank_all, g.nv);

@@ -223,14 +223,10 @@ static const char *bad_args(const struct graph_opts *o)
 	return NULL;
 }
 
-static double ms(uint64_t ns)
-{
-	return ns / 1e6;
-}
-
 int main(int argc, char **argv)
 {
-	uint64_t t0, t1, t2, t3, t4, sum[4] = { 0 }, total = 0;
+	struct pr_phases ph = { 0 };
+	uint64_t t[5];
 	struct dgraph dg = { 0 };
 	unsigned int k, p, nv;
 	const char *why;
@@ -258,11 +254,11 @@ int main(int argc, char **argv)
 	/* Before the graph: a missing /dev/lite_dsm shows at once. */
 	attach(&dg, PAGE + 2 * dg.slot_bytes);
 
-	t0 = now_ns();
+	t[0] = now_ns();
 	ret = graph_build(&dg.g, &dg.o, dg.parts[dg.me]);
 	if (ret < 0)
 		die("graph", ret);
-	build_s = (now_ns() - t0) / 1e9;
+	build_s = (now_ns() - t[0]) / 1e9;
 	dg.rank_all = malloc(nv * sizeof(double));
 	dg.contrib = malloc(nv * sizeof(double));
 	dg.bsum_all = malloc(dg.g.nblocks * sizeof(double));
@@ -284,34 +280,24 @@ int main(int argc, char **argv)
 	check_head(&dg);
 
 	for (k = 0; k < dg.o.iters; k++) {
-		t0 = now_ns();
+		t[0] = now_ns();
 		gather(&dg, k % 2, k);
-		t1 = now_ns();
+		t[1] = now_ns();
 		pr_dangling_all(&dg.g, dg.rank_all, dg.bsum_all);
 		pr_update(&dg.g, dg.rank_all, dg.bsum_all, dg.contrib,
 			  dg.next_own);
-		t2 = now_ns();
+		t[2] = now_ns();
 		scatter(&dg, (k + 1) % 2, k + 1);
-		t3 = now_ns();
+		t[3] = now_ns();
 		barrier(&dg, "lite_dsm_barrier");
-		t4 = now_ns();
-		sum[0] += t1 - t0;
-		sum[1] += t2 - t1;
-		sum[2] += t3 - t2;
-		sum[3] += t4 - t3;
-		total += t4 - t0;
-		if (!dg.o.quiet)
-			printf("iter=%u ms=%.3f gather_ms=%.3f apply_ms=%.3f scatter_ms=%.3f barrier_ms=%.3f\n",
-			       k, ms(t4 - t0), ms(t1 - t0), ms(t2 - t1),
-			       ms(t3 - t2), ms(t4 - t3));
+		t[4] = now_ns();
+		pr_phases_add(&ph, k, t, !dg.o.quiet);
 	}
 	gather(&dg, dg.o.iters % 2, dg.o.iters);
 
 	pr_result(stdout, &dg.o, &dg.g, dg.o.nodes, build_s,
-		  ms(total) / dg.o.iters, dg.rank_all);
-	printf("phases gather_ms=%.3f apply_ms=%.3f scatter_ms=%.3f barrier_ms=%.3f\n",
-	       ms(sum[0]) / dg.o.iters, ms(sum[1]) / dg.o.iters,
-	       ms(sum[2]) / dg.o.iters, ms(sum[3]) / dg.o.iters);
+		  pr_phases_ms(&ph, dg.o.iters), dg.rank_all);
+	pr_phases_print(stdout, &ph, dg.o.iters);
 	if (dg.o.dump) {
 		ret = pr_dump(dg.o.dump, &dg.o, dg.rank_all, nv);
 		if (ret < 0)

@@ -310,14 +310,10 @@ static void setup(struct lgraph *lg)
 	}
 }
 
-static double ms(uint64_t ns)
-{
-	return ns / 1e6;
-}
-
 int main(int argc, char **argv)
 {
-	uint64_t t0, t1, t2, t3, t4, sum[4] = { 0 }, total = 0;
+	struct pr_phases ph = { 0 };
+	uint64_t t[5];
 	struct lgraph lg = { 0 };
 	double build_s;
 	unsigned int k, p;
@@ -327,12 +323,12 @@ int main(int argc, char **argv)
 	lg.nodes = lg.o.nodes;
 	lg.me = app_node_index(&lg.nodes);
 
-	t0 = now_ns();
+	t[0] = now_ns();
 	ret = graph_build(&lg.g, &lg.o,
 			  graph_part_of(1U << lg.o.scale, lg.nodes, lg.me));
 	if (ret < 0)
 		die("graph", ret);
-	build_s = (now_ns() - t0) / 1e9;
+	build_s = (now_ns() - t[0]) / 1e9;
 	lg.peers = calloc(lg.nodes, sizeof(*lg.peers));
 	lg.rank_all = malloc(lg.g.nv * sizeof(double));
 	lg.contrib = malloc(lg.g.nv * sizeof(double));
@@ -365,30 +361,22 @@ int main(int argc, char **argv)
 	setup(&lg);
 
 	for (k = 0; k < lg.o.iters; k++) {
-		t0 = now_ns();
+		t[0] = now_ns();
 		ret = gather(&lg, k % 2, k);
 		if (ret < 0)
 			die("gather", ret);
-		t1 = now_ns();
+		t[1] = now_ns();
 		pr_update(&lg.g, lg.rank_all, lg.bsum_all, lg.contrib,
 			  lg.slot + 1 + lg.nb_own);
 		pr_block_dangling(&lg.g, lg.slot + 1 + lg.nb_own, lg.slot + 1);
-		t2 = now_ns();
+		t[2] = now_ns();
 		ret = scatter(&lg, (k + 1) % 2, k + 1);
 		if (ret < 0)
 			die("scatter", ret);
-		t3 = now_ns();
+		t[3] = now_ns();
 		barrier(&lg, "lite_barrier");
-		t4 = now_ns();
-		sum[0] += t1 - t0;
-		sum[1] += t2 - t1;
-		sum[2] += t3 - t2;
-		sum[3] += t4 - t3;
-		total += t4 - t0;
-		if (!lg.o.quiet)
-			printf("iter=%u ms=%.3f gather_ms=%.3f apply_ms=%.3f scatter_ms=%.3f barrier_ms=%.3f\n",
-			       k, ms(t4 - t0), ms(t1 - t0), ms(t2 - t1),
-			       ms(t3 - t2), ms(t4 - t3));
+		t[4] = now_ns();
+		pr_phases_add(&ph, k, t, !lg.o.quiet);
 	}
 
 	/* The final ranks of every part; then nobody needs our LMR. */
@@ -398,10 +386,8 @@ int main(int argc, char **argv)
 	barrier(&lg, "lite_barrier (end)");
 
 	pr_result(stdout, &lg.o, &lg.g, lg.nodes, build_s,
-		  ms(total) / lg.o.iters, lg.rank_all);
-	printf("phases gather_ms=%.3f apply_ms=%.3f scatter_ms=%.3f barrier_ms=%.3f\n",
-	       ms(sum[0]) / lg.o.iters, ms(sum[1]) / lg.o.iters,
-	       ms(sum[2]) / lg.o.iters, ms(sum[3]) / lg.o.iters);
+		  pr_phases_ms(&ph, lg.o.iters), lg.rank_all);
+	pr_phases_print(stdout, &ph, lg.o.iters);
 	if (lg.o.dump) {
 		ret = pr_dump(lg.o.dump, &lg.o, lg.rank_all, lg.g.nv);
 		if (ret < 0)
