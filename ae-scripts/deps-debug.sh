@@ -100,9 +100,11 @@ if ! kv_cached "$AE_CACHE" "$kver"; then
 fi
 # Its headers, where builds for Linux $kver look (as a headers package
 # would put them); the guests see the same path through the shared root.
+# Linked by the path the tree resolves to: a clone whose .cache links to
+# another checkout's may be deleted, the other checkout's cache stays.
 [ "$(id -u)" = 0 ] || die "need root to link /lib/modules/$kver/build"
 mkdir -p "/lib/modules/$kver"
-ln -sfn "$tree" "/lib/modules/$kver/build"
+ln -sfn "$(readlink -f "$tree")" "/lib/modules/$kver/build"
 name=$(kv_debug_name "$SERIES")
 echo "$kver" >"$AE_CACHE/$(kv_debug_file "$name")"
 log "ok (debug guest kernel $kver: make up KVER=$name)"
