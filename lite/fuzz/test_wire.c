@@ -175,6 +175,7 @@ static void test_ctrl_len(void)
 		{ LITE_CTRL_LOCK_CREATE, sizeof(struct lite_ctrl_lock) },
 		{ LITE_CTRL_LOCK_DESTROY, sizeof(struct lite_ctrl_lock) },
 		{ LITE_CTRL_CANCEL,	sizeof(struct lite_ctrl_cancel) },
+		{ LITE_CTRL_RPC_FORGET,	sizeof(struct lite_ctrl_rpc_forget) },
 	};
 	char name[80];
 	size_t i;

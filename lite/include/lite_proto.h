@@ -32,9 +32,10 @@
  * the GID type and the responder's RDMA read/atomic depth; 7: control
  * requests carry their budget, MEMSET/MEMMOVE/ALLOC the uid, and CANCEL;
  * 8: a lock or barrier waiter asks about its ticket (LOCK_ASK with a
- * ticket, BARRIER with LITE_BARRIER_ASK)
+ * ticket, BARRIER with LITE_BARRIER_ASK); 9: a caller that gave up on a
+ * call asks the receiver to forget it (RPC_FORGET)
  */
-#define LITE_PROTO_VERSION	8
+#define LITE_PROTO_VERSION	9
 #define LITE_PROTO_DEFAULT_PORT	18500
 
 #define LITE_MAX_NODES		64	/* node ids are 1..LITE_MAX_NODES-1 */

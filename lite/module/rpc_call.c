@@ -4,7 +4,8 @@
  * buffer from the pool under an id the request carries; the server writes
  * the reply there with an immediate naming the call, and the caller waits
  * for it under the wait policy (wait.c). A caller that gives up leaves the
- * buffer registered until the reply lands or the server leaves, so a late
+ * buffer registered until the reply lands, the server answers RPC_FORGET
+ * (nothing can be written there any more) or the server leaves, so a late
  * reply never reaches freed memory. The request itself goes through the
  * caller's ring (rpc_client.c).
  */
@@ -23,6 +24,12 @@ static u32 lite_rpc_next_call;
 
 /* Recent calls' time to their reply. */
 static struct lite_wait_hist lite_rpc_reply_hist;
+
+/* Asks the servers of abandoned calls to forget them (RPC_FORGET). */
+static void lite_rpc_forget_work(struct work_struct *work);
+static DECLARE_DELAYED_WORK(lite_rpc_forgetter, lite_rpc_forget_work);
+#define LITE_RPC_FORGET_BATCH	16
+#define LITE_RPC_FORGET_MAX_WAIT	(30 * HZ)
 
 /* Any context: the reply buffer, the device and the user's charge. */
 static void lite_rpc_call_free(struct lite_rpc_call *call)
@@ -85,6 +92,120 @@ void lite_rpc_fail_call(u32 id, int status)
 	xa_unlock_irqrestore(&lite_rpc_calls, flags);
 }
 
+/**
+ * lite_rpc_call_posted() - @call's request went out
+ * @call: the call
+ * @gen: the receiver's generation
+ * @port: the port
+ * @end: where the request ended in our ring there (RPC_FORGET names it)
+ *
+ * Context: the calling thread, before it waits for the reply.
+ */
+void lite_rpc_call_posted(struct lite_rpc_call *call, u32 gen, u8 port,
+			  u64 end)
+{
+	call->gen = gen;
+	call->port = port;
+	call->end = end;
+}
+
+/*
+ * Mark @call abandoned (under the calls' lock): the forget work asks its
+ * server a second from now.
+ */
+static void lite_rpc_call_abandon(struct lite_rpc_call *call)
+{
+	call->abandoned = true;
+	call->ask_at = jiffies + HZ;
+	queue_delayed_work(system_unbound_wq, &lite_rpc_forgetter, HZ);
+}
+
+/*
+ * Send RPC_FORGET for abandoned calls that are due, and free those their
+ * servers answered: nothing can write into their buffers any more. Not
+ * before our own QPs to the server are fenced either (a request flushed
+ * by a reset may still be on its way and be answered). A server that
+ * says "not yet" (or does not answer) is asked again after 1 s, doubling
+ * to LITE_RPC_FORGET_MAX_WAIT; one that leaves frees its calls
+ * (lite_rpc_calls_peer_down).
+ */
+static void lite_rpc_forget_work(struct work_struct *work)
+{
+	struct {
+		struct lite_rpc_call		*call;
+		u32				id;
+		u16				node;
+		u32				gen;
+		struct lite_ctrl_rpc_forget	req;
+	} due[LITE_RPC_FORGET_BATCH];
+	struct lite_rpc_call *call;
+	unsigned long id, flags;
+	unsigned int i, n;
+	bool left = false;
+	int ret;
+
+	do {
+		n = 0;
+		xa_lock_irqsave(&lite_rpc_calls, flags);
+		xa_for_each(&lite_rpc_calls, id, call) {
+			if (!call->abandoned)
+				continue;
+			left = true;
+			if (n == LITE_RPC_FORGET_BATCH ||
+			    time_before(jiffies, call->ask_at))
+				continue;
+			/* Not again in this run. */
+			call->ask_at = jiffies + LITE_RPC_FORGET_MAX_WAIT;
+			due[n].call = call;
+			due[n].id = id;
+			due[n].node = call->node;
+			due[n].gen = call->gen;
+			due[n].req = (struct lite_ctrl_rpc_forget) {
+				.port = cpu_to_le32(call->port),
+				.call_id = cpu_to_le32(id),
+				.end = cpu_to_le64(call->end),
+			};
+			n++;
+		}
+		xa_unlock_irqrestore(&lite_rpc_calls, flags);
+
+		for (i = 0; i < n; i++) {
+			ret = -EAGAIN;
+			if (lite_node_fenced(due[i].node, due[i].gen))
+				ret = lite_ctrl_call(due[i].node, due[i].gen,
+						     LITE_CTRL_RPC_FORGET,
+						     &due[i].req,
+						     sizeof(due[i].req),
+						     NULL, NULL);
+			xa_lock_irqsave(&lite_rpc_calls, flags);
+			call = xa_load(&lite_rpc_calls, due[i].id);
+			/* Else a late reply or the node leaving freed it. */
+			if (call != due[i].call || !call->abandoned) {
+				call = NULL;
+			} else if (!ret) {
+				__xa_erase(&lite_rpc_calls, due[i].id);
+			} else {
+				call->asks = min(call->asks + 1, 5U);
+				call->ask_at = jiffies +
+					min_t(unsigned long, HZ << call->asks,
+					      LITE_RPC_FORGET_MAX_WAIT);
+				call = NULL;
+			}
+			xa_unlock_irqrestore(&lite_rpc_calls, flags);
+			if (call)
+				lite_rpc_call_free(call);
+		}
+	} while (n == LITE_RPC_FORGET_BATCH);
+	if (left)
+		queue_delayed_work(system_unbound_wq, &lite_rpc_forgetter, HZ);
+}
+
+/* Module exit, after every node left: every call was freed. */
+void lite_rpc_calls_exit(void)
+{
+	cancel_delayed_work_sync(&lite_rpc_forgetter);
+}
+
 /*
  * A call to @node with a reply buffer of @max bytes, registered under
  * *@id so that its reply finds it. Charged to @user (LITE_RES_CALLS).
@@ -140,8 +261,8 @@ err:
 /*
  * Wait for @call's reply until @deadline (jiffies), polling first if
  * @spin. 0: it completed (call->status says how). -ETIMEDOUT or -EINTR:
- * the call is abandoned, the reply (or the node leaving) frees it, and
- * the caller must not touch it again.
+ * the call is abandoned, the reply, RPC_FORGET or the node leaving frees
+ * it, and the caller must not touch it again.
  */
 static int lite_rpc_call_wait(struct lite_rpc_call *call,
 			      unsigned long deadline, bool spin)
@@ -174,7 +295,7 @@ static int lite_rpc_call_wait(struct lite_rpc_call *call,
 		xa_unlock_irqrestore(&lite_rpc_calls, flags);
 		return 0;
 	}
-	call->abandoned = true;
+	lite_rpc_call_abandon(call);
 	xa_unlock_irqrestore(&lite_rpc_calls, flags);
 	if (left < 0)
 		return -EINTR;
@@ -200,10 +321,11 @@ static int lite_rpc_call_take(struct lite_rpc_call *call, u32 id,
 	if (call->status == -EIO) {
 		/*
 		 * Our send failed, yet the request may have arrived: the reply
-		 * buffer stays out of the pool until the node leaves.
+		 * buffer stays out of the pool until the server forgets the
+		 * call or leaves.
 		 */
 		xa_lock_irqsave(&lite_rpc_calls, flags);
-		call->abandoned = true;
+		lite_rpc_call_abandon(call);
 		xa_unlock_irqrestore(&lite_rpc_calls, flags);
 		return -EIO;
 	}
@@ -248,8 +370,9 @@ static void lite_rpc_call_drop(struct lite_rpc_call *call, u32 id)
  * @prio: LITE_PRIO_*
  *
  * Waits at most rpc_timeout_ms for ring space and as long again for the
- * reply. The reply buffer stays allocated until the reply comes or the
- * node leaves, even when the caller gave up.
+ * reply. The reply buffer stays allocated until the reply comes, the
+ * server forgets the call (RPC_FORGET) or the node leaves, even when the
+ * caller gave up.
  *
  * Return: the reply's length, or a negative errno (uapi/lite.h); -EDQUOT
  * when @user has user_calls calls waiting (abandoned ones included).

@@ -97,6 +97,7 @@ const struct lite_ctrl_type_info lite_ctrl_types[LITE_CTRL_NR_TYPES] = {
 	[LITE_CTRL_LOCK_DESTROY] = { "lock_destroy", sizeof(struct lite_ctrl_lock), 0 },
 	[LITE_CTRL_RPC_CLOSE]	= { "rpc_close", sizeof(struct lite_ctrl_rpc_open), 0 },
 	[LITE_CTRL_CANCEL]	= { "cancel", sizeof(struct lite_ctrl_cancel), 0 },
+	[LITE_CTRL_RPC_FORGET]	= { "rpc_forget", sizeof(struct lite_ctrl_rpc_forget), 0 },
 };
 
 /**
