@@ -300,7 +300,10 @@ static bool lite_peer_unfenced(struct lite_peer *peer)
  * @node: the peer
  * @gen: its generation
  *
- * True also when the node left (its QPs are destroyed). Does not sleep.
+ * Context: any; does not sleep.
+ * Return: true when none can, also when the node left (its QPs are
+ * destroyed); false while one of our QPs to it is broken, or reset and
+ * not yet connected again.
  */
 bool lite_node_fenced(u16 node, u32 gen)
 {

@@ -636,6 +636,7 @@ void lite_rpc_drop_token(u64 desc);
 bool lite_rpc_forget_token(struct lite_ctx *ctx, u32 desc);
 void lite_rpc_ctx_release(struct lite_ctx *ctx);
 void lite_rpc_wake_all(void);
+void lite_rpc_server_leave(void);
 
 /* atomic.c: atomics on atomic LMRs, on the NIC or the owner's CPU */
 struct lite_handle;

@@ -42,7 +42,7 @@ static void lite_rpc_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (tx->ring)
 		lite_rpc_tx_sent(tx->ring, wc->status == IB_WC_SUCCESS);
 	if (tx->reply_node)
-		lite_rpc_replied(tx->reply_node);
+		lite_rpc_replied(tx->reply_node, tx->reply_call);
 	kfree(tx);
 	lite_peer_put(peer);
 }
@@ -96,7 +96,7 @@ err:
 	if (tx->ring)
 		lite_rpc_tx_sent(tx->ring, true);	/* never written */
 	if (tx->reply_node)
-		lite_rpc_replied(tx->reply_node);
+		lite_rpc_replied(tx->reply_node, tx->reply_call);
 	kfree(tx);
 	lite_peer_put(peer);
 	return ret;
@@ -182,5 +182,6 @@ LITE_CTRL_SERVICE(lite_rpc_ctrl_service, lite_rpc_serve,
 
 const struct lite_member_ops lite_rpc_member_ops = {
 	.peer_down	= lite_rpc_peer_down,
+	.leave		= lite_rpc_server_leave,
 	.left		= lite_rpc_wake_all,
 };

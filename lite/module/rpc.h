@@ -42,7 +42,8 @@ struct lite_rpc_tx {
 	u32			len;
 	u32			call_id;	/* a request's, failed on error */
 	struct lite_rpc_tx_ring	*ring;		/* a request's: in flight there */
-	u16			reply_node;	/* a reply's with data: counted */
+	u16			reply_node;	/* a reply's with data: counted, */
+	u32			reply_call;	/* for this call */
 	u8			data[];
 };
 
@@ -79,6 +80,7 @@ struct lite_rpc_call {
 	struct lite_user	*user;		/* charged LITE_RES_CALLS, */
 	u64			charged;	/* and these LMR bytes */
 	bool			abandoned;	/* the caller gave up */
+	u32			id;		/* in lite_rpc_calls */
 	/* Once posted: the receiver's generation, the port, where it ended. */
 	u32			gen;
 	u8			port;
@@ -98,7 +100,7 @@ void lite_rpc_calls_peer_down(u16 node);
 
 /* rpc_server.c: what arrives for receivers */
 void lite_rpc_rx_request(struct lite_peer *peer, u32 imm, u32 byte_len);
-void lite_rpc_replied(u16 node);
+void lite_rpc_replied(u16 node, u32 call_id);
 void lite_rpc_server_peer_down(u16 node);
 
 #endif /* LITE_RPC_H */

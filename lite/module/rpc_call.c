@@ -109,15 +109,72 @@ void lite_rpc_call_posted(struct lite_rpc_call *call, u32 gen, u8 port,
 	call->end = end;
 }
 
+/* Abandoned calls carry this mark in lite_rpc_calls. */
+#define LITE_RPC_ABANDONED	XA_MARK_1
+
 /*
- * Mark @call abandoned (under the calls' lock): the forget work asks its
- * server a second from now.
+ * Mark @call abandoned: the forget work asks its server a second from
+ * now. Under the calls' lock.
  */
 static void lite_rpc_call_abandon(struct lite_rpc_call *call)
 {
+	lockdep_assert_held(&lite_rpc_calls.xa_lock);
 	call->abandoned = true;
 	call->ask_at = jiffies + HZ;
+	__xa_set_mark(&lite_rpc_calls, call->id, LITE_RPC_ABANDONED);
 	queue_delayed_work(system_unbound_wq, &lite_rpc_forgetter, HZ);
+}
+
+/* A call the forget work asks about. */
+struct lite_rpc_forget_due {
+	struct lite_rpc_call		*call;
+	u32				id;
+	u16				node;
+	u32				gen;
+	struct lite_ctrl_rpc_forget	req;
+};
+
+/*
+ * Up to LITE_RPC_FORGET_BATCH abandoned calls from id *@next on that are
+ * due and whose node is not in @skip, into @due; *@next moves past the
+ * last one looked at. Sets *@left if any abandoned call remains.
+ */
+static unsigned int lite_rpc_forget_collect(struct lite_rpc_forget_due *due,
+					    unsigned long *next,
+					    const unsigned long *skip,
+					    bool *left)
+{
+	struct lite_rpc_call *call;
+	unsigned long flags;
+	unsigned int n = 0;
+
+	xa_lock_irqsave(&lite_rpc_calls, flags);
+	for (call = xa_find(&lite_rpc_calls, next, ULONG_MAX, LITE_RPC_ABANDONED);
+	     call;
+	     call = xa_find_after(&lite_rpc_calls, next, ULONG_MAX,
+				  LITE_RPC_ABANDONED)) {
+		*left = true;
+		if (time_before(jiffies, call->ask_at) ||
+		    test_bit(call->node, skip))
+			continue;
+		/* Not again in this run. */
+		call->ask_at = jiffies + LITE_RPC_FORGET_MAX_WAIT;
+		due[n++] = (struct lite_rpc_forget_due) {
+			.call = call, .id = call->id,
+			.node = call->node, .gen = call->gen,
+			.req = {
+				.port = cpu_to_le32(call->port),
+				.call_id = cpu_to_le32(call->id),
+				.end = cpu_to_le64(call->end),
+			},
+		};
+		if (n == LITE_RPC_FORGET_BATCH) {
+			(*next)++;
+			break;
+		}
+	}
+	xa_unlock_irqrestore(&lite_rpc_calls, flags);
+	return n;
 }
 
 /*
@@ -125,58 +182,35 @@ static void lite_rpc_call_abandon(struct lite_rpc_call *call)
  * servers answered: nothing can write into their buffers any more. Not
  * before our own QPs to the server are fenced either (a request flushed
  * by a reset may still be on its way and be answered). A server that
- * says "not yet" (or does not answer) is asked again after 1 s, doubling
- * to LITE_RPC_FORGET_MAX_WAIT; one that leaves frees its calls
- * (lite_rpc_calls_peer_down).
+ * says "not yet" is asked again after 1 s, doubling to
+ * LITE_RPC_FORGET_MAX_WAIT; one that does not answer is not asked again
+ * in this run; one that leaves frees its calls (lite_rpc_calls_peer_down).
  */
 static void lite_rpc_forget_work(struct work_struct *work)
 {
-	struct {
-		struct lite_rpc_call		*call;
-		u32				id;
-		u16				node;
-		u32				gen;
-		struct lite_ctrl_rpc_forget	req;
-	} due[LITE_RPC_FORGET_BATCH];
+	struct lite_rpc_forget_due due[LITE_RPC_FORGET_BATCH];
+	DECLARE_BITMAP(skip, LITE_MAX_NODES);
 	struct lite_rpc_call *call;
-	unsigned long id, flags;
+	unsigned long next = 0, flags;
 	unsigned int i, n;
 	bool left = false;
 	int ret;
 
+	bitmap_zero(skip, LITE_MAX_NODES);
 	do {
-		n = 0;
-		xa_lock_irqsave(&lite_rpc_calls, flags);
-		xa_for_each(&lite_rpc_calls, id, call) {
-			if (!call->abandoned)
-				continue;
-			left = true;
-			if (n == LITE_RPC_FORGET_BATCH ||
-			    time_before(jiffies, call->ask_at))
-				continue;
-			/* Not again in this run. */
-			call->ask_at = jiffies + LITE_RPC_FORGET_MAX_WAIT;
-			due[n].call = call;
-			due[n].id = id;
-			due[n].node = call->node;
-			due[n].gen = call->gen;
-			due[n].req = (struct lite_ctrl_rpc_forget) {
-				.port = cpu_to_le32(call->port),
-				.call_id = cpu_to_le32(id),
-				.end = cpu_to_le64(call->end),
-			};
-			n++;
-		}
-		xa_unlock_irqrestore(&lite_rpc_calls, flags);
-
+		n = lite_rpc_forget_collect(due, &next, skip, &left);
 		for (i = 0; i < n; i++) {
 			ret = -EAGAIN;
-			if (lite_node_fenced(due[i].node, due[i].gen))
+			if (test_bit(due[i].node, skip))
+				;	/* it timed out earlier in this batch */
+			else if (lite_node_fenced(due[i].node, due[i].gen))
 				ret = lite_ctrl_call(due[i].node, due[i].gen,
 						     LITE_CTRL_RPC_FORGET,
 						     &due[i].req,
 						     sizeof(due[i].req),
 						     NULL, NULL);
+			if (ret == -ETIMEDOUT)
+				set_bit(due[i].node, skip);
 			xa_lock_irqsave(&lite_rpc_calls, flags);
 			call = xa_load(&lite_rpc_calls, due[i].id);
 			/* Else a late reply or the node leaving freed it. */
@@ -252,6 +286,7 @@ static struct lite_rpc_call *lite_rpc_call_new(struct lite_user *user,
 				  &lite_rpc_next_call, GFP_KERNEL);
 	if (ret < 0)
 		goto err;
+	call->id = *id;
 	return call;
 err:
 	lite_rpc_call_free(call);
@@ -270,6 +305,7 @@ static int lite_rpc_call_wait(struct lite_rpc_call *call,
 	u64 start = ktime_get_ns();
 	unsigned long flags;
 	long left;
+	u16 node;
 
 	left = (long)(deadline - jiffies);
 	if (spin && left > 0 &&
@@ -295,11 +331,12 @@ static int lite_rpc_call_wait(struct lite_rpc_call *call,
 		xa_unlock_irqrestore(&lite_rpc_calls, flags);
 		return 0;
 	}
+	node = call->node;	/* @call is not ours once abandoned */
 	lite_rpc_call_abandon(call);
 	xa_unlock_irqrestore(&lite_rpc_calls, flags);
 	if (left < 0)
 		return -EINTR;
-	lite_stat_peer(call->node, LITE_PSTAT_TIMEOUTS, 1);
+	lite_stat_peer(node, LITE_PSTAT_TIMEOUTS, 1);
 	return -ETIMEDOUT;
 }
 

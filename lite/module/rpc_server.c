@@ -22,6 +22,12 @@
 #include "../include/uapi/lite.h"
 
 /*
+ * Replies in flight are counted in this many buckets of call ids per
+ * node, so that one RPC_FORGET waits for few besides its own call's.
+ */
+#define LITE_RPC_REPLY_BUCKETS	64
+
+/*
  * Descriptors a ring has besides LITE_RPC_RING_MSGS: for the requests of a
  * sender past its backlog, refused (ECONNREFUSED) instead of queued.
  */
@@ -111,15 +117,22 @@ static struct {
 	struct xarray		tokens;		/* descriptor -> token */
 	u32			next_token;
 	/*
-	 * Replies with data to each node taken out of @tokens and not yet
-	 * completed (lite_rpc_replied()): RPC_FORGET waits for them.
+	 * Replies taken out of @tokens and not yet completed, by node and
+	 * call id (a bucket of them; lite_rpc_replied()): RPC_FORGET waits
+	 * for those of its call's bucket.
 	 */
-	atomic_t		replying[LITE_MAX_NODES];
+	atomic_t		replying[LITE_MAX_NODES][LITE_RPC_REPLY_BUCKETS];
 } lite_rpc = {
 	.lock		= __SPIN_LOCK_UNLOCKED(lite_rpc.lock),
 	.orphans	= LIST_HEAD_INIT(lite_rpc.orphans),
 	.tokens		= XARRAY_INIT(lite_rpc.tokens, XA_FLAGS_ALLOC1),
 };
+
+/* The count of replies in flight to call @call_id of @node. */
+static atomic_t *lite_rpc_replying(u16 node, u32 call_id)
+{
+	return &lite_rpc.replying[node][call_id % LITE_RPC_REPLY_BUCKETS];
+}
 
 static void lite_rpc_orphans_work(struct work_struct *work);
 static DECLARE_WORK(lite_rpc_orphans, lite_rpc_orphans_work);
@@ -804,9 +817,11 @@ int lite_rpc_recv(struct lite_ctx *ctx, u32 port, struct iov_iter *dst,
  * @prio: LITE_PRIO_*
  *
  * A reply larger than the caller's room is not sent: the caller gets
- * -EMSGSIZE, and so does this call.
+ * -EMSGSIZE, and so does this call. A reply to a call its caller gave up
+ * and the caller's node asked us to forget (RPC_FORGET) is dropped: 0.
  *
- * Return: 0 once the reply is on the wire, or a negative errno.
+ * Return: 0 once the reply is on the wire (or dropped), or a negative
+ * errno.
  */
 int lite_rpc_reply(struct lite_ctx *ctx, u64 desc, struct iov_iter *src,
 		   u32 len, int prio)
@@ -824,7 +839,7 @@ int lite_rpc_reply(struct lite_ctx *ctx, u64 desc, struct iov_iter *src,
 	tok = xa_load(&lite_rpc.tokens, desc);
 	if (tok) {
 		/* Counted before it leaves the table: RPC_FORGET sees either. */
-		atomic_inc(&lite_rpc.replying[tok->node]);
+		atomic_inc(lite_rpc_replying(tok->node, tok->call_id));
 		__xa_erase(&lite_rpc.tokens, desc);
 	}
 	xa_unlock(&lite_rpc.tokens);
@@ -846,6 +861,7 @@ int lite_rpc_reply(struct lite_ctx *ctx, u64 desc, struct iov_iter *src,
 	tx->call_id = 0;
 	tx->ring = NULL;
 	tx->reply_node = 0;
+	tx->reply_call = tok->call_id;
 	if (copy_from_iter(tx->data, len, src) != len) {
 		/* Do not leave the caller waiting for its timeout. */
 		lite_rpc_post_imm(tok->node, tok->gen,
@@ -878,15 +894,20 @@ int lite_rpc_reply(struct lite_ctx *ctx, u64 desc, struct iov_iter *src,
 	}
 out:
 	/* Nothing is written into the caller's buffer any more. */
-	lite_rpc_replied(tok->node);
+	lite_rpc_replied(tok->node, tok->call_id);
 	kfree(tok);
 	return ret;
 }
 
-/* A reply with data to @node completed, or was never posted. */
-void lite_rpc_replied(u16 node)
+/*
+ * A reply to call @call_id of @node completed (a flushed one: after the
+ * QP was marked broken), or was never posted. Ordered after all that, so
+ * an RPC_FORGET that reads the count sees it too (lite_rpc_serve_forget).
+ */
+void lite_rpc_replied(u16 node, u32 call_id)
 {
-	atomic_dec(&lite_rpc.replying[node]);
+	smp_mb__before_atomic();	/* pairs with atomic_read_acquire() */
+	atomic_dec(lite_rpc_replying(node, call_id));
 }
 
 /**
@@ -904,16 +925,19 @@ void lite_rpc_replied(u16 node)
  * then; on -EAGAIN it asks again later.
  *
  * Context: process context (a control worker).
+ * Return: 0 (the caller may free the buffer), -EAGAIN (not yet) or
+ * -EINVAL.
  */
 int lite_rpc_serve_forget(u16 src, u32 src_gen,
 			  const struct lite_ctrl_rpc_forget *req)
 {
 	u32 port = le32_to_cpu(req->port), id = le32_to_cpu(req->call_id);
 	u64 end = le64_to_cpu(req->end);
+	XA_STATE(xas, &lite_rpc.tokens, 0);
 	struct lite_rpc_token *tok;
 	struct lite_rpc_ring *ring;
 	struct lite_rpc_msg *m;
-	unsigned long desc;
+	unsigned int n = 0;
 	int ret = 0;
 
 	if (port >= LITE_MAX_PORT || !id || id > LITE_CALL_ID_MAX)
@@ -935,14 +959,27 @@ int lite_rpc_serve_forget(u16 src, u32 src_gen,
 	spin_unlock_bh(&lite_rpc.lock);
 	if (ret)
 		return ret;
-	/* A request handed over before we looked has its token by now. */
-	xa_lock(&lite_rpc.tokens);
-	xa_for_each(&lite_rpc.tokens, desc, tok)
+	/*
+	 * A request handed over before we looked has its token by now. The
+	 * lock may be dropped on the way: a token taken out meanwhile was
+	 * counted first (lite_rpc_reply), one made meanwhile is from a
+	 * request marked above.
+	 */
+	xas_lock(&xas);
+	xas_for_each(&xas, tok, ULONG_MAX) {
 		if (tok->node == src && tok->gen == src_gen &&
 		    tok->call_id == id)
 			tok->forgotten = true;
-	xa_unlock(&lite_rpc.tokens);
-	if (atomic_read(&lite_rpc.replying[src]) ||
+		if (++n % 256)
+			continue;
+		xas_pause(&xas);
+		xas_unlock(&xas);
+		cond_resched();
+		xas_lock(&xas);
+	}
+	xas_unlock(&xas);
+	/* Pairs with lite_rpc_replied(): a zero count, then the QP states. */
+	if (atomic_read_acquire(lite_rpc_replying(src, id)) ||
 	    !lite_node_fenced(src, src_gen))
 		return -EAGAIN;
 	return 0;
@@ -952,7 +989,8 @@ int lite_rpc_serve_forget(u16 src, u32 src_gen,
  * lite_rpc_drop_token() - forget a reply token (its context is going away)
  * @desc: the descriptor
  *
- * The caller gets ECONNREFUSED instead of waiting for its timeout.
+ * The caller gets ECONNREFUSED instead of waiting for its timeout, unless
+ * it forgot the call (RPC_FORGET).
  */
 void lite_rpc_drop_token(u64 desc)
 {
@@ -1063,6 +1101,24 @@ size_t lite_rpc_show(char *buf, size_t size)
 	}
 	spin_unlock_bh(&lite_rpc.lock);
 	return n;
+}
+
+/**
+ * lite_rpc_server_leave() - this node leaves: every reply owed is dropped
+ *
+ * The callers are gone with their nodes and freed their reply buffers; a
+ * descriptor kept past a rejoin must not write into them (lite_rpc_reply
+ * then gets -EALREADY).
+ */
+void lite_rpc_server_leave(void)
+{
+	struct lite_rpc_token *tok;
+	unsigned long desc;
+
+	xa_for_each(&lite_rpc.tokens, desc, tok) {
+		if (xa_erase(&lite_rpc.tokens, desc) == tok)
+			kfree(tok);
+	}
 }
 
 /**
