@@ -201,9 +201,9 @@ static void lite_rpc_forget_work(struct work_struct *work)
 		n = lite_rpc_forget_collect(due, &next, skip, &left);
 		for (i = 0; i < n; i++) {
 			ret = -EAGAIN;
-			if (test_bit(due[i].node, skip))
-				;	/* it timed out earlier in this batch */
-			else if (lite_node_fenced(due[i].node, due[i].gen))
+			/* Not a server that timed out earlier in this batch. */
+			if (!test_bit(due[i].node, skip) &&
+			    lite_node_fenced(due[i].node, due[i].gen))
 				ret = lite_ctrl_call(due[i].node, due[i].gen,
 						     LITE_CTRL_RPC_FORGET,
 						     &due[i].req,
