@@ -967,6 +967,9 @@ int lite_rpc_serve_forget(u16 src, u32 src_gen,
 	 */
 	xas_lock(&xas);
 	xas_for_each(&xas, tok, ULONG_MAX) {
+		/* Index 0 holds a zero entry (XA_FLAGS_ALLOC1): skip it. */
+		if (xas_retry(&xas, tok))
+			continue;
 		if (tok->node == src && tok->gen == src_gen &&
 		    tok->call_id == id)
 			tok->forgotten = true;
