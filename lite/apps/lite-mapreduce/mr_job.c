@@ -103,7 +103,7 @@ int mr_key_cmp(const char *a, unsigned int alen, const char *b,
 	return (alen > blen) - (alen < blen);
 }
 
-static void ctab_grow(struct mr_ctab *t)
+void mr_ctab_grow(struct mr_ctab *t)
 {
 	size_t n = t->e ? 2 * (t->mask + 1) : 4096, i, j;
 	struct mr_centry *e = calloc(n, sizeof(*e));
@@ -128,29 +128,7 @@ void mr_ctab_init(struct mr_ctab *t, const struct mr_job *job)
 		die("a combine table for a job without combine, or with values over 16 bytes",
 		    EINVAL);
 	*t = (struct mr_ctab){ .job = job };
-	ctab_grow(t);
-}
-
-void mr_ctab_add(struct mr_ctab *t, const char *key, unsigned int klen,
-		 uint64_t h, const void *val)
-{
-	struct mr_centry *e;
-	size_t j;
-
-	for (j = h & t->mask; t->e[j].key; j = (j + 1) & t->mask) {
-		e = &t->e[j];
-		if (e->hash == h && e->klen == klen && !memcmp(e->key, key, klen)) {
-			t->job->combine(e->val, val);
-			return;
-		}
-	}
-	e = &t->e[j];
-	e->key = key;
-	e->klen = klen;
-	e->hash = h;
-	memcpy(e->val, val, t->job->value_size);
-	if (2 * ++t->used > t->mask)
-		ctab_grow(t);
+	mr_ctab_grow(t);
 }
 
 void mr_ctab_free(struct mr_ctab *t)
@@ -451,6 +429,7 @@ void mr_parse_args(int argc, char **argv, struct mr_opts *o,
 	};
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	const struct opt_def *d;
+	char name[32];
 
 	*o = (struct mr_opts){
 		.job = mr_job_find("wordcount"),
@@ -468,12 +447,17 @@ void mr_parse_args(int argc, char **argv, struct mr_opts *o,
 	opt_add(&p, lite_opts, which == MR_PROG_LITE ? o : NULL);
 	opt_add(&p, mrmpi_opts, which == MR_PROG_MRMPI ? o : NULL);
 	while ((d = opt_next(&p, argc, argv))) {
+		/* The option as written: argv[optind - 1] may be its value. */
+		if (*d->name)
+			snprintf(name, sizeof(name), "--%s", d->name);
+		else
+			snprintf(name, sizeof(name), "-%c", d->key);
 		if (which != MR_PROG_LITE && opt_in(d, lite_opts))
 			bad_arg(usage, "%s: an option of lite-mapreduce only",
-				argv[optind - 1]);
+				name);
 		if (which != MR_PROG_MRMPI && opt_in(d, mrmpi_opts))
 			bad_arg(usage, "%s: an option of mrmpi-mapreduce only",
-				argv[optind - 1]);
+				name);
 		if (d->key == 'h') {
 			fputs(usage, stdout);
 			exit(0);

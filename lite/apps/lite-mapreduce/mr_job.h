@@ -48,6 +48,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 /* prog, die(), now_ns(), splitmix64() */
 #include "app_util.h"
@@ -171,14 +172,37 @@ struct mr_ctab {
 
 /* An empty table for @job, which must have a combine (exits on ENOMEM). */
 void mr_ctab_init(struct mr_ctab *t, const struct mr_job *job);
+/* Twice the slots, the keys moved (mr_ctab_add's, when half full). */
+void mr_ctab_grow(struct mr_ctab *t);
+void mr_ctab_free(struct mr_ctab *t);
+
 /*
  * Fold the pair (@key, @val) in: @h is mr_hash(@key, @klen), @val the
  * job's value_size bytes. A new key's value is copied; a known key's is
- * folded with combine(its value, @val).
+ * folded with combine(its value, @val). Inline: it runs once per emitted
+ * pair, in the map's inner loop of every program.
  */
-void mr_ctab_add(struct mr_ctab *t, const char *key, unsigned int klen,
-		 uint64_t h, const void *val);
-void mr_ctab_free(struct mr_ctab *t);
+static inline void mr_ctab_add(struct mr_ctab *t, const char *key,
+			       unsigned int klen, uint64_t h, const void *val)
+{
+	struct mr_centry *e;
+	size_t j;
+
+	for (j = h & t->mask; t->e[j].key; j = (j + 1) & t->mask) {
+		e = &t->e[j];
+		if (e->hash == h && e->klen == klen && !memcmp(e->key, key, klen)) {
+			t->job->combine(e->val, val);
+			return;
+		}
+	}
+	e = &t->e[j];
+	e->key = key;
+	e->klen = klen;
+	e->hash = h;
+	memcpy(e->val, val, t->job->value_size);
+	if (2 * ++t->used > t->mask)
+		mr_ctab_grow(t);
+}
 
 /* memcmp order of keys, a prefix first. */
 int mr_key_cmp(const char *a, unsigned int alen, const char *b,
