@@ -286,9 +286,10 @@ int main(int argc, char **argv)
 	a.mr->mapstyle = 0;	/* chunks: the assignment above */
 	/*
 	 * In memory, as LITE-MapReduce runs: pages of 8x this rank's input
-	 * (its pairs take about 4.5x), at least MapReduce-MPI's default 64
-	 * MiB; by default it writes what exceeds one page to files in the
-	 * working directory. outofcore -1: it stops rather than spill.
+	 * (every pair of an uncombined job, or of --combine compress, takes
+	 * about 4.5x), at least MapReduce-MPI's default 64 MiB; by default
+	 * it writes what exceeds one page to files in the working
+	 * directory. outofcore -1: it stops rather than spill.
 	 */
 	for (s = lo, in_mib = 0; s < hi; s++)
 		in_mib += a.len[s];
