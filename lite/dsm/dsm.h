@@ -15,9 +15,9 @@
 #include <linux/wait.h>
 #include <linux/xarray.h>
 
+#include "layout.h"
 #include "uapi/lite_dsm.h"
 
-#define DSM_PAGE_SHIFT		12
 #define DSM_MAX_HOMES		16
 #define DSM_HOME_MAX_BYTES	(1ULL << 30)	/* LITE's largest LMR */
 #define DSM_KEY_LEN		32
@@ -65,6 +65,7 @@ struct dsm_region {
 	u32			homes[DSM_MAX_HOMES];
 	u32			lh[DSM_MAX_HOMES];	/* LITE handles, by home */
 	struct address_space	mapping;
+	void			*stage;		/* DSM_BLOCK_BYTES, under @lock */
 
 	struct mutex		lock;		/* pages, lists, counts */
 	struct xarray		pages;		/* idx -> struct dsm_page */
@@ -89,6 +90,7 @@ struct dsm_file {
 /* main.c */
 extern unsigned int dsm_param_port;
 extern unsigned int dsm_param_max_cached_mb;
+extern unsigned int dsm_param_wb_inflight;
 u32 dsm_current_uid(void);
 
 /* page.c: the coherence protocol on one node */
@@ -114,7 +116,7 @@ void dsm_meta_exit(void);
 
 /* Messages, on LITE RPC port dsm_param_port; little-endian. */
 #define DSM_MSG_MAGIC		0x4d534444	/* "DDSM" */
-#define DSM_MSG_VERSION		1
+#define DSM_MSG_VERSION		2	/* 2: pages placed in blocks */
 
 enum dsm_msg_type {
 	DSM_MSG_ATTACH = 1,

@@ -22,6 +22,10 @@ unsigned int dsm_param_max_cached_mb = 128;
 module_param_named(max_cached_mb, dsm_param_max_cached_mb, uint, 0644);
 MODULE_PARM_DESC(max_cached_mb, "pages of all regions cached on this node, in MiB; clean ones are evicted beyond (default: 128)");
 
+unsigned int dsm_param_wb_inflight = 16;
+module_param_named(wb_inflight, dsm_param_wb_inflight, uint, 0644);
+MODULE_PARM_DESC(wb_inflight, "RDMA writes of a write-back in flight at once, up to 64; 0 or 1: each waited for before the next (default: 16)");
+
 /* Group "lite" comes from user space, as for /dev/lite. */
 static ushort dsm_dev_mode = 0660;
 module_param_named(dev_mode, dsm_dev_mode, ushort, 0444);

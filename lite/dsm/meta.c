@@ -131,23 +131,34 @@ static void dsm_meta_free(struct dsm_meta *m)
 }
 
 /*
+ * The bytes of home @i's LMR: its pages (layout.h), at least one page for
+ * a home of no block (LITE has no empty LMR; every home has one).
+ */
+static u64 dsm_meta_home_bytes(const struct dsm_meta *m, u32 i)
+{
+	u64 npages = DIV_ROUND_UP(m->size, PAGE_SIZE);
+
+	return max_t(u64, dsm_home_pages(npages, m->nr_homes, i), 1) <<
+	       DSM_PAGE_SHIFT;
+}
+
+/*
  * A new region: homes are nodes 1..N (N of them reachable now, at most
- * DSM_MAX_HOMES); page p lives on homes[p % N] at (p / N) * 4 KiB.
+ * DSM_MAX_HOMES); block b of DSM_BLOCK_PAGES pages lives on homes[b % N],
+ * after that home's earlier blocks (dsm_place()).
  */
 static int dsm_meta_create(struct dsm_meta *m)
 {
-	u64 npages = DIV_ROUND_UP(m->size, PAGE_SIZE);
 	int nodes = liteapi_get_total_node();
-	u64 per_home;
 	u32 i, done = 0;
 	int ret;
 
 	if (nodes <= 0)
 		return -ENOTCONN;
 	m->nr_homes = min_t(u32, nodes, DSM_MAX_HOMES);
-	per_home = DIV_ROUND_UP(npages, m->nr_homes) << DSM_PAGE_SHIFT;
-	if (per_home > DSM_HOME_MAX_BYTES)
-		return -EFBIG;
+	for (i = 0; i < m->nr_homes; i++)
+		if (dsm_meta_home_bytes(m, i) > DSM_HOME_MAX_BYTES)
+			return -EFBIG;
 	m->password = get_random_u32() >> 1;
 	m->ident = get_random_u64() & ~0xffULL;
 	m->id = get_random_u64() | 1;
@@ -155,7 +166,8 @@ static int dsm_meta_create(struct dsm_meta *m)
 		m->lock_ids[i] = -1;
 	for (i = 0; i < m->nr_homes; i++) {
 		m->homes[i] = i + 1;
-		ret = liteapi_alloc_remote_mem(m->homes[i], per_home, false,
+		ret = liteapi_alloc_remote_mem(m->homes[i],
+					       dsm_meta_home_bytes(m, i), false,
 					       m->password);
 		if (ret < 0)
 			goto undo;
@@ -423,6 +435,12 @@ static struct dsm_region *dsm_region_new(const char *name, u64 size, u32 uid,
 	r = kvzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
 		return ERR_PTR(-ENOMEM);
+	/* A fault's fetch and a flush's writes of up to a block go through it. */
+	r->stage = kvmalloc(DSM_BLOCK_BYTES, GFP_KERNEL);
+	if (!r->stage) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	strscpy(r->name, name, sizeof(r->name));
 	strscpy(req.name, name, sizeof(req.name));
 	r->meta = 1 + jhash(name, strlen(name), 0) % nodes;
@@ -453,6 +471,7 @@ static struct dsm_region *dsm_region_new(const char *name, u64 size, u32 uid,
 	kref_init(&r->ref);
 	return r;
 out:
+	kvfree(r->stage);
 	kvfree(r);
 	return ERR_PTR(ret);
 }
@@ -505,6 +524,7 @@ static void dsm_region_free(struct dsm_region *r)
 	dsm_meta_detach(r->meta, r->id);
 	if (r->mapping.host)
 		iput(r->mapping.host);
+	kvfree(r->stage);
 	kvfree(r);
 }
 
