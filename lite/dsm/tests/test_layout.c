@@ -31,6 +31,7 @@ typedef uint64_t u64;
 #include "../layout.h"
 
 #define PG DSM_PAGE_BYTES
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static unsigned long checks, failures;
 
@@ -132,7 +133,7 @@ static void check_placement(void)
 	u32 nr, h, i;
 
 	for (nr = 1; nr <= 16; nr++) {
-		for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		for (i = 0; i < ARRAY_SIZE(sizes); i++)
 			check_region(sizes[i], nr);
 		/* Around every multiple of a block per home. */
 		for (i = 1; i <= 4; i++) {
@@ -404,8 +405,8 @@ static void check_writeback(void)
 	unsigned int i, j;
 	int pat;
 
-	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
-		for (j = 0; j < sizeof(homes) / sizeof(homes[0]); j++)
+	for (i = 0; i < ARRAY_SIZE(sizes); i++)
+		for (j = 0; j < ARRAY_SIZE(homes); j++)
 			for (pat = 0; pat < PAT_N; pat++) {
 				run_sim(sizes[i], homes[j], pat, 1, 0);
 				run_sim(sizes[i], homes[j], pat, 0, 0);
