@@ -153,9 +153,11 @@ static void dsm_wb_write(struct dsm_flush *f, const struct dsm_wb *wb)
 /*
  * A completion reaped. Not ours: another module's, which it will not see
  * now. Of an earlier flush that gave up on it: ignored. A write of ours
- * that failed on a QP broken under it (-EIO) goes again, waited for: the
- * same bytes, still in the pages (region->lock is held until every write
- * completed).
+ * that failed where LITE's waited-for writes retry (-EIO: flushed on a QP
+ * broken under it, or failed itself, which LITE does not tell apart here;
+ * -EAGAIN: its QP was being reconnected) goes again once, waited for:
+ * the same bytes, still in the pages (region->lock is held until every
+ * write completed), so one that landed lands again unchanged.
  */
 static void dsm_wb_done(struct dsm_flush *f, const struct lite_completion *c)
 {
@@ -173,7 +175,7 @@ static void dsm_wb_done(struct dsm_flush *f, const struct lite_completion *c)
 	wb = dsm_wb_slots[slot];
 	dsm_wb_slots[slot].len = 0;
 	f->inflight--;
-	if (c->status == -EIO)
+	if (c->status == -EIO || c->status == -EAGAIN)
 		dsm_wb_write(f, &wb);
 	else if (c->status)
 		dsm_wb_lost(f, &wb, c->status);
