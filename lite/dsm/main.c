@@ -26,6 +26,10 @@ unsigned int dsm_param_wb_inflight = 16;
 module_param_named(wb_inflight, dsm_param_wb_inflight, uint, 0644);
 MODULE_PARM_DESC(wb_inflight, "RDMA writes of a write-back in flight at once, up to 64; 0 or 1: each waited for before the next (default: 16)");
 
+unsigned int dsm_param_diff_writes = 16;
+module_param_named(diff_writes, dsm_param_diff_writes, uint, 0644);
+MODULE_PARM_DESC(diff_writes, "a block whose changed bytes would take more RDMA writes than this goes to its home as one DIFF message, which it applies; 0: never (default: 16)");
+
 /* Group "lite" comes from user space, as for /dev/lite. */
 static ushort dsm_dev_mode = 0660;
 module_param_named(dev_mode, dsm_dev_mode, ushort, 0444);
@@ -238,13 +242,19 @@ static int __init dsm_init(void)
 		       dsm_dev_mode);
 		return -EINVAL;
 	}
-	ret = dsm_meta_init();
+	ret = dsm_diff_wq_init();
 	if (ret)
 		return ret;
+	ret = dsm_meta_init();
+	if (ret)
+		goto out_wq;
 	dsm_misc.mode = dsm_dev_mode;
 	ret = misc_register(&dsm_misc);
-	if (ret)
-		dsm_meta_exit();
+	if (!ret)
+		return 0;
+	dsm_meta_exit();
+out_wq:
+	dsm_diff_wq_exit();
 	return ret;
 }
 
@@ -252,6 +262,7 @@ static void __exit dsm_exit(void)
 {
 	misc_deregister(&dsm_misc);
 	dsm_meta_exit();
+	dsm_diff_wq_exit();
 }
 
 module_init(dsm_init);

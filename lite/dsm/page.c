@@ -12,9 +12,10 @@
  * first write to a CLEAN page comes through page_mkwrite, which makes the
  * twin. A release writes each DIRTY page's changed byte runs to its home
  * by RDMA writes, runs that continue one another in the LMR joined into
- * one write of up to a block, several in flight, and makes it CLEAN; an
- * acquire or a barrier then drops every cached page, so the next access
- * fetches what the homes hold.
+ * one write of up to a block, several in flight, or, for a block whose
+ * runs would take many writes, in a DIFF message its home applies
+ * (diff.c); and makes it CLEAN. An acquire or a barrier then drops every
+ * cached page, so the next access fetches what the homes hold.
  *
  * Locking: region->lock (a mutex) guards the pages, their states and
  * lists, and region->stage; it is held across a fault's fetch and a whole
@@ -98,6 +99,7 @@ struct dsm_flush {
 	bool			locked;		/* holds dsm_wb_lock */
 	u32			seq;
 	int			err;
+	struct dsm_diffs	diffs;
 };
 
 static u64 dsm_wb_cookie(u32 seq, unsigned int slot)
@@ -261,6 +263,28 @@ static void dsm_wb_send(const struct dsm_wb *wb, void *arg)
 	f->inflight++;
 }
 
+/* dsm_wb_ops for DIFFs: diff.c's, with this flush's. */
+static struct dsm_diff *dsm_wb_diff(u32 home, void *arg)
+{
+	return dsm_diffs_get(&((struct dsm_flush *)arg)->diffs, home);
+}
+
+static void dsm_wb_diff_send(u32 home, struct dsm_diff *d, void *arg)
+{
+	dsm_diffs_send(&((struct dsm_flush *)arg)->diffs, home, d);
+}
+
+static const struct dsm_wb_ops dsm_wb_ops = {
+	.write		= dsm_wb_send,
+	.diff		= dsm_wb_diff,
+	.diff_send	= dsm_wb_diff_send,
+};
+
+/* diff_writes=0: by writes only. */
+static const struct dsm_wb_ops dsm_wb_ops_writes = {
+	.write		= dsm_wb_send,
+};
+
 static int dsm_page_cmp(void *priv, const struct list_head *a,
 			const struct list_head *b)
 {
@@ -274,44 +298,64 @@ static int dsm_page_cmp(void *priv, const struct list_head *a,
  * dsm_flush() - the release half: every DIRTY page's writes to its home
  * @r: the region; its lock is held
  *
- * In page order, each page is write-protected first (its PTEs zapped: a
- * write after that faults and waits for region->lock), then diffed and
- * made CLEAN; its changed runs join the writes being gathered (layout.h),
- * sent up to wb_inflight at a time. Every write has completed when this
- * returns. A page whose home did not take its writes is made CLEAN too:
- * its writes are lost, and so reported.
+ * In page order, a block's DIRTY pages at a time: each is write-protected
+ * first (its PTEs zapped: a write after that faults and waits for
+ * region->lock), then they are diffed and made CLEAN. A block's changed
+ * runs join the writes being gathered (layout.h), sent up to wb_inflight
+ * at a time, or, when they would take more than diff_writes writes, its
+ * home's DIFF (diff.h, diff.c). Every write has completed and every DIFF
+ * is applied when this returns. A page whose home did not take its bytes
+ * is made CLEAN too: its writes are lost, and so reported.
  *
  * Return: 0, or -EIO when a home failed (or an earlier eviction's flush did).
  */
 int dsm_flush(struct dsm_region *r)
 {
+	u32 max_writes = READ_ONCE(dsm_param_diff_writes);
 	struct dsm_flush f = {
 		.r = r, .err = r->lost,
 		.max = min_t(unsigned int, READ_ONCE(dsm_param_wb_inflight),
 			     DSM_WB_INFLIGHT_MAX),
 	};
+	const u8 *now[DSM_BLOCK_PAGES], *was[DSM_BLOCK_PAGES];
+	struct dsm_page *pages[DSM_BLOCK_PAGES], *p, *tmp;
+	u64 idx[DSM_BLOCK_PAGES];
 	struct dsm_wb wb = {};
-	struct dsm_page *p, *tmp;
+	unsigned int n = 0, i;
+	int err;
 
 	r->lost = 0;
+	dsm_diffs_init(&f.diffs, r);
 	list_sort(NULL, &r->dirty, dsm_page_cmp);
 	list_for_each_entry_safe(p, tmp, &r->dirty, link) {
 		dsm_page_settle(p);
 		dsm_zap(r, p->idx, 1);
-		dsm_wb_page(&wb, p->idx, r->nr_homes, page_address(p->page),
-			    p->twin, dsm_wb_send, &f);
-		kfree(p->twin);
-		p->twin = NULL;
-		p->state = DSM_CLEAN;
-		list_move_tail(&p->link, &r->clean);
+		pages[n] = p;
+		idx[n] = p->idx;
+		now[n] = page_address(p->page);
+		was[n] = p->twin;
+		/* The block's last DIRTY page: its pages go together. */
+		if (++n < DSM_BLOCK_PAGES && !list_is_last(&p->link, &r->dirty) &&
+		    tmp->idx >> DSM_BLOCK_SHIFT == p->idx >> DSM_BLOCK_SHIFT)
+			continue;
+		dsm_wb_block(&wb, r->nr_homes, n, idx, now, was, max_writes,
+			     max_writes ? &dsm_wb_ops : &dsm_wb_ops_writes, &f);
+		for (i = 0; i < n; i++) {
+			kfree(pages[i]->twin);
+			pages[i]->twin = NULL;
+			pages[i]->state = DSM_CLEAN;
+			list_move_tail(&pages[i]->link, &r->clean);
+		}
+		n = 0;
 	}
 	if (wb.len)
 		dsm_wb_send(&wb, &f);
+	err = dsm_diffs_finish(&f.diffs);
 	if (f.locked) {
 		dsm_wb_reap(&f, 0);
 		mutex_unlock(&dsm_wb_lock);
 	}
-	return f.err;
+	return f.err ?: err;
 }
 
 /**
