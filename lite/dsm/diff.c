@@ -157,6 +157,19 @@ static void dsm_diff_msg_free(struct dsm_diff_msg *m)
 	kfree(m);
 }
 
+static struct dsm_diff_msg *dsm_diff_msg_alloc(void)
+{
+	struct dsm_diff_msg *m = kzalloc(sizeof(*m), GFP_KERNEL);
+
+	if (m)
+		m->msg = kvmalloc(DSM_MSG_MAX, GFP_KERNEL);
+	if (m && !m->msg) {
+		kfree(m);
+		m = NULL;
+	}
+	return m;
+}
+
 void dsm_diffs_init(struct dsm_diffs *ds, struct dsm_region *r)
 {
 	*ds = (struct dsm_diffs) { .r = r };
@@ -184,25 +197,17 @@ struct dsm_diff *dsm_diffs_get(struct dsm_diffs *ds, u32 home)
 	if (home >= ds->r->nr_homes || dsm_diff_off(ds->r, home))
 		return NULL;
 	m = ds->cur[home];
-	if (!m) {
-		m = ds->spare;
+	if (m)
+		return &m->d;
+	m = ds->spare ?: dsm_diff_msg_alloc();
+	if (!m)
+		return NULL;
+	if (m == ds->spare)
 		ds->spare = NULL;
-		if (!m) {
-			m = kzalloc(sizeof(*m), GFP_KERNEL);
-			if (m)
-				m->msg = kvmalloc(DSM_MSG_MAX, GFP_KERNEL);
-			if (m && !m->msg) {
-				kfree(m);
-				m = NULL;
-			}
-			if (!m)
-				return NULL;
-		}
-		m->home = home;
-		m->node = ds->r->homes[home];
-		dsm_diff_init(&m->d, (u8 *)(m->msg + 1), DSM_DIFF_CAP);
-		ds->cur[home] = m;
-	}
+	m->home = home;
+	m->node = ds->r->homes[home];
+	dsm_diff_init(&m->d, (u8 *)(m->msg + 1), DSM_DIFF_CAP);
+	ds->cur[home] = m;
 	return &m->d;
 }
 
@@ -216,14 +221,20 @@ static int dsm_diff_rewrite(struct dsm_diffs *ds, struct dsm_diff_msg *m)
 	return dsm_diff_apply(m->d.buf, m->d.bytes, dsm_diff_write, &l);
 }
 
-/* Can LITE's error @ret have left the request undelivered, or served? */
+/*
+ * Was a request that failed with LITE's error @ret never delivered (too
+ * large for the port, no port, no memory or quota for it, refused), or,
+ * for ENOMEM, possibly served already: either way it is not applied
+ * later, and its runs may go by writes. Not so after ETIMEDOUT: it may
+ * still be served.
+ */
 static bool dsm_diff_unsent(int ret)
 {
 	return ret == -EMSGSIZE || ret == -ECONNREFUSED || ret == -ENOMEM ||
 	       ret == -EDQUOT || ret == -EINVAL;
 }
 
-/* @m was answered, or not: make its runs reach the home, or count them lost. */
+/* @m's RPC ended: if not applied, its runs by writes, or counted lost. */
 static void dsm_diff_done(struct dsm_diffs *ds, struct dsm_diff_msg *m)
 {
 	struct dsm_region *r = ds->r;

@@ -223,7 +223,7 @@ struct dsm_msg_status {
 /*
  * The largest request, a DIFF: with LITE's headers (its struct
  * lite_rpc_tx and wire header, under 256 bytes) one 128 KiB allocation
- * of the sender's lite.ko, and two 64 KiB blocks of runs.
+ * in the sender's lite.ko; about two blocks of scattered runs.
  */
 #define DSM_MSG_MAX		(128 * 1024 - 256)
 #define DSM_DIFF_CAP		(DSM_MSG_MAX - sizeof(struct dsm_msg_diff))
