@@ -14,12 +14,14 @@
  * without interruption (LITE's timeouts bound it). Up to
  * DSM_DIFF_INFLIGHT DIFFs of a flush are in flight.
  *
- * A DIFF its home did not apply (refused by it, a port without lite_dsm
- * or with a smaller request size, no memory for it) is written by RDMA
- * writes instead, run by run: nothing of it is applied later. One that
- * got no answer in rpc_timeout_ms, or to a node gone, is lost: the flush
- * reports EIO, as for writes. After either, the region sends that home
- * no DIFF for DSM_DIFF_BACKOFF (its blocks go by writes).
+ * A DIFF its home did not apply is written by RDMA writes instead, run
+ * by run: refused by it, a port without lite_dsm or with a smaller
+ * request size, no memory for it (nothing of it is applied later), or no
+ * answer in LITE's timeouts (a home whose lite_dsm is gone gets the runs
+ * all the same; but a slow one may still apply the DIFF, late, over bytes
+ * others wrote since: the flush reports EIO, as for writes lost). After
+ * any of these, the region sends that home no DIFF for DSM_DIFF_BACKOFF
+ * (its blocks go by writes).
  *
  * Applying: every message is checked whole before any byte is written
  * (dsm_diff_check()), and the LMR is the one its home published under
@@ -225,8 +227,7 @@ static int dsm_diff_rewrite(struct dsm_diffs *ds, struct dsm_diff_msg *m)
  * Was a request that failed with LITE's error @ret never delivered (too
  * large for the port, no port, no memory or quota for it, refused), or,
  * for ENOMEM, possibly served already: either way it is not applied
- * later, and its runs may go by writes. Not so after ETIMEDOUT: it may
- * still be served.
+ * later. Not so after ETIMEDOUT: it may still be served.
  */
 static bool dsm_diff_unsent(int ret)
 {
@@ -234,27 +235,30 @@ static bool dsm_diff_unsent(int ret)
 	       ret == -EDQUOT || ret == -EINVAL;
 }
 
-/* @m's RPC ended: if not applied, its runs by writes, or counted lost. */
+/*
+ * @m's RPC ended. Not applied: its runs go by writes all the same (a home
+ * whose lite_dsm is gone still gets them), and no DIFF goes there for a
+ * while. Without an answer it may still be applied, late: EIO, as for
+ * writes lost.
+ */
 static void dsm_diff_done(struct dsm_diffs *ds, struct dsm_diff_msg *m)
 {
 	struct dsm_region *r = ds->r;
-	int ret = m->status;
+	int ret = m->status, err;
+	bool unsure;
 
 	memzero_explicit(m->msg->hdr.key, DSM_KEY_LEN);
 	if (!ret)
 		return;
 	r->diff_off[m->home] = (jiffies + DSM_DIFF_BACKOFF) ?: 1;
-	if (m->replied || dsm_diff_unsent(ret)) {
-		pr_warn_ratelimited("region %s: node %u did not apply a DIFF (%d): by RDMA writes, and no DIFF there for %u s\n",
-				    r->name, m->node, ret,
-				    DSM_DIFF_BACKOFF / HZ);
-		ret = dsm_diff_rewrite(ds, m);
-		if (!ret)
-			return;
-	}
-	pr_warn_ratelimited("region %s: a DIFF of %u bytes to node %u: %d: writes lost\n",
-			    r->name, m->d.bytes, m->node, ret);
-	ds->err = -EIO;
+	unsure = !m->replied && !dsm_diff_unsent(ret);
+	err = dsm_diff_rewrite(ds, m);
+	pr_warn_ratelimited("region %s: node %u did not apply a DIFF of %u bytes (%d)%s: by RDMA writes: %d; no DIFF there for %u s\n",
+			    r->name, m->node, m->d.bytes, ret,
+			    unsure ? ", may yet apply it" : "", err,
+			    DSM_DIFF_BACKOFF / HZ);
+	if (err || unsure)
+		ds->err = -EIO;
 }
 
 /* Keep @m for the flush's next DIFF, or free it. */
