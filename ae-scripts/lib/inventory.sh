@@ -14,7 +14,7 @@ declare -gA INV_DEFAULTS=(
 	[ssh_host]="" [ssh_port]=22 [ssh_user]=root [ssh_key]="" [ssh_known_hosts]=""
 	[remote_dir]=/opt/lite-ae [rdma_dev]=rxe0 [ib_port]=1 [gid_index]=auto
 	[fabric_ip]="" [netdev]="" [lite_group]=lite [lite_params]="" [build]=""
-	[qp_timeout]=14 [qp_retry]=7
+	[qp_timeout]=14 [qp_retry]=7 [dsm]=yes
 )
 declare -gA INV_VC_DEFAULTS=(
 	[nodes]=3 [mem_mb]=2048 [cpus]=1 [ssh_base_port]=22000
@@ -77,6 +77,8 @@ inv_check_value() {
 		[[ "$v" =~ ^[^[:space:]]+$ ]] || echo "want a file path without spaces" ;;
 	build)
 		[[ "$v" =~ ^(hosts|controller)$ ]] || echo "want 'hosts' (build on each host) or 'controller' (build here, copy to the hosts)" ;;
+	dsm)
+		[[ "$v" =~ ^(yes|no)$ ]] || echo "want 'yes' (lite-ae install loads lite_dsm.ko after lite.ko) or 'no'" ;;
 	lite_group)
 		[[ "$v" =~ ^[a-z_][a-z0-9_-]*$ ]] && [ "${#v}" -le 32 ] || echo "want a group name" ;;
 	lite_params)

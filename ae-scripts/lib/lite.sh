@@ -111,13 +111,13 @@ lite_build_here() {
 }
 
 # lite_build_there_cmd HOST all|bench: the build a host does for itself: a
-# node's lite.ko, tools, liblite, the applications and benchmarks, the manager's
+# node's lite.ko, lite_dsm.ko, tools, liblite, the applications and benchmarks, the manager's
 # lite-manager (only the benchmarks with 'bench'), for its running kernel.
 lite_build_there_cmd() {
 	local h=$1 r cmd=""
 	r=$(lite_rdir "$h")
 	if lite_is_node "$h"; then
-		[ "$2" = bench ] || cmd="make -s -C $r/lite module tools lib apps KVER=\$(uname -r) && "
+		[ "$2" = bench ] || cmd="make -s -C $r/lite module tools lib apps dsm KVER=\$(uname -r) && "
 		cmd+="make -s -C $r/microbench KVER=\$(uname -r)"
 	fi
 	if [ "$h" = "$INV_MANAGER" ] && [ "$2" != bench ]; then
@@ -200,21 +200,21 @@ lite_dev_setup_cmd() {
 	cat <<EOF
 getent group $g >/dev/null || groupadd -r $g || exit 1
 mkdir -p ${AE_UDEV_RULE%/*} &&
-	printf '%s\n' '# lite-ae install: /dev/lite for root and group $g' 'KERNEL=="lite", GROUP="$g", MODE="0660"' >$AE_UDEV_RULE
+	printf '%s\n' '# lite-ae install: /dev/lite and /dev/lite_dsm for root and group $g' 'KERNEL=="lite", GROUP="$g", MODE="0660"' 'KERNEL=="lite_dsm", GROUP="$g", MODE="0660"' >$AE_UDEV_RULE
 EOF
 }
 
-# lite_dev_perm_cmd HOST: after insmod, let udev finish, then set group and
-# mode ourselves: a host without udevd (the local guests run busybox init)
-# applies no rule at all.
+# lite_dev_perm_cmd HOST [DEV]: after insmod, let udev finish, then set
+# group and mode of /dev/DEV (default lite) ourselves: a host without udevd
+# (the local guests run busybox init) applies no rule at all.
 lite_dev_perm_cmd() {
-	local g
+	local g dev=/dev/${2:-lite}
 	g=$(inv_var "$1" lite_group)
 	cat <<EOF
 if command -v udevadm >/dev/null 2>&1 && udevadm control --ping >/dev/null 2>&1; then
 	udevadm settle --timeout=10 || true
 fi
-chgrp $g /dev/lite && chmod 0660 /dev/lite
+chgrp $g $dev && chmod 0660 $dev
 EOF
 }
 
@@ -260,6 +260,7 @@ lite_install_node() {
 	ae_ssh "$h" "{
 $(lite_dev_setup_cmd "$h")
 } || { echo 'creating group $(inv_var "$h" lite_group) or $AE_UDEV_RULE failed' >&2; exit 1; }
+if [ -e /sys/module/lite_dsm ]; then rmmod lite_dsm || { echo 'lite_dsm.ko is loaded and in use' >&2; exit 1; }; fi
 if [ -e /sys/module/lite ]; then rmmod lite || { echo 'lite.ko is loaded and in use' >&2; exit 1; }; fi
 insmod $r/lite/module/lite.ko device=$(inv_var "$h" rdma_dev) port=$(inv_var "$h" ib_port) $(inv_lite_addr_params "$h") qp_timeout=$(inv_var "$h" qp_timeout) qp_retry=$(inv_var "$h" qp_retry) ${LITE_PARAMS-$(inv_var "$h" lite_params)} ||
 	{ echo 'loading lite.ko failed (see dmesg)' >&2; exit 1; }
@@ -302,6 +303,33 @@ lite_install() {
 		ae_log "$h: $out"
 	done
 	ae_log "LITE installed: $n nodes joined, manager on $INV_MANAGER ($mgr_ip:$AE_MANAGER_PORT)"
+	# lite_dsm reads the cluster key and registers its RPC port at load:
+	# after the key is in place and the node joined. LITE_DSM in the
+	# environment stands in for every host's 'dsm'.
+	if [ -n "${LITE_DSM+set}" ]; then
+		why=$(inv_check_value dsm "$LITE_DSM")
+		[ -z "$why" ] || ae_die "LITE_DSM='$LITE_DSM': $why"
+	fi
+	local -a dsm_nodes=()
+	for h in "${INV_NODES[@]}"; do
+		[ "${LITE_DSM-$(inv_var "$h" dsm)}" = no ] || dsm_nodes+=("$h")
+	done
+	[ "${#dsm_nodes[@]}" -gt 0 ] || return 0
+	ae_in_parallel lite_dsm_install_node -- "${dsm_nodes[@]}" || ae_die "lite_dsm not installed (see above)"
+	ae_log "lite_dsm loaded on ${#dsm_nodes[@]} nodes: /dev/lite_dsm, liblite-dsm"
+}
+
+# lite_dsm_install_node HOST: load lite_dsm.ko (LITE-Kernel-DSM,
+# docs/dsm.md), give /dev/lite_dsm to the group, install liblite-dsm.
+lite_dsm_install_node() {
+	local h=$1 r
+	r=$(lite_rdir "$h")
+	ae_ssh "$h" "insmod $r/lite/dsm/lite_dsm.ko || { echo 'loading lite_dsm.ko failed (see dmesg)' >&2; exit 1; }
+{
+$(lite_dev_perm_cmd "$h" lite_dsm)
+} || { echo 'cannot give /dev/lite_dsm group $(inv_var "$h" lite_group) and mode 0660' >&2; exit 1; }
+make -s -C $r/lite/dsm/lib install >/dev/null || { echo 'installing liblite-dsm failed' >&2; exit 1; }" ||
+		ae_die "$h: lite_dsm not installed (above)"
 }
 
 lite_uninstall() {
@@ -316,8 +344,10 @@ lite_uninstall() {
 # trip: every step is tried, each failure named.
 lite_uninstall_node() {
 	ae_ssh "$1" "rc=0
+if [ -e /sys/module/lite_dsm ] && ! rmmod lite_dsm; then echo 'rmmod lite_dsm failed (a region mapped?)' >&2; rc=1; fi
 if [ -e /sys/module/lite ] && ! rmmod lite; then echo 'rmmod lite failed (in use?)' >&2; rc=1; fi
 make -s -C $(lite_rdir "$1")/lite/lib uninstall >/dev/null || { echo 'removing liblite failed' >&2; rc=1; }
+make -s -C $(lite_rdir "$1")/lite/dsm/lib uninstall >/dev/null || { echo 'removing liblite-dsm failed' >&2; rc=1; }
 rm -f $AE_UDEV_RULE || rc=1
 exit \$rc" || {
 		ae_warn "$1: uninstall incomplete (above)"

@@ -15,9 +15,10 @@
 #include <linux/wait.h>
 #include <linux/xarray.h>
 
+#include "diff.h"
+#include "layout.h"
 #include "uapi/lite_dsm.h"
 
-#define DSM_PAGE_SHIFT		12
 #define DSM_MAX_HOMES		16
 #define DSM_HOME_MAX_BYTES	(1ULL << 30)	/* LITE's largest LMR */
 #define DSM_KEY_LEN		32
@@ -60,11 +61,13 @@ struct dsm_region {
 	u32			uid;
 	u32			meta;		/* node keeping its metadata */
 	u64			id;		/* its id on @meta */
+	u64			ident;		/* home i's LMR: ident + i */
 	s32			password;
 	u32			nr_homes;
 	u32			homes[DSM_MAX_HOMES];
 	u32			lh[DSM_MAX_HOMES];	/* LITE handles, by home */
 	struct address_space	mapping;
+	void			*stage;		/* DSM_BLOCK_BYTES, under @lock */
 
 	struct mutex		lock;		/* pages, lists, counts */
 	struct xarray		pages;		/* idx -> struct dsm_page */
@@ -72,6 +75,8 @@ struct dsm_region {
 	struct list_head	dirty;
 	unsigned long		nr_pages;	/* cached here */
 	int			lost;		/* -EIO: an early flush failed */
+	/* jiffies until which no DIFF goes to each home (0: none) */
+	unsigned long		diff_off[DSM_MAX_HOMES];
 
 	spinlock_t		locks_lock;	/* the holders in @locks */
 	wait_queue_head_t	lock_wq;
@@ -89,6 +94,8 @@ struct dsm_file {
 /* main.c */
 extern unsigned int dsm_param_port;
 extern unsigned int dsm_param_max_cached_mb;
+extern unsigned int dsm_param_wb_inflight;
+extern unsigned int dsm_param_diff_writes;
 u32 dsm_current_uid(void);
 
 /* page.c: the coherence protocol on one node */
@@ -109,17 +116,43 @@ struct dsm_region *dsm_region_attach(const char *name, u64 size, u32 uid,
 void dsm_region_put(struct dsm_region *r);
 void dsm_evict_others(struct dsm_region *self, long n);
 int dsm_lock_lookup(struct dsm_region *r, u32 n, u32 *home, u32 *id);
+struct dsm_msg_hdr;
+void dsm_msg_hdr_fill(struct dsm_msg_hdr *h, u16 type);
 int dsm_meta_init(void);
 void dsm_meta_exit(void);
 
+/* diff.c: write-back by DIFF messages, both ends */
+struct dsm_diff_msg;
+
+/* The DIFFs of one flush. */
+struct dsm_diffs {
+	struct dsm_region	*r;
+	struct dsm_diff_msg	*cur[DSM_MAX_HOMES];	/* being encoded */
+	struct dsm_diff_msg	*spare;		/* sent, to reuse */
+	struct list_head	sent;		/* in flight, oldest first */
+	unsigned int		nr_sent;
+	int			err;		/* -EIO: one was lost */
+};
+
+void dsm_diffs_init(struct dsm_diffs *ds, struct dsm_region *r);
+struct dsm_diff *dsm_diffs_get(struct dsm_diffs *ds, u32 home);
+void dsm_diffs_send(struct dsm_diffs *ds, u32 home, struct dsm_diff *d);
+int dsm_diffs_finish(struct dsm_diffs *ds);
+struct dsm_msg_diff;
+int dsm_serve_diff(const struct dsm_msg_diff *req, u32 len);
+int dsm_diff_wq_init(void);
+void dsm_diff_wq_exit(void);
+
 /* Messages, on LITE RPC port dsm_param_port; little-endian. */
 #define DSM_MSG_MAGIC		0x4d534444	/* "DDSM" */
-#define DSM_MSG_VERSION		1
+/* 2: pages placed in blocks; 3: DIFF */
+#define DSM_MSG_VERSION		3
 
 enum dsm_msg_type {
 	DSM_MSG_ATTACH = 1,
 	DSM_MSG_LOCK,
 	DSM_MSG_DETACH,
+	DSM_MSG_DIFF,
 };
 
 struct dsm_msg_hdr {
@@ -168,12 +201,32 @@ struct dsm_msg_detach {
 	__le64			id;
 };
 
+/*
+ * Changed runs for a home to apply to its LMR (diff.h has their format);
+ * the reply is a struct dsm_msg_status, sent once they are applied.
+ */
+struct dsm_msg_diff {
+	struct dsm_msg_hdr	hdr;
+	__le64			id;	/* the region at its meta node: logs */
+	__le64			ident;	/* the LMR, as published on its home */
+	__le32			password;	/* the LMR's */
+	__le32			runs;
+	__le32			bytes;	/* of the runs, which follow */
+	__le32			reserved;
+};
+
 struct dsm_msg_status {
 	__le32	status;
 	__le32	reserved;
 };
 
-#define DSM_MSG_MAX		sizeof(struct dsm_msg_attach)
+/*
+ * The largest request, a DIFF: with LITE's headers (its struct
+ * lite_rpc_tx and wire header, under 256 bytes) one 128 KiB allocation
+ * in the sender's lite.ko; about two blocks of scattered runs.
+ */
+#define DSM_MSG_MAX		(128 * 1024 - 256)
+#define DSM_DIFF_CAP		(DSM_MSG_MAX - sizeof(struct dsm_msg_diff))
 #define DSM_REPLY_MAX		sizeof(struct dsm_msg_attach_reply)
 
 #endif /* LITE_DSM_H */

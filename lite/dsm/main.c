@@ -22,6 +22,14 @@ unsigned int dsm_param_max_cached_mb = 128;
 module_param_named(max_cached_mb, dsm_param_max_cached_mb, uint, 0644);
 MODULE_PARM_DESC(max_cached_mb, "pages of all regions cached on this node, in MiB; clean ones are evicted beyond (default: 128)");
 
+unsigned int dsm_param_wb_inflight = 16;
+module_param_named(wb_inflight, dsm_param_wb_inflight, uint, 0644);
+MODULE_PARM_DESC(wb_inflight, "RDMA writes of a write-back in flight at once, up to 64; 0 or 1: each waited for before the next (default: 16)");
+
+unsigned int dsm_param_diff_writes = 16;
+module_param_named(diff_writes, dsm_param_diff_writes, uint, 0644);
+MODULE_PARM_DESC(diff_writes, "a block whose changed bytes would take more RDMA writes than this goes to its home as one DIFF message, which it applies; 0: never (default: 16)");
+
 /* Group "lite" comes from user space, as for /dev/lite. */
 static ushort dsm_dev_mode = 0660;
 module_param_named(dev_mode, dsm_dev_mode, ushort, 0444);
@@ -74,6 +82,10 @@ static bool dsm_name_ok(const char *name)
 	return true;
 }
 
+/*
+ * ATTACH. No user memory is touched under @df->lock: a fault takes the
+ * mm's mmap_lock, which dsm_mmap() holds when it takes @df->lock.
+ */
 static long dsm_ioc_attach(struct file *filp, struct dsm_file *df,
 			   void __user *arg)
 {
@@ -89,19 +101,20 @@ static long dsm_ioc_attach(struct file *filp, struct dsm_file *df,
 		return -EINVAL;
 	if (a.size > LITE_DSM_MAX_SIZE)
 		return -EFBIG;
-	if (df->region)
+	mutex_lock(&df->lock);
+	if (df->region) {
+		mutex_unlock(&df->lock);
 		return -EINVAL;
+	}
 	r = dsm_region_attach(a.name, a.size, dsm_current_uid(), &created);
-	if (IS_ERR(r))
+	if (IS_ERR(r)) {
+		mutex_unlock(&df->lock);
 		return PTR_ERR(r);
+	}
 	a.mmap_size = r->npages << DSM_PAGE_SHIFT;
 	a.nr_homes = r->nr_homes;
 	a.meta_node = r->meta;
 	a.created = created;
-	if (copy_to_user(arg, &a, sizeof(a))) {
-		dsm_region_put(r);
-		return -EFAULT;
-	}
 	df->region = r;
 	/*
 	 * Mappings join the region's own address space (page.c zaps it),
@@ -113,6 +126,10 @@ static long dsm_ioc_attach(struct file *filp, struct dsm_file *df,
 	if (cmpxchg(&r->mapping.host, NULL, inode))
 		iput(inode);
 	filp->f_mapping = &r->mapping;
+	mutex_unlock(&df->lock);
+	/* Attached even if this fails: closing the file detaches it. */
+	if (copy_to_user(arg, &a, sizeof(a)))
+		return -EFAULT;
 	return 0;
 }
 
@@ -125,12 +142,8 @@ static long dsm_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	struct dsm_region *r;
 	long ret;
 
-	if (cmd == LITE_DSM_IOC_ATTACH) {
-		mutex_lock(&df->lock);
-		ret = dsm_ioc_attach(filp, df, uarg);
-		mutex_unlock(&df->lock);
-		return ret;
-	}
+	if (cmd == LITE_DSM_IOC_ATTACH)
+		return dsm_ioc_attach(filp, df, uarg);
 	if (cmd != LITE_DSM_IOC_ACQUIRE && cmd != LITE_DSM_IOC_RELEASE &&
 	    cmd != LITE_DSM_IOC_BARRIER && cmd != LITE_DSM_IOC_DETACH)
 		return -ENOTTY;
@@ -234,13 +247,19 @@ static int __init dsm_init(void)
 		       dsm_dev_mode);
 		return -EINVAL;
 	}
-	ret = dsm_meta_init();
+	ret = dsm_diff_wq_init();
 	if (ret)
 		return ret;
+	ret = dsm_meta_init();
+	if (ret)
+		goto out_wq;
 	dsm_misc.mode = dsm_dev_mode;
 	ret = misc_register(&dsm_misc);
-	if (ret)
-		dsm_meta_exit();
+	if (!ret)
+		return 0;
+	dsm_meta_exit();
+out_wq:
+	dsm_diff_wq_exit();
 	return ret;
 }
 
@@ -248,6 +267,7 @@ static void __exit dsm_exit(void)
 {
 	misc_deregister(&dsm_misc);
 	dsm_meta_exit();
+	dsm_diff_wq_exit();
 }
 
 module_init(dsm_init);

@@ -131,23 +131,34 @@ static void dsm_meta_free(struct dsm_meta *m)
 }
 
 /*
+ * The bytes of home @i's LMR: its pages (layout.h), at least one page for
+ * a home of no block (LITE has no empty LMR; every home has one).
+ */
+static u64 dsm_meta_home_bytes(const struct dsm_meta *m, u32 i)
+{
+	u64 npages = DIV_ROUND_UP(m->size, PAGE_SIZE);
+
+	return max_t(u64, dsm_home_pages(npages, m->nr_homes, i), 1) <<
+	       DSM_PAGE_SHIFT;
+}
+
+/*
  * A new region: homes are nodes 1..N (N of them reachable now, at most
- * DSM_MAX_HOMES); page p lives on homes[p % N] at (p / N) * 4 KiB.
+ * DSM_MAX_HOMES); block b of DSM_BLOCK_PAGES pages lives on homes[b % N],
+ * after that home's earlier blocks (dsm_place()).
  */
 static int dsm_meta_create(struct dsm_meta *m)
 {
-	u64 npages = DIV_ROUND_UP(m->size, PAGE_SIZE);
 	int nodes = liteapi_get_total_node();
-	u64 per_home;
 	u32 i, done = 0;
 	int ret;
 
 	if (nodes <= 0)
 		return -ENOTCONN;
 	m->nr_homes = min_t(u32, nodes, DSM_MAX_HOMES);
-	per_home = DIV_ROUND_UP(npages, m->nr_homes) << DSM_PAGE_SHIFT;
-	if (per_home > DSM_HOME_MAX_BYTES)
-		return -EFBIG;
+	for (i = 0; i < m->nr_homes; i++)
+		if (dsm_meta_home_bytes(m, i) > DSM_HOME_MAX_BYTES)
+			return -EFBIG;
 	m->password = get_random_u32() >> 1;
 	m->ident = get_random_u64() & ~0xffULL;
 	m->id = get_random_u64() | 1;
@@ -155,7 +166,8 @@ static int dsm_meta_create(struct dsm_meta *m)
 		m->lock_ids[i] = -1;
 	for (i = 0; i < m->nr_homes; i++) {
 		m->homes[i] = i + 1;
-		ret = liteapi_alloc_remote_mem(m->homes[i], per_home, false,
+		ret = liteapi_alloc_remote_mem(m->homes[i],
+					       dsm_meta_home_bytes(m, i), false,
 					       m->password);
 		if (ret < 0)
 			goto undo;
@@ -265,17 +277,21 @@ static int dsm_serve_detach(const struct dsm_msg_detach *req)
 }
 
 /*
- * One request, under dsm_meta_lock; @reply has DSM_REPLY_MAX bytes.
+ * One request of @len bytes (at most DSM_MSG_MAX); @reply has
+ * DSM_REPLY_MAX bytes. The meta node's requests are served under
+ * dsm_meta_lock, a DIFF (diff.c) without it.
  * Return: the reply's length (its first field is the status).
  */
 static u32 dsm_meta_serve(const void *req, int len, void *reply)
 {
 	const struct dsm_msg_hdr *h = req;
 	struct dsm_msg_status *st = reply;
+	/* The size of each; a DIFF's is at least this. */
 	static const u32 sizes[] = {
 		[DSM_MSG_ATTACH] = sizeof(struct dsm_msg_attach),
 		[DSM_MSG_LOCK] = sizeof(struct dsm_msg_lock),
 		[DSM_MSG_DETACH] = sizeof(struct dsm_msg_detach),
+		[DSM_MSG_DIFF] = sizeof(struct dsm_msg_diff),
 	};
 	u32 rlen = sizeof(*st);
 	u16 type;
@@ -283,7 +299,8 @@ static u32 dsm_meta_serve(const void *req, int len, void *reply)
 
 	memset(reply, 0, DSM_REPLY_MAX);
 	type = len >= (int)sizeof(*h) ? le16_to_cpu(h->type) : 0;
-	if (!type || type >= ARRAY_SIZE(sizes) || len != sizes[type] ||
+	if (!type || type >= ARRAY_SIZE(sizes) || len > DSM_MSG_MAX ||
+	    (type == DSM_MSG_DIFF ? len < sizes[type] : len != sizes[type]) ||
 	    le32_to_cpu(h->magic) != DSM_MSG_MAGIC ||
 	    le16_to_cpu(h->version) != DSM_MSG_VERSION) {
 		ret = -EPROTO;
@@ -291,17 +308,40 @@ static u32 dsm_meta_serve(const void *req, int len, void *reply)
 		pr_warn_ratelimited("a request without the cluster key (from node %u?): refused\n",
 				    le32_to_cpu(h->node));
 		ret = -EACCES;
-	} else if (type == DSM_MSG_ATTACH) {
-		ret = dsm_serve_attach(req, reply);
-		rlen = sizeof(struct dsm_msg_attach_reply);
-	} else if (type == DSM_MSG_LOCK) {
-		ret = dsm_serve_lock(req, reply);
-		rlen = sizeof(struct dsm_msg_lock_reply);
+	} else if (type == DSM_MSG_DIFF) {
+		ret = dsm_serve_diff(req, len);
 	} else {
-		ret = dsm_serve_detach(req);
+		mutex_lock(&dsm_meta_lock);
+		if (type == DSM_MSG_ATTACH) {
+			ret = dsm_serve_attach(req, reply);
+			rlen = sizeof(struct dsm_msg_attach_reply);
+		} else if (type == DSM_MSG_LOCK) {
+			ret = dsm_serve_lock(req, reply);
+			rlen = sizeof(struct dsm_msg_lock_reply);
+		} else {
+			ret = dsm_serve_detach(req);
+		}
+		mutex_unlock(&dsm_meta_lock);
 	}
 	st->status = cpu_to_le32(ret);
 	return ret ? sizeof(*st) : rlen;
+}
+
+/**
+ * dsm_msg_hdr_fill() - the header of a request of this node
+ * @h: the header
+ * @type: DSM_MSG_*
+ *
+ * It holds the cluster key: zero it (memzero_explicit()) once sent.
+ */
+void dsm_msg_hdr_fill(struct dsm_msg_hdr *h, u16 type)
+{
+	*h = (struct dsm_msg_hdr) {
+		.magic = cpu_to_le32(DSM_MSG_MAGIC), .type = cpu_to_le16(type),
+		.version = cpu_to_le16(DSM_MSG_VERSION),
+		.node = cpu_to_le32(liteapi_get_node_id()),
+	};
+	memcpy(h->key, dsm_key, DSM_KEY_LEN);
 }
 
 /*
@@ -315,20 +355,13 @@ static int dsm_meta_call(u32 meta, u16 type, struct dsm_msg_hdr *h, u32 len,
 	u32 me = liteapi_get_node_id();
 	int ret;
 
-	*h = (struct dsm_msg_hdr) {
-		.magic = cpu_to_le32(DSM_MSG_MAGIC), .type = cpu_to_le16(type),
-		.version = cpu_to_le16(DSM_MSG_VERSION),
-		.node = cpu_to_le32(me),
-	};
-	memcpy(h->key, dsm_key, DSM_KEY_LEN);
+	dsm_msg_hdr_fill(h, type);
 	if (meta == me) {
 		void *buf = kmalloc(DSM_REPLY_MAX, GFP_KERNEL);
 
 		if (!buf)
 			return -ENOMEM;
-		mutex_lock(&dsm_meta_lock);
 		ret = dsm_meta_serve(h, len, buf);
-		mutex_unlock(&dsm_meta_lock);
 		memcpy(reply, buf, min_t(u32, rlen, ret));
 		kfree(buf);
 	} else {
@@ -423,6 +456,12 @@ static struct dsm_region *dsm_region_new(const char *name, u64 size, u32 uid,
 	r = kvzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
 		return ERR_PTR(-ENOMEM);
+	/* A fault's fetch and a flush's writes of up to a block go through it. */
+	r->stage = kvmalloc(DSM_BLOCK_BYTES, GFP_KERNEL);
+	if (!r->stage) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	strscpy(r->name, name, sizeof(r->name));
 	strscpy(req.name, name, sizeof(req.name));
 	r->meta = 1 + jhash(name, strlen(name), 0) % nodes;
@@ -431,6 +470,7 @@ static struct dsm_region *dsm_region_new(const char *name, u64 size, u32 uid,
 	if (ret)
 		goto out;
 	r->id = le64_to_cpu(rep.id);
+	r->ident = le64_to_cpu(rep.ident);
 	r->nr_homes = le32_to_cpu(rep.nr_homes);
 	r->password = le32_to_cpu(rep.password);
 	ret = r->nr_homes && r->nr_homes <= DSM_MAX_HOMES ? 0 : -EPROTO;
@@ -453,6 +493,7 @@ static struct dsm_region *dsm_region_new(const char *name, u64 size, u32 uid,
 	kref_init(&r->ref);
 	return r;
 out:
+	kvfree(r->stage);
 	kvfree(r);
 	return ERR_PTR(ret);
 }
@@ -505,6 +546,7 @@ static void dsm_region_free(struct dsm_region *r)
 	dsm_meta_detach(r->meta, r->id);
 	if (r->mapping.host)
 		iput(r->mapping.host);
+	kvfree(r->stage);
 	kvfree(r);
 }
 
@@ -551,10 +593,10 @@ void dsm_evict_others(struct dsm_region *self, long n)
 	mutex_unlock(&dsm_regions_lock);
 }
 
-/* Serves the meta requests of other nodes, one at a time. */
+/* Serves the requests of other nodes, one at a time. */
 static int dsm_server(void *unused)
 {
-	void *req = kmalloc(DSM_MSG_MAX, GFP_KERNEL);
+	void *req = kvmalloc(DSM_MSG_MAX, GFP_KERNEL);
 	void *reply = kmalloc(DSM_REPLY_MAX, GFP_KERNEL);
 	u64 desc;
 	u32 rlen;
@@ -571,14 +613,12 @@ static int dsm_server(void *unused)
 				msleep_interruptible(200);
 			continue;
 		}
-		mutex_lock(&dsm_meta_lock);
 		rlen = dsm_meta_serve(req, len, reply);
-		mutex_unlock(&dsm_meta_lock);
 		if (desc != LITE_DESC_NO_REPLY)
 			liteapi_reply_message(reply, rlen, desc,
 					      LITE_PRIO_NORMAL);
 	}
-	kfree(req);
+	kvfree(req);
 	kfree(reply);
 	flush_signals(current);
 	while (!kthread_should_stop()) {
@@ -593,7 +633,10 @@ static int dsm_server(void *unused)
 /*
  * The port stays the kernel context's until lite.ko goes, so a reload of
  * this module finds it registered (EADDRINUSE): ours if we may receive on
- * it (a request left from before gets a refusal).
+ * it (a request left from before gets a refusal). Its request size stays
+ * the first registration's: a lite_dsm before DIFFs registered less than
+ * DSM_MSG_MAX, and DIFFs to this node then fail with EMSGSIZE at their
+ * senders, who write those runs by RDMA instead (diff.c).
  */
 static int dsm_port_claim(void)
 {
@@ -606,7 +649,7 @@ static int dsm_port_claim(void)
 					   "lite_dsm");
 	if (ret != -EADDRINUSE)
 		return ret;
-	buf = kmalloc(DSM_MSG_MAX, GFP_KERNEL);
+	buf = kvmalloc(DSM_MSG_MAX, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
 	while ((ret = liteapi_receive_message(dsm_param_port, buf, DSM_MSG_MAX,
@@ -614,7 +657,7 @@ static int dsm_port_claim(void)
 		if (desc != LITE_DESC_NO_REPLY)
 			liteapi_reply_message(&st, sizeof(st), desc,
 					      LITE_PRIO_NORMAL);
-	kfree(buf);
+	kvfree(buf);
 	if (ret == -ENOENT) {
 		pr_err("LITE port %u belongs to another program: load with port=\n",
 		       dsm_param_port);

@@ -3,21 +3,31 @@
  * The coherence protocol on one node (docs/dsm.md): home-based release
  * consistency at 4 KiB pages, with twins and diffs.
  *
- * A page is absent, CLEAN (fetched from its home by one RDMA read, mapped
- * read-only) or DIRTY (written since: a twin holds it as fetched, and it
- * may be mapped writable). The first write to a CLEAN page comes through
- * page_mkwrite, which makes the twin. A release writes each DIRTY page's
- * changed byte runs to its home by RDMA writes and makes it CLEAN; an
- * acquire or a barrier then drops every cached page, so the next access
- * fetches what the homes hold.
+ * A page is absent, CLEAN (fetched from its home, mapped read-only) or
+ * DIRTY (written since: a twin holds it as fetched, and it may be mapped
+ * writable). A fault on an absent page fetches, with one RDMA read, the
+ * absent pages of its block around it (layout.h: a block's pages are
+ * contiguous in one home's LMR), and caches them all CLEAN; only the
+ * faulting one is mapped, the others are found by their own faults. The
+ * first write to a CLEAN page comes through page_mkwrite, which makes the
+ * twin. A release writes each DIRTY page's changed byte runs to its home
+ * by RDMA writes, runs that continue one another in the LMR joined into
+ * one write of up to a block, several in flight, or, for a block whose
+ * runs would take many writes, in a DIFF message its home applies
+ * (diff.c); and makes it CLEAN. An acquire or a barrier then drops every
+ * cached page, so the next access fetches what the homes hold.
  *
  * Locking: region->lock (a mutex) guards the pages, their states and
- * lists; it is taken before a page's lock. A fault returns its page locked
- * (VM_FAULT_LOCKED) and the core unlocks it once the PTE is in, so taking
- * and dropping a page's lock under region->lock waits out every fault
- * that found the page before; zapping after that leaves no stale PTE.
+ * lists, and region->stage; it is held across a fault's fetch and a whole
+ * flush, so neither meets an invalidation, an eviction or the other. It
+ * is taken before a page's lock, and before dsm_wb_lock. A fault returns
+ * its page locked (VM_FAULT_LOCKED) and the core unlocks it once the PTE
+ * is in, so taking and dropping a page's lock under region->lock waits out
+ * every fault that found the page before; zapping after that leaves no
+ * stale PTE.
  */
 #include <linux/highmem.h>
+#include <linux/list_sort.h>
 #include <linux/module.h>
 #include <linux/pagemap.h>
 #include <linux/sched/signal.h>
@@ -32,14 +42,10 @@ static atomic_long_t dsm_cached = ATOMIC_LONG_INIT(0);
 /* Pages evicted at once when the cache is full. */
 #define DSM_EVICT_BATCH		32
 
-static u64 dsm_home_off(const struct dsm_region *r, pgoff_t idx)
+/* The node of page @idx's home, for messages. */
+static u32 dsm_home_node(const struct dsm_region *r, pgoff_t idx)
 {
-	return (u64)(idx / r->nr_homes) << DSM_PAGE_SHIFT;
-}
-
-static u32 dsm_home_lh(const struct dsm_region *r, pgoff_t idx)
-{
-	return r->lh[idx % r->nr_homes];
+	return r->homes[dsm_place(idx, r->nr_homes).home];
 }
 
 /* Remove every PTE of pages [@idx, @idx + @n) of @r; @n 0: to the end. */
@@ -67,74 +73,289 @@ static void dsm_page_free(struct dsm_region *r, struct dsm_page *p)
 	atomic_long_dec(&dsm_cached);
 }
 
-/*
- * Write @p's changed bytes to its home: each run of bytes that differ
- * from the twin, exactly. Bytes equal to the twin are never written, so a
- * neighbour's bytes that another node changed (false sharing) stay its.
- */
-static int dsm_write_diff(struct dsm_region *r, struct dsm_page *p)
-{
-	const u8 *now = page_address(p->page), *was = p->twin;
-	u64 base = dsm_home_off(r, p->idx);
-	u32 lh = dsm_home_lh(r, p->idx);
-	unsigned int i = 0, start;
-	int ret;
+/* Write-back ------------------------------------------------------------ */
 
-	while (i < PAGE_SIZE) {
-		if (IS_ALIGNED(i, sizeof(u64)) &&
-		    *(const u64 *)(now + i) == *(const u64 *)(was + i)) {
-			i += sizeof(u64);
-			continue;
-		}
-		if (now[i] == was[i]) {
-			i++;
-			continue;
-		}
-		start = i;
-		while (i < PAGE_SIZE && now[i] != was[i])
-			i++;
-		ret = liteapi_rdma_write_offset(lh, now + start, i - start,
-						LITE_PRIO_NORMAL, base + start,
-						r->password);
-		if (ret)
-			return ret;
+/*
+ * Writes in flight go through LITE's one completion queue of the kernel
+ * API (liteapi_rdma_write_async, liteapi_poll), which every module using
+ * it shares: one flush at a time posts and reaps (dsm_wb_lock), and each
+ * write's cookie says it is ours, of which flush, in which slot.
+ */
+#define DSM_WB_INFLIGHT_MAX	64
+#define DSM_WB_COOKIE_TAG	0x4453d5b0ULL	/* the cookie's top half */
+#define DSM_WB_POLL_MS		100
+/* A flush waits this long without any completion before it gives up. */
+#define DSM_WB_TIMEOUT		(30 * HZ)
+
+static DEFINE_MUTEX(dsm_wb_lock);
+static u32 dsm_wb_seq;				/* under dsm_wb_lock */
+static struct dsm_wb dsm_wb_slots[DSM_WB_INFLIGHT_MAX];	/* len 0: free */
+
+/* One flush's write-back. */
+struct dsm_flush {
+	struct dsm_region	*r;
+	unsigned int		max;		/* in flight at most */
+	unsigned int		inflight;
+	bool			locked;		/* holds dsm_wb_lock */
+	u32			seq;
+	int			err;
+	struct dsm_diffs	diffs;
+};
+
+static u64 dsm_wb_cookie(u32 seq, unsigned int slot)
+{
+	return DSM_WB_COOKIE_TAG << 32 | (u64)(seq & 0xffffff) << 8 | slot;
+}
+
+/* Copy @wb's bytes from the region's pages into region->stage. */
+static int dsm_wb_gather(struct dsm_region *r, const struct dsm_wb *wb)
+{
+	u32 done = 0, in = wb->start, n;
+	pgoff_t idx = wb->idx;
+	struct dsm_page *p;
+
+	while (done < wb->len) {
+		p = xa_load(&r->pages, idx);
+		if (WARN_ON_ONCE(!p))
+			return -EFAULT;
+		n = min_t(u32, wb->len - done, PAGE_SIZE - in);
+		memcpy(r->stage + done, page_address(p->page) + in, n);
+		done += n;
+		in = 0;
+		idx++;
 	}
 	return 0;
+}
+
+static void dsm_wb_lost(struct dsm_flush *f, const struct dsm_wb *wb, int ret)
+{
+	struct dsm_region *r = f->r;
+
+	if (!f->err)
+		pr_warn_ratelimited("region %s: %u bytes from page %llu to node %u: %d: writes lost\n",
+				    r->name, wb->len, wb->idx,
+				    r->homes[wb->home], ret);
+	f->err = -EIO;
+}
+
+/* @wb's bytes to its home, one RDMA write waited for. */
+static void dsm_wb_write(struct dsm_flush *f, const struct dsm_wb *wb)
+{
+	struct dsm_region *r = f->r;
+	int ret = dsm_wb_gather(r, wb);
+
+	if (!ret)
+		ret = liteapi_rdma_write_offset(r->lh[wb->home], r->stage,
+						wb->len, LITE_PRIO_NORMAL,
+						wb->off, r->password);
+	if (ret)
+		dsm_wb_lost(f, wb, ret);
+}
+
+/*
+ * A completion reaped. Not ours: another module's, which it will not see
+ * now. Of an earlier flush that gave up on it: ignored. A write of ours
+ * that failed where LITE's waited-for writes retry (-EIO: flushed on a QP
+ * broken under it, or failed itself, which LITE does not tell apart here;
+ * -EAGAIN: its QP was being reconnected) goes again once, waited for:
+ * the same bytes, still in the pages (region->lock is held until every
+ * write completed), so one that landed lands again unchanged.
+ */
+static void dsm_wb_done(struct dsm_flush *f, const struct lite_completion *c)
+{
+	unsigned int slot = c->id & 0xff;
+	struct dsm_wb wb;
+
+	if (c->id >> 32 != DSM_WB_COOKIE_TAG) {
+		pr_warn_once("reaped a completion of another user of LITE's kernel API (id %#llx): it is lost to it\n",
+			     c->id);
+		return;
+	}
+	if (((c->id >> 8) & 0xffffff) != (f->seq & 0xffffff) ||
+	    slot >= DSM_WB_INFLIGHT_MAX || !dsm_wb_slots[slot].len)
+		return;
+	wb = dsm_wb_slots[slot];
+	dsm_wb_slots[slot].len = 0;
+	f->inflight--;
+	if (c->status == -EIO || c->status == -EAGAIN)
+		dsm_wb_write(f, &wb);
+	else if (c->status)
+		dsm_wb_lost(f, &wb, c->status);
+}
+
+/*
+ * Reap until at most @left of @f's writes are in flight. The wait is not
+ * interruptible: a release must not return before its writes completed.
+ * Without a completion for DSM_WB_TIMEOUT, those in flight count as lost.
+ */
+static void dsm_wb_reap(struct dsm_flush *f, unsigned int left)
+{
+	unsigned long deadline = jiffies + DSM_WB_TIMEOUT;
+	struct lite_completion c[8];
+	unsigned int i;
+	int n;
+
+	while (f->inflight > left) {
+		n = liteapi_poll(c, ARRAY_SIZE(c), DSM_WB_POLL_MS);
+		if (n == -EINTR)	/* a signal pending: look, do not wait */
+			n = liteapi_poll(c, ARRAY_SIZE(c), 0);
+		if (n > 0) {
+			for (i = 0; i < n; i++)
+				dsm_wb_done(f, &c[i]);
+			deadline = jiffies + DSM_WB_TIMEOUT;
+			continue;
+		}
+		if (time_after(jiffies, deadline)) {
+			pr_warn("region %s: %u writes not completed in %u s: lost\n",
+				f->r->name, f->inflight, DSM_WB_TIMEOUT / HZ);
+			for (i = 0; i < DSM_WB_INFLIGHT_MAX; i++)
+				dsm_wb_slots[i].len = 0;
+			f->inflight = 0;
+			f->err = -EIO;
+			return;
+		}
+		schedule_timeout_uninterruptible(1);
+	}
+}
+
+/*
+ * dsm_wb_page()'s sender: post @wb without waiting when writes may be in
+ * flight, else (or when LITE cannot take it now) write it and wait.
+ */
+static void dsm_wb_send(const struct dsm_wb *wb, void *arg)
+{
+	struct dsm_flush *f = arg;
+	struct dsm_region *r = f->r;
+	unsigned int slot;
+	int ret;
+
+	if (f->max <= 1) {
+		dsm_wb_write(f, wb);
+		return;
+	}
+	if (!f->locked) {
+		mutex_lock(&dsm_wb_lock);
+		f->locked = true;
+		f->seq = ++dsm_wb_seq;
+	}
+	dsm_wb_reap(f, f->max - 1);	/* before the stage is filled */
+	for (slot = 0; slot < DSM_WB_INFLIGHT_MAX; slot++)
+		if (!dsm_wb_slots[slot].len)
+			break;
+	if (WARN_ON_ONCE(slot == DSM_WB_INFLIGHT_MAX)) {	/* one per write */
+		dsm_wb_write(f, wb);
+		return;
+	}
+	ret = dsm_wb_gather(r, wb);
+	if (ret) {
+		dsm_wb_lost(f, wb, ret);
+		return;
+	}
+	/* The data is copied before this returns: the stage is free again. */
+	ret = liteapi_rdma_write_async(r->lh[wb->home], r->stage, wb->len,
+				       wb->off, r->password,
+				       dsm_wb_cookie(f->seq, slot));
+	if (ret) {	/* the queue is full, no buffer, the home is gone... */
+		dsm_wb_write(f, wb);
+		return;
+	}
+	dsm_wb_slots[slot] = *wb;
+	f->inflight++;
+}
+
+/* dsm_wb_ops for DIFFs: diff.c's, with this flush's. */
+static struct dsm_diff *dsm_wb_diff(u32 home, void *arg)
+{
+	return dsm_diffs_get(&((struct dsm_flush *)arg)->diffs, home);
+}
+
+static void dsm_wb_diff_send(u32 home, struct dsm_diff *d, void *arg)
+{
+	dsm_diffs_send(&((struct dsm_flush *)arg)->diffs, home, d);
+}
+
+static const struct dsm_wb_ops dsm_wb_ops = {
+	.write		= dsm_wb_send,
+	.diff		= dsm_wb_diff,
+	.diff_send	= dsm_wb_diff_send,
+};
+
+/* diff_writes=0: by writes only. */
+static const struct dsm_wb_ops dsm_wb_ops_writes = {
+	.write		= dsm_wb_send,
+};
+
+static int dsm_page_cmp(void *priv, const struct list_head *a,
+			const struct list_head *b)
+{
+	pgoff_t x = list_entry(a, struct dsm_page, link)->idx;
+	pgoff_t y = list_entry(b, struct dsm_page, link)->idx;
+
+	return x < y ? -1 : x > y;
 }
 
 /**
  * dsm_flush() - the release half: every DIRTY page's writes to its home
  * @r: the region; its lock is held
  *
- * Each page is write-protected first (its PTEs zapped: a write after that
- * faults and waits for region->lock), then diffed and made CLEAN. A page
- * whose home did not take its writes is made CLEAN too: its writes are
- * lost, and so reported.
+ * In page order, a block's DIRTY pages at a time: each is write-protected
+ * first (its PTEs zapped: a write after that faults and waits for
+ * region->lock), then they are diffed and made CLEAN. A block's changed
+ * runs join the writes being gathered (layout.h), sent up to wb_inflight
+ * at a time, or, when they would take more than diff_writes writes, its
+ * home's DIFF (diff.h, diff.c). Every write has completed and every DIFF
+ * is applied when this returns. A page whose home did not take its bytes
+ * is made CLEAN too: its writes are lost, and so reported.
  *
  * Return: 0, or -EIO when a home failed (or an earlier eviction's flush did).
  */
 int dsm_flush(struct dsm_region *r)
 {
-	struct dsm_page *p, *tmp;
-	int ret, err = r->lost;
+	u32 max_writes = READ_ONCE(dsm_param_diff_writes);
+	struct dsm_flush f = {
+		.r = r, .err = r->lost,
+		.max = min_t(unsigned int, READ_ONCE(dsm_param_wb_inflight),
+			     DSM_WB_INFLIGHT_MAX),
+	};
+	const u8 *now[DSM_BLOCK_PAGES], *was[DSM_BLOCK_PAGES];
+	struct dsm_page *pages[DSM_BLOCK_PAGES], *p, *tmp;
+	u64 idx[DSM_BLOCK_PAGES];
+	struct dsm_wb wb = {};
+	unsigned int n = 0, i;
+	int err;
 
 	r->lost = 0;
+	dsm_diffs_init(&f.diffs, r);
+	list_sort(NULL, &r->dirty, dsm_page_cmp);
 	list_for_each_entry_safe(p, tmp, &r->dirty, link) {
 		dsm_page_settle(p);
 		dsm_zap(r, p->idx, 1);
-		ret = dsm_write_diff(r, p);
-		if (ret && !err) {
-			pr_warn_ratelimited("region %s: page %lu to node %u: %d: writes lost\n",
-					    r->name, p->idx,
-					    r->homes[p->idx % r->nr_homes], ret);
-			err = -EIO;
+		pages[n] = p;
+		idx[n] = p->idx;
+		now[n] = page_address(p->page);
+		was[n] = p->twin;
+		/* The block's last DIRTY page: its pages go together. */
+		if (++n < DSM_BLOCK_PAGES && !list_is_last(&p->link, &r->dirty) &&
+		    tmp->idx >> DSM_BLOCK_SHIFT == p->idx >> DSM_BLOCK_SHIFT)
+			continue;
+		dsm_wb_block(&wb, r->nr_homes, n, idx, now, was, max_writes,
+			     max_writes ? &dsm_wb_ops : &dsm_wb_ops_writes, &f);
+		for (i = 0; i < n; i++) {
+			kfree(pages[i]->twin);
+			pages[i]->twin = NULL;
+			pages[i]->state = DSM_CLEAN;
+			list_move_tail(&pages[i]->link, &r->clean);
 		}
-		kfree(p->twin);
-		p->twin = NULL;
-		p->state = DSM_CLEAN;
-		list_move_tail(&p->link, &r->clean);
+		n = 0;
 	}
-	return err;
+	if (wb.len)
+		dsm_wb_send(&wb, &f);
+	err = dsm_diffs_finish(&f.diffs);
+	if (f.locked) {
+		dsm_wb_reap(&f, 0);
+		mutex_unlock(&dsm_wb_lock);
+	}
+	return f.err ?: err;
 }
 
 /**
@@ -142,7 +363,7 @@ int dsm_flush(struct dsm_region *r)
  * @r: the region; its lock is held
  *
  * Invalidating everything is correct for data-race-free programs without
- * write notices; its cost is a fetch per page touched after an acquire
+ * write notices; its cost is a fetch per block touched after an acquire
  * (docs/dsm.md).
  *
  * Return: what dsm_flush() returned.
@@ -195,14 +416,21 @@ static long dsm_cap(void)
 	       (20 - DSM_PAGE_SHIFT);
 }
 
+static bool dsm_room(long n)
+{
+	return atomic_long_read(&dsm_cached) + n <= dsm_cap();
+}
+
 /*
- * Room for one more page under max_cached_mb: evict @r's clean pages,
+ * Room for @n more pages under max_cached_mb: evict @r's clean pages,
  * else write its dirty ones back (a release may come early) and evict
  * them, else other regions' clean pages.
  */
-static int dsm_make_room(struct dsm_region *r)
+static int dsm_make_room(struct dsm_region *r, long n)
 {
-	if (atomic_long_read(&dsm_cached) < dsm_cap())
+	long batch = max_t(long, n, DSM_EVICT_BATCH);
+
+	if (dsm_room(n))
 		return 0;
 	if (list_empty(&r->clean) && !list_empty(&r->dirty)) {
 		int ret = dsm_flush(r);
@@ -210,45 +438,92 @@ static int dsm_make_room(struct dsm_region *r)
 		if (ret)
 			r->lost = ret;	/* told at the next release */
 	}
-	dsm_evict(r, DSM_EVICT_BATCH);
-	if (atomic_long_read(&dsm_cached) >= dsm_cap())
-		dsm_evict_others(r, DSM_EVICT_BATCH);
-	return atomic_long_read(&dsm_cached) < dsm_cap() ? 0 : -ENOSPC;
+	dsm_evict(r, batch);
+	if (!dsm_room(n))
+		dsm_evict_others(r, batch);
+	return dsm_room(n) ? 0 : -ENOSPC;
 }
 
-/* A new CLEAN page @idx of @r, read from its home; region->lock held. */
-static int dsm_page_new(struct dsm_region *r, pgoff_t idx,
-			struct dsm_page **out)
+/*
+ * Pages [@lo, @hi) of @r, absent and of one block (contiguous in one
+ * home's LMR), read by one RDMA read and cached CLEAN; region->lock held.
+ * One page is read into itself, more into region->stage and copied.
+ * Return: 0, or a negative errno with nothing cached.
+ */
+static int dsm_fetch(struct dsm_region *r, pgoff_t lo, pgoff_t hi)
 {
-	struct dsm_page *p;
+	struct dsm_place pl = dsm_place(lo, r->nr_homes);
+	struct dsm_page *pages[DSM_BLOCK_PAGES] = {};
+	unsigned int n = hi - lo, i, stored = 0;
+	void *buf;
+	int ret = -ENOMEM;
+
+	for (i = 0; i < n; i++) {
+		pages[i] = kzalloc(sizeof(*pages[i]), GFP_KERNEL);
+		if (!pages[i])
+			goto out;
+		pages[i]->idx = lo + i;
+		pages[i]->page = alloc_page(GFP_KERNEL);
+		if (!pages[i]->page)
+			goto out;
+	}
+	buf = n == 1 ? page_address(pages[0]->page) : r->stage;
+	ret = liteapi_rdma_read_offset(r->lh[pl.home], buf,
+				       (u64)n << DSM_PAGE_SHIFT,
+				       LITE_PRIO_NORMAL, pl.off, r->password);
+	if (ret)
+		goto out;
+	for (; stored < n; stored++) {
+		if (n > 1)
+			memcpy(page_address(pages[stored]->page),
+			       buf + ((size_t)stored << DSM_PAGE_SHIFT),
+			       PAGE_SIZE);
+		ret = xa_err(xa_store(&r->pages, lo + stored, pages[stored],
+				      GFP_KERNEL));
+		if (ret)
+			goto out;
+	}
+	for (i = 0; i < n; i++) {
+		pages[i]->state = DSM_CLEAN;
+		list_add_tail(&pages[i]->link, &r->clean);
+	}
+	r->nr_pages += n;
+	atomic_long_add(n, &dsm_cached);
+	return 0;
+out:
+	while (stored--)
+		xa_erase(&r->pages, lo + stored);
+	for (i = 0; i < n && pages[i]; i++) {
+		if (pages[i]->page)
+			put_page(pages[i]->page);
+		kfree(pages[i]);
+	}
+	return ret;
+}
+
+/*
+ * Page @idx of @r is absent: fetch it with the absent pages around it in
+ * its block, when the cache has room for them all, else alone.
+ */
+static int dsm_fetch_around(struct dsm_region *r, pgoff_t idx)
+{
+	pgoff_t first = round_down(idx, DSM_BLOCK_PAGES);
+	pgoff_t end = min_t(u64, first + DSM_BLOCK_PAGES, r->npages);
+	pgoff_t lo = idx, hi = idx + 1;
 	int ret;
 
-	p = kzalloc(sizeof(*p), GFP_KERNEL);
-	if (!p)
-		return -ENOMEM;
-	p->page = alloc_page(GFP_KERNEL);
-	if (!p->page) {
-		kfree(p);
-		return -ENOMEM;
+	while (lo > first && !xa_load(&r->pages, lo - 1))
+		lo--;
+	while (hi < end && !xa_load(&r->pages, hi))
+		hi++;
+	/* Making room changes no absent page: region->lock is held. */
+	if (hi - lo > 1 && !dsm_make_room(r, hi - lo)) {
+		ret = dsm_fetch(r, lo, hi);
+		if (ret != -ENOMEM)
+			return ret;
 	}
-	p->idx = idx;
-	ret = liteapi_rdma_read_offset(dsm_home_lh(r, idx),
-				       page_address(p->page), PAGE_SIZE,
-				       LITE_PRIO_NORMAL, dsm_home_off(r, idx),
-				       r->password);
-	if (!ret)
-		ret = xa_err(xa_store(&r->pages, idx, p, GFP_KERNEL));
-	if (ret) {
-		put_page(p->page);
-		kfree(p);
-		return ret;
-	}
-	p->state = DSM_CLEAN;
-	list_add_tail(&p->link, &r->clean);
-	r->nr_pages++;
-	atomic_long_inc(&dsm_cached);
-	*out = p;
-	return 0;
+	ret = dsm_make_room(r, 1);
+	return ret ?: dsm_fetch(r, idx, idx + 1);
 }
 
 static vm_fault_t dsm_fault(struct vm_fault *vmf)
@@ -265,9 +540,8 @@ static vm_fault_t dsm_fault(struct vm_fault *vmf)
 		return VM_FAULT_SIGBUS;
 	p = xa_load(&r->pages, idx);
 	if (!p) {
-		ret = dsm_make_room(r);
-		if (!ret)
-			ret = dsm_page_new(r, idx, &p);
+		ret = dsm_fetch_around(r, idx);
+		p = ret ? NULL : xa_load(&r->pages, idx);
 	} else if (p->state == DSM_CLEAN) {
 		list_move_tail(&p->link, &r->clean);
 	}
@@ -275,8 +549,8 @@ static vm_fault_t dsm_fault(struct vm_fault *vmf)
 		mutex_unlock(&r->lock);
 		if (!fatal_signal_pending(current))
 			pr_warn_ratelimited("region %s: page %lu from node %u: %d: SIGBUS\n",
-					    r->name, idx,
-					    r->homes[idx % r->nr_homes], ret);
+					    r->name, idx, dsm_home_node(r, idx),
+					    ret);
 		return ret == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
 	}
 	get_page(p->page);
@@ -537,6 +811,10 @@ void dsm_drop_all(struct dsm_region *r)
  */
 void dsm_region_init_pages(struct dsm_region *r)
 {
+	BUILD_BUG_ON(DSM_PAGE_BYTES != PAGE_SIZE);
+	/* A block is one liteapi_rdma_write_async() at most. */
+	BUILD_BUG_ON(DSM_BLOCK_BYTES > LITE_ASYNC_MAX_SIZE);
+	BUILD_BUG_ON(DSM_WB_INFLIGHT_MAX > 256);	/* the cookie's slot byte */
 	address_space_init_once(&r->mapping);
 	mutex_init(&r->lock);
 	xa_init(&r->pages);

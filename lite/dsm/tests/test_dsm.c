@@ -11,9 +11,10 @@
  *   test_dsm partial NAME                 munmap/mprotect of part, mremap growth
  *   test_dsm hold NAME SIZE SECS          attach, "info hold: ready", sleep
  *   test_dsm expect NAME SIZE ERRNO       attach must fail with ERRNO (a number)
- *   test_dsm homeless NAME SECS           write 3 pages, "info homeless: ready",
- *                                         sleep (node3 leaves), then: page 2
- *                                         (homed on node3) gets SIGBUS, no hang
+ *   test_dsm homeless NAME SECS           write a page on each of 3 homes,
+ *                                         "info homeless: ready", sleep (node3
+ *                                         leaves), then: page 32 (homed on
+ *                                         node3) gets SIGBUS, no hang
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -331,19 +332,23 @@ static int expect(const char *name, size_t size, int want)
 }
 
 /*
- * Pages 0, 1, 2 live on nodes 1, 2, 3 (page p on node p % 3 + 1). Written,
- * then node3 leaves while we sleep: the release reports lost writes, a
- * read of page 2 gets SIGBUS within LITE's timeouts, page 0 still works.
+ * Pages are placed in blocks of 16 (docs/dsm.md): pages 0, 16 and 32 live
+ * on nodes 1, 2, 3 (page p on node (p / 16) % 3 + 1). Written, then node3
+ * leaves while we sleep: the release reports lost writes, a read of page
+ * 32 gets SIGBUS within LITE's timeouts, page 0 still works.
  */
+#define BLOCK_PAGES 16
+
 static int homeless(const char *name, unsigned int secs)
 {
-	struct lite_dsm *d = attach(name, 3 * PG);
+	struct lite_dsm *d = attach(name, 3 * BLOCK_PAGES * PG);
 	uint8_t *b = lite_dsm_base(d);
 	double t;
-	int ret, sig;
+	int ret, sig, i;
 
 	call("barrier (fetch)", lite_dsm_barrier(d, 1));
-	memset(b, 0x77, 3 * PG);
+	for (i = 0; i < 3; i++)
+		memset(b + i * BLOCK_PAGES * PG, 0x77, PG);
 	printf("info homeless: ready\n");
 	fflush(stdout);
 	sleep(secs);
@@ -351,8 +356,8 @@ static int homeless(const char *name, unsigned int secs)
 	ret = lite_dsm_barrier(d, 1);
 	CHECK(ret == -EIO, "the barrier reports the writes node3 lost (%s)",
 	      ret ? strerror(-ret) : "no error");
-	sig = child_signal(peek, b + 2 * PG);
-	CHECK(sig == SIGBUS, "a read of page 2 (node3's) gets SIGBUS (%d) in %.1f s",
+	sig = child_signal(peek, b + 2 * BLOCK_PAGES * PG);
+	CHECK(sig == SIGBUS, "a read of page 32 (node3's) gets SIGBUS (%d) in %.1f s",
 	      sig, now_s() - t);
 	sig = child_signal(peek, b);
 	printf("info homeless: page 0 (node1's) read: signal %d\n", sig);
