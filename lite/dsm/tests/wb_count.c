@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The LITE operations of the VM test's 256 MiB step on its writer
- * (tests/dsm/lite-dsm, test_dsm big: words (i + 1) * 0x9e3779b97f4a7c15
+ * (tests/integration/lite-dsm, test_dsm big: words (i + 1) * 0x9e3779b97f4a7c15
  * written in order over a zero-filled region, then a barrier), counted
  * with the module's own placement, gathering and DIFF code (../layout.h,
  * ../diff.h) and page.c's schedule: a fault fetches the absent pages of
