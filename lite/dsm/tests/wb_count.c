@@ -28,6 +28,7 @@ typedef uint64_t u64;
 
 #include "../layout.h"
 #include "../diff.h"
+#include "host_alloc.h"
 
 #define PG		DSM_PAGE_BYTES
 /* dsm.h: DSM_MSG_MAX less the DIFF header (struct dsm_msg_diff). */
@@ -41,17 +42,6 @@ struct count {
 	u64	reads, read_bytes, flushes;
 	struct dsm_diff	*diffs;
 };
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size ? size : 1);
-
-	if (!p) {
-		perror("calloc");
-		exit(2);
-	}
-	return p;
-}
 
 static void count_write(const struct dsm_wb *wb, void *arg)
 {
