@@ -231,6 +231,7 @@ static const u16 lite_mgr_msg_size[] = {
 	[LITE_MSG_PEER_DOWN]	= sizeof(struct lite_msg_peer_down),
 	[LITE_MSG_QP_INFO]	= sizeof(struct lite_msg_qp_info),
 	[LITE_MSG_CHALLENGE]	= sizeof(struct lite_msg_challenge),
+	[LITE_MSG_ECHO]		= sizeof(struct lite_msg_echo),
 };
 
 /**
