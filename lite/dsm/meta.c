@@ -698,6 +698,7 @@ int dsm_meta_init(void)
  */
 void dsm_meta_exit(void)
 {
+	struct dsm_spare_lock *s, *stmp;
 	struct dsm_meta *m, *tmp;
 
 	WRITE_ONCE(dsm_stopping, true);
@@ -709,6 +710,11 @@ void dsm_meta_exit(void)
 			m->name, m->attached);
 		list_del(&m->link);
 		dsm_meta_free(m);
+	}
+	/* The locks themselves are lite.ko's: they go with it. */
+	list_for_each_entry_safe(s, stmp, &dsm_spare_locks, link) {
+		list_del(&s->link);
+		kfree(s);
 	}
 	mutex_unlock(&dsm_meta_lock);
 	memzero_explicit(dsm_key, sizeof(dsm_key));

@@ -457,6 +457,19 @@ static void lite_peer_remove(u16 id)
 	lite_member_notify(peer_down, id, peer_gen);
 }
 
+/*
+ * Leave the manager connection (under lite_cluster.lock): a message lost or
+ * half sent breaks its framing and MACs, and a stalled one delivers
+ * nothing. The membership thread's read fails and queues the rejoin.
+ */
+static void lite_manager_conn_lost(void)
+{
+	lockdep_assert_held(&lite_cluster.lock);
+	lite_echo.cookie = 0;
+	WRITE_ONCE(lite_cluster.lost, true);
+	kernel_sock_shutdown(lite_cluster.sock, SHUT_RDWR);
+}
+
 /* QP_INFO with our entries for @peer (lite_peer_fill_qp_info() & co.). */
 static int lite_send_qp_info(struct lite_peer *peer,
 			     struct lite_msg_qp_info *info)
@@ -472,15 +485,9 @@ static int lite_send_qp_info(struct lite_peer *peer,
 		ret = lite_send_msg(lite_cluster.sock, LITE_MSG_QP_INFO, info,
 				    sizeof(*info));
 	if (ret && !READ_ONCE(lite_cluster.lost)) {
-		/*
-		 * A message lost (or half sent) breaks the connection's framing
-		 * and MACs: end it, as the manager will. The membership thread
-		 * notices; lite-join then rejoins.
-		 */
 		lite_peer_err(peer, "cannot send QP_INFO to the manager (%d): leaving it; its QPs wait until lite-join rejoins\n",
 			      ret);
-		WRITE_ONCE(lite_cluster.lost, true);
-		kernel_sock_shutdown(lite_cluster.sock, SHUT_RDWR);
+		lite_manager_conn_lost();
 	}
 	return ret;
 }
@@ -523,9 +530,7 @@ static void lite_echo_send(struct lite_dev *dev)
 	if (ret) {
 		pr_warn("cannot send ECHO to the manager (%d): leaving its connection, to rejoin\n",
 			ret);
-		lite_echo.cookie = 0;
-		WRITE_ONCE(lite_cluster.lost, true);
-		kernel_sock_shutdown(lite_cluster.sock, SHUT_RDWR);
+		lite_manager_conn_lost();
 		goto out;
 	}
 	mod_delayed_work(system_long_wq, &lite_echo.work, lite_echo.period);
@@ -562,10 +567,7 @@ static void lite_echo_expire(struct work_struct *work)
 	}
 	pr_warn("the manager did not answer our ECHO within %u ms of our port coming back, and sent nothing else: its connection is stalled; leaving it, to rejoin now (echo_ms)\n",
 		jiffies_to_msecs(lite_echo.period));
-	lite_echo.cookie = 0;
-	WRITE_ONCE(lite_cluster.lost, true);
-	/* The membership thread's read fails: it queues the rejoin. */
-	kernel_sock_shutdown(lite_cluster.sock, SHUT_RDWR);
+	lite_manager_conn_lost();
 out:
 	mutex_unlock(&lite_cluster.lock);
 }

@@ -876,17 +876,13 @@ int lite_rpc_reply(struct lite_ctx *ctx, u64 desc, struct iov_iter *src,
 		ret = -ENOTCONN;
 		goto out;
 	}
-	lite_prio_begin(prio);
-	if (len) {
-		/* Its completion (or failed post) gives the count back. */
+	/* A reply with data: its completion (or failed post) gives the count back. */
+	if (len)
 		tx->reply_node = tok->node;
-		ret = lite_rpc_post(lite_peer_pick_qp(peer), tx, len,
-				    lite_imm_reply(0, tok->call_id),
-				    tok->reply_addr, tok->reply_rkey);
-	} else {
-		ret = lite_rpc_post(lite_peer_pick_qp(peer), tx, 0,
-				    lite_imm_reply(0, tok->call_id), 0, 0);
-	}
+	lite_prio_begin(prio);
+	ret = lite_rpc_post(lite_peer_pick_qp(peer), tx, len,
+			    lite_imm_reply(0, tok->call_id),
+			    len ? tok->reply_addr : 0, len ? tok->reply_rkey : 0);
 	lite_prio_end(prio);
 	if (len) {
 		kfree(tok);
