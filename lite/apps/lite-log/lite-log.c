@@ -19,10 +19,13 @@
  *	nodes 1..NODES exactly once, nothing else but skipped numbers
  *   lite-log scan HOME ID
  *	read every record reserved so far (each checked intact), skipping
- *	holes after HOLE_MS; prints how many records and holes it saw
- *   lite-log abandon HOME ID
- *	reserve a number and exit without committing, as a client that dies
- *	mid-append would (the hole readers must skip)
+ *	holes after HOLE_MS; prints how many records, holes and lost records
+ *	(committed, their bytes not landed within HOLE_MS) it saw
+ *   lite-log abandon HOME ID [reserve|commit]
+ *	reserve a number and exit without committing (reserve, the
+ *	default), or commit it without writing the record (commit), as a
+ *	client that dies mid-append would: the hole readers must skip, or
+ *	the record they must report lost
  *
  * HOLE_MS in the environment sets how long readers wait for a hole
  * (default 1000). Exit status 0, or 1 with a "lite-log: ..." line.
@@ -32,6 +35,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <lite.h>
@@ -152,7 +156,7 @@ static int cmd_verify(char **argv)
 }
 
 struct scan_count {
-	uint64_t	records, holes;
+	uint64_t	records, holes, lost;
 };
 
 static int count_one(void *arg, uint64_t seq, const void *rec, uint32_t len)
@@ -160,9 +164,10 @@ static int count_one(void *arg, uint64_t seq, const void *rec, uint32_t len)
 	struct scan_count *c = arg;
 
 	(void)seq;
-	(void)len;
 	if (rec)
 		c->records++;
+	else if (len)
+		c->lost++;
 	else
 		c->holes++;
 	return 0;
@@ -176,16 +181,27 @@ static int cmd_scan(char **argv)
 
 	if (ret < 0)
 		die("scan", ret);
-	printf("records=%" PRIu64 " holes=%" PRIu64 "\n", c.records, c.holes);
+	printf("records=%" PRIu64 " holes=%" PRIu64 " lost=%" PRIu64 "\n",
+	       c.records, c.holes, c.lost);
 	llog_close(log);
 	return 0;
 }
 
 static int cmd_abandon(char **argv)
 {
-	struct llog *log = open_log(argv[2], argv[3]);
+	const char *after = argv[4] ? argv[4] : "reserve";
+	struct llog *log;
 	uint64_t seq;
-	int ret = llog_reserve_only(log, 64, &seq);
+	int ret;
+
+	if (strcmp(after, "reserve") && strcmp(after, "commit")) {
+		fprintf(stderr, "%s: abandon: '%s': not reserve or commit\n",
+			prog, after);
+		return 1;
+	}
+	log = open_log(argv[2], argv[3]);
+	ret = after[0] == 'r' ? llog_reserve_only(log, 64, &seq) :
+				llog_commit_only(log, 64, &seq);
 
 	if (ret < 0)
 		die("abandon", ret);
@@ -202,7 +218,7 @@ int main(int argc, char **argv)
 		{ "verify", "HOME ID NODES THREADS RECORDS SIZE", 8, 8,
 		  cmd_verify },
 		{ "scan", "HOME ID", 4, 4, cmd_scan },
-		{ "abandon", "HOME ID", 4, 4, cmd_abandon },
+		{ "abandon", "HOME ID [reserve|commit]", 4, 5, cmd_abandon },
 		{ NULL }
 	};
 
