@@ -6,14 +6,15 @@
  *   lite-log host ID DATA_MB RECORDS [SECS]
  *	create the log on this node and keep it until SIGTERM/SIGINT (or for
  *	SECS seconds); prints "ready pid=PID" once others may open it
- *   lite-log append HOME ID THREADS RECORDS SIZE [NODES]
+ *   lite-log append HOME ID THREADS RECORDS SIZE [NODES [DEPTH]]
  *	THREADS threads each append RECORDS records of SIZE bytes; every
  *	record names (node, thread, i) and is filled from them; prints the
- *	append latency (median, p99) and the throughput. With NODES, the
- *	appends start once the NODES nodes' lite-log appends all reached
- *	lite_barrier(NODES) (logload.h); then "phases reserve_ms=R
- *	write_ms=W commit_ms=C attempts=N", the mean time of each step of an
- *	append
+ *	append latency (median, p99) and the throughput. With NODES (not 0),
+ *	the appends start once the NODES nodes' lite-log appends all reached
+ *	lite_barrier(NODES) (logload.h). With DEPTH, each thread appends
+ *	DEPTH records at a time (llog_append_many). Then "phases
+ *	reserve_ms=R write_ms=W commit_ms=C attempts=N", the mean time of
+ *	each step of an append
  *   lite-log verify HOME ID NODES THREADS RECORDS SIZE
  *	scan the whole log: every record intact, each (node, thread, i) of
  *	nodes 1..NODES exactly once, nothing else but skipped numbers
@@ -42,6 +43,10 @@
 
 #include "lite_log.h"
 #include "logload.h"
+
+#if LOAD_MAX_DEPTH > LLOG_MAX_BATCH
+#error "a load's group must fit one llog_append_many"
+#endif
 
 #define PASSWORD	0x4c4f47	/* "LOG" */
 
@@ -94,11 +99,18 @@ static void *log_open(void *arg)
 	return arg;
 }
 
-static int log_append(void *h, const void *buf, uint32_t len)
+static int log_append(void *h, const void *recs, uint32_t len,
+		      unsigned int n)
 {
-	uint64_t seq;
+	struct llog_rec r[LOAD_MAX_DEPTH];
+	uint64_t seq[LOAD_MAX_DEPTH];
+	unsigned int i;
 
-	return llog_append(h, buf, len, &seq);
+	for (i = 0; i < n; i++)
+		r[i] = (struct llog_rec) {
+			.buf = (const char *)recs + (size_t)i * len, .len = len,
+		};
+	return llog_append_many(h, r, n, seq);
 }
 
 static void log_close(void *h)
@@ -213,7 +225,7 @@ int main(int argc, char **argv)
 {
 	static const struct log_cmd cmds[] = {
 		{ "host", "ID DATA_MB RECORDS [SECS]", 5, 6, cmd_host },
-		{ "append", "HOME ID THREADS RECORDS SIZE [NODES]", 7, 8,
+		{ "append", "HOME ID THREADS RECORDS SIZE [NODES [DEPTH]]", 7, 9,
 		  cmd_append },
 		{ "verify", "HOME ID NODES THREADS RECORDS SIZE", 8, 8,
 		  cmd_verify },
