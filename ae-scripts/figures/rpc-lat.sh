@@ -1,13 +1,17 @@
 # shellcheck shell=bash
 # Figure rpc-lat: RPC latency vs request size (8 B..64 KiB, reply of the
 # same size) between the first two nodes: LITE RPC (write-with-immediate,
-# shared polling, sleeping waiters), a native verbs RPC with write-imm
-# ping-pong and one with send/recv (both busy-polling), and TCP
-# request/response. One call in flight for every system. Interleaved
-# (lib/bench.sh): for each repetition and size the four run back to back in
-# a shuffled order (order.csv), each client (and server) for that one point
-# (-r 1, 0.5 s warm-up); every call's latency is in samples.csv.gz.
-# Medians of 3 repetitions.
+# shared polling, waiters under LITE's default adaptive wait policy: spin a
+# while, then sleep), a native verbs RPC with write-imm ping-pong and one
+# with send/recv (both busy-polling on both sides), the write-imm RPC once
+# more with callers and server sleeping on their CQs' completion channels
+# (verbs-event-writeimm: verbs_bench --client-wait event --server-wait
+# event; bench column verbs_rpc_event), and TCP request/response. One call
+# in flight for every system. Interleaved (lib/bench.sh): for each
+# repetition and size the five run back to back in a shuffled order
+# (order.csv), each client (and server) for that one point (-r 1, 0.5 s
+# warm-up); every call's latency is in samples.csv.gz. Medians of the
+# repetitions (lib/bench.sh: 7 of a judged point, 3 of the rest).
 # Knobs: QUICK=1 (200 calls per point, 1 repetition), FULL=1 (10000);
 # default 1000. SIZES="8,64,..." overrides the sizes; SEED=N the shuffle.
 
@@ -18,6 +22,10 @@ rpclat_case() {
 	case $sys in
 	lite)
 		MB_REP=$rep MB_SAMPLES=$sp mb_lite_rpc "$out" "$tag" "-s $size $common --samples $sp" ;;
+	verbs-event-*)
+		MB_SERIES=verbs_rpc_event MB_REP=$rep MB_SAMPLES=$sp mb_verbs "$out" "$tag" \
+			"-m rpc -o ${sys#verbs-event-} --client-wait event -s $size $common --samples $sp" \
+			"--server-wait event" ;;
 	verbs-*)
 		MB_REP=$rep MB_SAMPLES=$sp mb_verbs "$out" "$tag" \
 			"-m rpc -o ${sys#verbs-} -s $size $common --samples $sp" ;;
@@ -47,6 +55,7 @@ figure_run() {
 	common="-n $iters -r 1 -w 0.5"
 	mb_note "$out" "method: interleaved, $reps repetitions x sizes $sizes, systems shuffled per (repetition, size) with seed $MB_SEED (order.csv); one call in flight everywhere"
 	mb_reps_note "$out"
-	mb_interleave "$out" "$reps" "${sizes//,/ }" rpclat_case lite verbs-writeimm verbs-sendrecv tcp
+	mb_interleave "$out" "$reps" "${sizes//,/ }" rpclat_case lite verbs-writeimm verbs-sendrecv \
+		verbs-event-writeimm tcp
 	mb_summarize "$out"
 }
