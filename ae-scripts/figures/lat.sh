@@ -7,7 +7,9 @@
 # QP) busy-polling its CQ and, as verbs_lat_event (--client-wait event),
 # sleeping on the CQ's completion channel; perftest's ib_write_lat and
 # ib_read_lat (busy polling); and TCP request/response on the same link
-# (tcp_bench).
+# (tcp_bench). The targets pair the wait policies (exp.md, Targets):
+# LITE's busy policy against busy-polling verbs, LITE's default against
+# event-driven verbs.
 # Interleaved (lib/bench.sh): for each repetition and size the thirteen
 # series run back to back in a shuffled order (order.csv), each client for
 # that one point (-r 1, 0.5 s warm-up); every sample of the microbench
@@ -62,11 +64,14 @@ lat_case() {
 	esac || ae_die "lat: $sys at $size B, repetition $rep failed"
 }
 
-# mb_judged SIZE SERIES: the targets judge LITE's default policy against
-# verbs, writes and reads, at every size; the rest is shown.
+# mb_judged SIZE SERIES: the targets judge, writes and reads at every
+# size, each LITE policy against verbs waiting the same way: the busy
+# policy against busy-polling verbs, the default (adaptive) against
+# event-driven verbs; the rest is shown.
 mb_judged() {
 	case $2 in
-	lite-write | lite-read | verbs-write | verbs-read) return 0 ;;
+	litebusy-write | litebusy-read | verbs-write | verbs-read) return 0 ;;
+	lite-write | lite-read | verbs-event-write | verbs-event-read) return 0 ;;
 	*) return 1 ;;
 	esac
 }
