@@ -124,6 +124,60 @@ mb_ensure_lite() {
 	lite_build_for bench >/dev/null
 }
 
+# mb_ensure_dsm OUTDIR FIGURE: lite_dsm.ko (LITE-Kernel-DSM, docs/dsm.md)
+# loaded on every node, for the figures that measure it; call it after
+# mb_ensure_lite (an install it does loads lite_dsm itself, unless the
+# inventory says dsm = no). Where it is not loaded (dsm = no, or LITE_DSM=no
+# at install) it is loaded here for this figure, as 'lite-ae install' loads
+# it (insmod, /dev/lite_dsm for the group; liblite-dsm is not installed:
+# the figures' programs link the tree's), and unloaded again at the end by
+# mb_dsm_restore, which the figure calls from an EXIT trap: the nodes are
+# left as the figure found them (dsm = no means 'rmmod lite' must work by
+# itself afterwards). The provenance says which nodes had it loaded for
+# the figure, and lite_dsm's parameters.
+MB_DSM_LOADED=()
+mb_ensure_dsm() {
+	local out=$1 fig=$2 h params
+	MB_DSM_LOADED=()
+	[ "$AE_DRY_RUN" = 1 ] && return 0
+	for h in "${INV_NODES[@]}"; do
+		ae_ssh "$h" '[ -e /sys/module/lite_dsm ]' || MB_DSM_LOADED+=("$h")
+	done
+	if [ "${#MB_DSM_LOADED[@]}" -gt 0 ]; then
+		ae_log "$fig: lite_dsm.ko is not loaded on ${MB_DSM_LOADED[*]} (inventory dsm = no?): loading it there for this figure, unloading it after"
+		ae_in_parallel mb_dsm_load_node -- "${MB_DSM_LOADED[@]}" || {
+			mb_dsm_restore
+			ae_die "$fig: cannot load lite_dsm.ko (above)"
+		}
+		mb_note "$out" "lite_dsm: loaded by the figure on ${MB_DSM_LOADED[*]} (not loaded there before it; unloaded at its end); already loaded on the other nodes"
+	else
+		mb_note "$out" "lite_dsm: loaded on every node before the figure (lite-ae install)"
+	fi
+	params=$(ae_ssh "${INV_NODES[0]}" 'cd /sys/module/lite_dsm/parameters 2>/dev/null && for p in *; do printf "%s=%s " "$p" "$(cat "$p")"; done') || params=""
+	mb_note "$out" "lite_dsm_params: ${params:-unknown} (${INV_NODES[0]})"
+}
+
+# mb_dsm_load_node HOST: lite_dsm.ko on HOST (lib/lite.sh's
+# lite_dsm_install_node without liblite-dsm).
+mb_dsm_load_node() {
+	ae_ssh "$1" "insmod $(lite_rdir "$1")/lite/dsm/lite_dsm.ko || { echo 'loading lite_dsm.ko failed (see dmesg; built? make -C lite dsm)' >&2; exit 1; }
+{
+$(lite_dev_perm_cmd "$1" lite_dsm)
+} || { echo 'cannot give /dev/lite_dsm group $(inv_var "$1" lite_group) and mode 0660' >&2; exit 1; }" ||
+		{ ae_warn "$1: lite_dsm.ko not loaded"; return 1; }
+}
+
+# mb_dsm_restore: unload lite_dsm where mb_ensure_dsm loaded it.
+mb_dsm_restore() {
+	local h rc=0
+	for h in "${MB_DSM_LOADED[@]}"; do
+		ae_ssh "$h" 'if [ -e /sys/module/lite_dsm ]; then rmmod lite_dsm; fi' ||
+			{ ae_warn "$h: rmmod lite_dsm failed (a region still mapped?)"; rc=1; }
+	done
+	MB_DSM_LOADED=()
+	return "$rc"
+}
+
 # mb_two_nodes FIGURE [--no-lite]: how a figure between the first two
 # nodes starts: it fails unless the inventory has two; sets MB_SRV, the
 # second node (server, LMR owner), MB_CLI, the first (client), MB_NODE,
@@ -202,13 +256,14 @@ mb_write_tput_case() {
 # the tree, run from each host's copy: lite_rdir) with ARGS on every HOST
 # at once, each a background job JOB-HOST (ae_bg_start, bounded by
 # AE_TIMEOUT) with its output in LOGBASE.HOST.log, then waits for them all.
-# One that fails stops the figure: "WHAT on HOST (N nodes) failed: " and
-# the tail of its log.
+# @NODE@ in ARGS becomes each HOST's LITE node id (mb_node_id), for
+# programs told which node they are. One that fails stops the figure:
+# "WHAT on HOST (N nodes) failed: " and the tail of its log.
 mb_on_nodes() {
 	local job=$1 log=$2 what=$3 cmd=$4 h
 	shift 4
 	for h in "$@"; do
-		ae_bg_start "$job-$h" "$h" "$AE_TIMEOUT" "$log.$h.log" "$(lite_rdir "$h")/$cmd"
+		ae_bg_start "$job-$h" "$h" "$AE_TIMEOUT" "$log.$h.log" "$(lite_rdir "$h")/${cmd//@NODE@/$(mb_node_id "$h")}"
 	done
 	for h in "$@"; do
 		ae_bg_wait "$job-$h" ||
