@@ -33,9 +33,11 @@
  *
  * Locks and the meta node: a region's locks live on its meta node,
  * 1 + jhash(name) % N (docs/dsm.md, Protocol; lite/dsm/meta.c). For the
- * lock to be another node's, the name is "dsm-bench-RUN", else
- * "dsm-bench-RUN.K" for the first K (1..99) whose meta node is not this
- * node; jhash is computed here as the kernel's (include/linux/jhash.h).
+ * lock to be another node's, the name is the first of "dsm-bench-RUN",
+ * "dsm-bench-RUN.1" .. ".99" whose meta node is the single page's home
+ * (so that a read fault's round, acquire, fault, release, involves one
+ * other node), else the first whose meta node is not this node; jhash is
+ * computed here as the kernel's (include/linux/jhash.h).
  * barrier uses "dsm-bench-RUN" on every node (its meta node does not
  * matter: the barrier is LITE's, coordinated by node 1) and a one-page
  * region.
@@ -229,7 +231,7 @@ static struct layout lay;
 
 static void layout_init(void)
 {
-	unsigned int k;
+	unsigned int k, m, pass;
 	uint64_t b;
 	int n;
 
@@ -247,16 +249,22 @@ static void layout_init(void)
 	for (b = 0; b < lay.blocks; b++)
 		if (block_home(b) != dc.node)
 			lay.remote[lay.nremote++] = b;
-	for (k = 0; k < 100; k++) {
-		n = k ? snprintf(lay.name, sizeof(lay.name), NAME_PREFIX "%s.%u",
-				 dc.run, k)
-		      : snprintf(lay.name, sizeof(lay.name), NAME_PREFIX "%s",
-				 dc.run);
-		if (n < 0 || (size_t)n >= sizeof(lay.name))
-			bench_die("--run %s: too long", dc.run);
-		if (meta_node(lay.name) != dc.node)
-			return;
-	}
+	/*
+	 * Best, the single page's home (a read fault's round then involves
+	 * that node alone besides this one), else any other node.
+	 */
+	for (pass = 0; pass < 2; pass++)
+		for (k = 0; k < 100; k++) {
+			n = k ? snprintf(lay.name, sizeof(lay.name),
+					 NAME_PREFIX "%s.%u", dc.run, k)
+			      : snprintf(lay.name, sizeof(lay.name),
+					 NAME_PREFIX "%s", dc.run);
+			if (n < 0 || (size_t)n >= sizeof(lay.name))
+				bench_die("--run %s: too long", dc.run);
+			m = meta_node(lay.name);
+			if (pass ? m != dc.node : m == block_home(lay.blocks))
+				return;
+		}
 	bench_die("no name dsm-bench-%s[.1..99] has its meta node elsewhere",
 		  dc.run);
 }
