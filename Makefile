@@ -94,7 +94,7 @@ test: deps
 TEST_DEBUG := debug/05-churn-soak \
 	integration/lite-cluster integration/lite-api integration/lite-rpc integration/lite-security \
 	integration/lite-tenant integration/lite-tenant-credits integration/lite-rejoin \
-	integration/lite-device \
+	integration/lite-device integration/lite-dsm \
 	$(filter-out debug/05-churn-soak,$(patsubst tests/%,%,$(sort $(wildcard tests/debug/[0-9]*))))
 test-debug: deps-debug
 	KVER=$(if $(filter-out 6.1,$(DEBUG_SERIES)),debug-$(DEBUG_SERIES),debug) LITE_RPC_FIGURES=0 AE_BOOT_TIMEOUT=$${AE_BOOT_TIMEOUT:-900} tests/run $(TEST_DEBUG)

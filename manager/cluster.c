@@ -410,6 +410,10 @@ static int sess_message(struct lite_cluster *c, struct lite_sess *s,
 	switch (type) {
 	case LITE_MSG_QP_INFO:
 		return sess_qp_info(c, s, m);
+	case LITE_MSG_ECHO:
+		/* Back as it came; the outbuf's bound stops a flood. */
+		send_msg(c, s, m);
+		return 0;
 	case LITE_MSG_JOIN:
 		return refuse(c, s, -EPROTO, "", "second JOIN");
 	default:

@@ -178,6 +178,9 @@ static void on_send(void *ctx, struct lite_sess *to, const void *buf,
 		check(le16toh(m.qp_info.dst_node) == to->node_id);
 		check(le32toh(m.qp_info.dst_gen) == to->gen);
 		break;
+	case LITE_MSG_ECHO:	/* only ever back to a member that sent one */
+		check(!lite_check_manager_msg(&m, &why));
+		break;
 	default:
 		check(!"manager sent a node-to-manager type");
 	}
@@ -316,26 +319,32 @@ static void script_header(unsigned int i, struct input *in)
 	struct lite_msg_hdr h = {
 		.magic = htole32(LITE_PROTO_MAGIC),
 		.version = htole16(flags & 1 ? next_byte(in) : LITE_PROTO_VERSION),
-		.type = htole16(next_byte(in) % 8),
+		.type = htole16(next_byte(in) % (LITE_MSG_ECHO + 2)),
 		.length = htole32(flags & 2 ? next_byte(in) << (flags >> 5)
 					    : lite_msg_payload_size(
-						      next_byte(in) % 8)),
+						      next_byte(in) %
+						      (LITE_MSG_ECHO + 2))),
 		.reserved = htole32(flags & 4 ? next_byte(in) : 0),
 	};
 
 	input(i, &h, sizeof(h));
 }
 
-/* A manager-to-node message, sent the wrong way. */
+/*
+ * A manager-to-node message, sent the wrong way; or an ECHO, which goes
+ * both ways (before JOIN: refused).
+ */
 static void script_wrong_way(unsigned int i, struct input *in)
 {
 	static const unsigned int types[] = {
 		LITE_MSG_WELCOME, LITE_MSG_REJECT, LITE_MSG_PEER_UP,
-		LITE_MSG_PEER_DOWN, LITE_MSG_CHALLENGE,
+		LITE_MSG_PEER_DOWN, LITE_MSG_CHALLENGE, LITE_MSG_ECHO,
 	};
 	struct lite_msg m;
 
-	lite_msg_init(&m, types[next_byte(in) % 5]);
+	lite_msg_init(&m, types[next_byte(in) % 6]);
+	if (le16toh(m.hdr.type) == LITE_MSG_ECHO)
+		m.echo.cookie = htole64(next_byte(in));
 	input_sealed(i, &m, false);
 }
 

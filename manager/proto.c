@@ -25,6 +25,7 @@ _Static_assert(sizeof(struct lite_msg_peer_down) == 40,
 _Static_assert(sizeof(struct lite_msg_qp_info) == 304, "QP_INFO is 304 bytes");
 _Static_assert(sizeof(struct lite_msg_challenge) == 32,
 	       "CHALLENGE is 32 bytes");
+_Static_assert(sizeof(struct lite_msg_echo) == 40, "ECHO is 40 bytes");
 _Static_assert(sizeof(struct lite_mac_input) == 80, "MAC input is 80 bytes");
 _Static_assert(offsetof(struct lite_msg_join, name) == 32,
 	       "JOIN name at offset 32");
@@ -48,6 +49,7 @@ static const struct {
 	MSG_TYPE(PEER_DOWN, peer_down),
 	MSG_TYPE(QP_INFO, qp_info),
 	MSG_TYPE(CHALLENGE, challenge),
+	MSG_TYPE(ECHO, echo),
 };
 
 #define NR_MSG_TYPES (sizeof(msg_types) / sizeof(msg_types[0]))
@@ -293,6 +295,8 @@ int lite_check_manager_msg(const struct lite_msg *m, const char **why)
 		return lite_check_peer_up(&m->peer_up, why);
 	case LITE_MSG_PEER_DOWN:
 		return lite_check_peer_down(&m->peer_down, why);
+	case LITE_MSG_ECHO:
+		return 0;	/* any cookie: the node's own */
 	}
 	return fail(why, "not a message the manager sends", -ENOMSG);
 }

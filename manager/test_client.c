@@ -22,6 +22,7 @@
 #define _GNU_SOURCE	/* strerrorname_np */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -584,6 +585,10 @@ static void scenario_cluster(void)
 	hostile(&h, "qp-info-first", &m, lite_msg_size(&m));
 	expect_reject(&h, EPROTO, "expected JOIN");
 
+	lite_msg_init(&m, LITE_MSG_ECHO);
+	hostile(&h, "echo-first", &m, lite_msg_size(&m));
+	expect_reject(&h, EPROTO, "first message is ECHO, expected JOIN");
+
 	make_join(&m, "node-k17", 17);
 	hostile(&h, "join-k17", &m, lite_msg_size(&m));
 	expect_reject(&h, EINVAL, "qps_per_peer");
@@ -641,8 +646,23 @@ static void scenario_cluster(void)
 	send_msg(&e, &e.join);
 	expect_dropped(&e, others, 3, "second JOIN");
 
-	/* Manager-to-node messages from a node. */
+	/* ECHO: back to its sender alone, cookie unchanged, MAC its own. */
 	join(&e, "node-e", K, 4, members, 3);
+	for (uint64_t cookie = 1; cookie <= 3; cookie++) {
+		lite_msg_init(&m, LITE_MSG_ECHO);
+		m.echo.cookie = htole64(cookie << 40 | 0xec40);
+		send_msg(&e, &m);
+		expect_msg(&e, LITE_MSG_ECHO, &q);
+		if (q.echo.cookie != m.echo.cookie)
+			die("node-e: ECHO cookie %#" PRIx64 " back as %#" PRIx64,
+			    le64toh(m.echo.cookie), le64toh(q.echo.cookie));
+	}
+	expect_quiet(&a);
+	expect_quiet(&b2);
+	expect_quiet(&c);
+	ok("ECHO x3 -> the same cookies back to the sender alone, each MAC checked");
+
+	/* Manager-to-node messages from a node. */
 	lite_msg_init(&m, LITE_MSG_PEER_DOWN);
 	m.peer_down.node_id = htole16(1);
 	m.peer_down.generation = htole32(a.gen);

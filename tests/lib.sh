@@ -311,7 +311,8 @@ rxe_add_cmd() {
 # guest_user_cmd USER UID [GROUP]: a guest's command line that creates USER
 # with UID (the same on every guest: locks and barriers belong to a uid
 # cluster-wide), in GROUP if given, unless an earlier test on the same
-# guests did.
+# guests did. The tests share the guests, so one UID is one name in all of
+# them: liteuser 2001 and liteuser2 2002 (group lite), outsider 2003.
 guest_user_cmd() {
 	echo "{ id -u $1 >/dev/null 2>&1 || useradd -M -N -u $2 ${3:+-G $3} $1; }"
 }

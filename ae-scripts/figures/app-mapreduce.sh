@@ -6,6 +6,11 @@
 # first node, in the same run. Two jobs on the same Zipf corpus (seed 1):
 # wordcount (WC_MIB MiB, map-heavy, combined) and invindex (II_MIB MiB, an
 # inverted index: no combine, a shuffle of every (word, document) pair).
+# Both runtimes run the same job: wordcount's pairs are folded where they
+# are mapped, in the same map-side combine table (mr_ctab, mr_job.h) in
+# each LITE-MapReduce map thread and in each MapReduce-MPI rank's map
+# callback (combine=map in its result line; before issue 44 it emitted
+# every word and compressed them), and mr-ref folds them in that table too.
 # LITE-MapReduce shuffles over RPC (lite_mapreduce_rpc, its default) and
 # with one-sided writes into the reducers' LMRs (lite_mapreduce), so every
 # run keeps the A/B of the two (runs before 2026-11-27 18:00 measured RPC
@@ -120,7 +125,7 @@ figure_run() {
 	for n in $(seq "${#INV_NODES[@]}"); do points+="${points:+ }$n"; done
 	mpi_setup app-mapreduce
 	mb_ensure_lite
-	mb_note "$out" "method: interleaved, $reps repetitions x jobs wordcount (${APPMR_MIB[wordcount]} MiB), invindex (${APPMR_MIB[invindex]} MiB) x nodes $points, lite-mapreduce (rpc and write shuffles) and mrmpi-mapreduce (and mr-ref at 1 node) shuffled per (repetition, job, nodes) with seed $MB_SEED (order.csv); Zipf corpus, seed 1, 1 MiB splits; every output compared with mr-ref's (verified.txt); LITE-MapReduce's phases per node in phases.csv"
+	mb_note "$out" "method: interleaved, $reps repetitions x jobs wordcount (${APPMR_MIB[wordcount]} MiB), invindex (${APPMR_MIB[invindex]} MiB) x nodes $points, lite-mapreduce (rpc and write shuffles), mrmpi-mapreduce (wordcount combined in its map callback, as in lite-mapreduce's map threads) and mr-ref at 1 node, shuffled per (repetition, job, nodes) with seed $MB_SEED (order.csv); Zipf corpus, seed 1, 1 MiB splits; every output compared with mr-ref's (verified.txt); LITE-MapReduce's phases per node in phases.csv"
 	mpi_version_note "$out"
 	# The references the runs are compared with, before any of them.
 	for job in wordcount invindex; do

@@ -82,6 +82,10 @@ static bool dsm_name_ok(const char *name)
 	return true;
 }
 
+/*
+ * ATTACH. No user memory is touched under @df->lock: a fault takes the
+ * mm's mmap_lock, which dsm_mmap() holds when it takes @df->lock.
+ */
 static long dsm_ioc_attach(struct file *filp, struct dsm_file *df,
 			   void __user *arg)
 {
@@ -97,19 +101,20 @@ static long dsm_ioc_attach(struct file *filp, struct dsm_file *df,
 		return -EINVAL;
 	if (a.size > LITE_DSM_MAX_SIZE)
 		return -EFBIG;
-	if (df->region)
+	mutex_lock(&df->lock);
+	if (df->region) {
+		mutex_unlock(&df->lock);
 		return -EINVAL;
+	}
 	r = dsm_region_attach(a.name, a.size, dsm_current_uid(), &created);
-	if (IS_ERR(r))
+	if (IS_ERR(r)) {
+		mutex_unlock(&df->lock);
 		return PTR_ERR(r);
+	}
 	a.mmap_size = r->npages << DSM_PAGE_SHIFT;
 	a.nr_homes = r->nr_homes;
 	a.meta_node = r->meta;
 	a.created = created;
-	if (copy_to_user(arg, &a, sizeof(a))) {
-		dsm_region_put(r);
-		return -EFAULT;
-	}
 	df->region = r;
 	/*
 	 * Mappings join the region's own address space (page.c zaps it),
@@ -121,6 +126,10 @@ static long dsm_ioc_attach(struct file *filp, struct dsm_file *df,
 	if (cmpxchg(&r->mapping.host, NULL, inode))
 		iput(inode);
 	filp->f_mapping = &r->mapping;
+	mutex_unlock(&df->lock);
+	/* Attached even if this fails: closing the file detaches it. */
+	if (copy_to_user(arg, &a, sizeof(a)))
+		return -EFAULT;
 	return 0;
 }
 
@@ -133,12 +142,8 @@ static long dsm_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	struct dsm_region *r;
 	long ret;
 
-	if (cmd == LITE_DSM_IOC_ATTACH) {
-		mutex_lock(&df->lock);
-		ret = dsm_ioc_attach(filp, df, uarg);
-		mutex_unlock(&df->lock);
-		return ret;
-	}
+	if (cmd == LITE_DSM_IOC_ATTACH)
+		return dsm_ioc_attach(filp, df, uarg);
 	if (cmd != LITE_DSM_IOC_ACQUIRE && cmd != LITE_DSM_IOC_RELEASE &&
 	    cmd != LITE_DSM_IOC_BARRIER && cmd != LITE_DSM_IOC_DETACH)
 		return -ENOTTY;

@@ -323,13 +323,13 @@ static void fuzz_peer_down(const void *body, const struct mgr_ctx *c)
 /*
  * Indexed by every type lite_check_mgr_hdr() accepts: the valid payload
  * the input is XORed onto, and its check. REJECT's reason and
- * CHALLENGE's nonce have neither: any will do (the node only signs the
- * nonce back).
+ * CHALLENGE's nonce and ECHO's cookie have neither: any will do (the node
+ * only signs the nonce back, and compares the cookie with its own).
  */
 static const struct {
 	const void	*valid;
 	void		(*fuzz)(const void *body, const struct mgr_ctx *c);
-} mgr_body[LITE_MSG_CHALLENGE + 1] = {
+} mgr_body[LITE_MSG_ECHO + 1] = {
 	[LITE_MSG_WELCOME]	= { &valid_wel, fuzz_welcome },
 	[LITE_MSG_PEER_UP]	= { &valid_up, fuzz_peer_up },
 	[LITE_MSG_PEER_DOWN]	= { &valid_down, fuzz_peer_down },
@@ -374,7 +374,7 @@ static void fuzz_mgr(struct input *in)
 	/* lite_recv_msg() reads @len bytes into a union of the payloads. */
 	check(le32_to_cpu(hdr->magic) == LITE_PROTO_MAGIC);
 	check(le16_to_cpu(hdr->version) == LITE_PROTO_VERSION && !hdr->reserved);
-	check(type >= LITE_MSG_WELCOME && type <= LITE_MSG_CHALLENGE);
+	check(type >= LITE_MSG_WELCOME && type <= LITE_MSG_ECHO);
 	check(len == le32_to_cpu(hdr->length) && len <= LITE_MSG_MAX_PAYLOAD);
 	check(len == valid_mgr_len(type));
 	free(hdr);

@@ -175,6 +175,7 @@ static void test_ctrl_len(void)
 		{ LITE_CTRL_LOCK_CREATE, sizeof(struct lite_ctrl_lock) },
 		{ LITE_CTRL_LOCK_DESTROY, sizeof(struct lite_ctrl_lock) },
 		{ LITE_CTRL_CANCEL,	sizeof(struct lite_ctrl_cancel) },
+		{ LITE_CTRL_RPC_FORGET,	sizeof(struct lite_ctrl_rpc_forget) },
 	};
 	char name[80];
 	size_t i;
@@ -401,7 +402,7 @@ static void test_mgr_hdr(void)
 	u16 t, type = 0;
 	u32 len = 0;
 
-	for (t = LITE_MSG_WELCOME; t <= LITE_MSG_CHALLENGE; t++)
+	for (t = LITE_MSG_WELCOME; t <= LITE_MSG_ECHO; t++)
 		expect_len("mgr: type %u, %u bytes", t, valid_mgr_len(t), mgr_hdr);
 	expect("mgr: QP_INFO header", 0, lite_check_mgr_hdr(&h, &type, &len));
 	expect_val("mgr: QP_INFO header: type", LITE_MSG_QP_INFO, type);
@@ -409,7 +410,7 @@ static void test_mgr_hdr(void)
 	expect("mgr: JOIN (a node never gets one)", -EPROTO,
 	       mgr_hdr(LITE_MSG_JOIN, sizeof(struct lite_msg_join)));
 	expect("mgr: type 0", -EPROTO, mgr_hdr(0, 0));
-	expect("mgr: type 8", -EPROTO, mgr_hdr(LITE_MSG_CHALLENGE + 1, 0));
+	expect("mgr: type 9", -EPROTO, mgr_hdr(LITE_MSG_ECHO + 1, 0));
 	expect("mgr: a version 1 WELCOME (8 bytes, no MAC)", -EPROTO,
 	       mgr_hdr(LITE_MSG_WELCOME, 8));
 	expect("mgr: type 0xffff", -EPROTO, mgr_hdr(0xffff, 0));

@@ -74,6 +74,8 @@ u32 valid_mgr_len(u16 type)
 		return sizeof(struct lite_msg_peer_down);
 	case LITE_MSG_CHALLENGE:
 		return sizeof(struct lite_msg_challenge);
+	case LITE_MSG_ECHO:
+		return sizeof(struct lite_msg_echo);
 	default:	/* QP_INFO, and any type a node never receives */
 		return sizeof(struct lite_msg_qp_info);
 	}

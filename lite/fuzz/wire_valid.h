@@ -31,7 +31,7 @@ struct lite_rpc_hdr valid_rpc_hdr(u32 plen);
 struct lite_msg_hdr valid_mgr_hdr(u16 type, u32 len);
 /*
  * The payload length of each manager message type a node receives
- * (LITE_MSG_WELCOME .. LITE_MSG_CHALLENGE), written out here rather than
+ * (LITE_MSG_WELCOME .. LITE_MSG_ECHO), written out here rather than
  * taken from wire_check.c, which is what it checks. Any other type gets
  * the largest (QP_INFO's): where a fuzzed header's length starts from.
  */

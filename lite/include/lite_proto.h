@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
- * LITE cluster-manager wire protocol, version 2.
+ * LITE cluster-manager wire protocol (its version: LITE_PROTO_VERSION).
  *
  * Shared by the kernel module (lite/) and the user-space manager
  * (manager/). Every message is a fixed header followed by exactly
@@ -32,9 +32,12 @@
  * the GID type and the responder's RDMA read/atomic depth; 7: control
  * requests carry their budget, MEMSET/MEMMOVE/ALLOC the uid, and CANCEL;
  * 8: a lock or barrier waiter asks about its ticket (LOCK_ASK with a
- * ticket, BARRIER with LITE_BARRIER_ASK)
+ * ticket, BARRIER with LITE_BARRIER_ASK); 9: a caller that gave up on a
+ * call asks the receiver to forget it (RPC_FORGET); 10: ECHO, which a
+ * node whose port came back sends to learn that its manager connection
+ * carries data again
  */
-#define LITE_PROTO_VERSION	8
+#define LITE_PROTO_VERSION	10
 #define LITE_PROTO_DEFAULT_PORT	18500
 
 #define LITE_MAX_NODES		64	/* node ids are 1..LITE_MAX_NODES-1 */
@@ -53,6 +56,7 @@ enum lite_msg_type {
 	LITE_MSG_PEER_DOWN	= 5,	/* manager -> node: a peer left */
 	LITE_MSG_QP_INFO	= 6,	/* node -> manager -> node */
 	LITE_MSG_CHALLENGE	= 7,	/* manager -> node, first message */
+	LITE_MSG_ECHO		= 8,	/* node -> manager -> the same node */
 };
 
 enum lite_mac_dir {
@@ -63,8 +67,8 @@ enum lite_mac_dir {
 /* Does a message of @type end in mac[LITE_MAC_LEN]? */
 static inline int lite_msg_has_mac(unsigned int type)
 {
-	return type >= LITE_MSG_JOIN && type <= LITE_MSG_QP_INFO &&
-	       type != LITE_MSG_REJECT;
+	return type >= LITE_MSG_JOIN && type <= LITE_MSG_ECHO &&
+	       type != LITE_MSG_REJECT && type != LITE_MSG_CHALLENGE;
 }
 
 /* What a MAC covers besides the message itself. */
@@ -191,6 +195,16 @@ struct lite_msg_challenge {
 	__u8	nonce[LITE_NONCE_LEN];
 };
 
+/*
+ * A member asks whether its manager connection carries data both ways:
+ * the manager sends the message back as it came, but for the MAC. A node
+ * sends one when its port comes back after being down (docs/protocol.md).
+ */
+struct lite_msg_echo {
+	__le64	cookie;		/* the sender's, returned unchanged */
+	__u8	mac[LITE_MAC_LEN];
+};
+
 #define LITE_MSG_MAX_PAYLOAD	sizeof(struct lite_msg_qp_info)
 
 /*
@@ -204,6 +218,7 @@ struct lite_msg_challenge {
 	struct lite_msg_peer_up		peer_up;		\
 	struct lite_msg_peer_down	peer_down;		\
 	struct lite_msg_qp_info		qp_info;		\
-	struct lite_msg_challenge	challenge
+	struct lite_msg_challenge	challenge;		\
+	struct lite_msg_echo		echo
 
 #endif /* LITE_PROTO_H */

@@ -294,6 +294,29 @@ static bool lite_peer_unfenced(struct lite_peer *peer)
 	return false;
 }
 
+/**
+ * lite_node_fenced() - can no old QP incarnation of ours write into
+ * (@node, @gen)'s memory any more?
+ * @node: the peer
+ * @gen: its generation
+ *
+ * Context: any; does not sleep.
+ * Return: true when none can, also when the node left (its QPs are
+ * destroyed); false while one of our QPs to it is broken, or reset and
+ * not yet connected again.
+ */
+bool lite_node_fenced(u16 node, u32 gen)
+{
+	struct lite_peer *peer = lite_peer_get(node, gen);
+	bool unfenced;
+
+	if (!peer)
+		return true;
+	unfenced = lite_peer_unfenced(peer);
+	lite_peer_put(peer);
+	return !unfenced;
+}
+
 /*
  * Wait until no old QP incarnation of ours can still write into @node's
  * memory, or the node left; false after @timeout jiffies.
@@ -301,21 +324,13 @@ static bool lite_peer_unfenced(struct lite_peer *peer)
 static bool lite_handles_fence(u16 node, u32 gen, unsigned long timeout)
 {
 	unsigned long deadline = jiffies + timeout;
-	struct lite_peer *peer;
-	bool unfenced;
 
-	for (;;) {
-		peer = lite_peer_get(node, gen);
-		if (!peer)
-			return true;	/* its QPs are destroyed */
-		unfenced = lite_peer_unfenced(peer);
-		lite_peer_put(peer);
-		if (!unfenced)
-			return true;
+	while (!lite_node_fenced(node, gen)) {
 		if (time_after(jiffies, deadline))
 			return false;
 		msleep(20);
 	}
+	return true;
 }
 
 /**

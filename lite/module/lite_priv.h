@@ -437,6 +437,7 @@ void lite_peer_recover_work(struct lite_peer *peer);
 bool lite_peer_alive(u16 id, u32 gen);
 struct lite_dev *lite_peer_dev(u16 id, u32 gen);
 struct lite_dev *lite_peer_dev_hold(u16 id);
+bool lite_node_fenced(u16 node, u32 gen);	/* handle.c */
 
 /*
  * auth.c: the MACs of the manager connection (include/lite_proto.h says
@@ -592,6 +593,7 @@ void lite_ubuf_put(struct lite_ubuf *ub);
  * (docs/rpc.md); their internals: rpc.h
  */
 struct lite_ctrl_rpc_open;
+struct lite_ctrl_rpc_forget;
 struct lite_ctrl_rpc_ring;
 extern const struct lite_ctrl_service lite_rpc_ctrl_service;
 extern const struct lite_member_ops lite_rpc_member_ops;
@@ -603,6 +605,8 @@ int lite_rpc_serve_open(u16 src, u32 src_gen,
 			struct lite_ctrl_rpc_ring *resp);
 int lite_rpc_serve_close(u16 src, u32 src_gen,
 			 const struct lite_ctrl_rpc_open *req);
+int lite_rpc_serve_forget(u16 src, u32 src_gen,
+			  const struct lite_ctrl_rpc_forget *req);
 size_t lite_rpc_show(char *buf, size_t size);
 size_t lite_lmr_show(char *buf, size_t size);
 int lite_rpc_register(struct lite_ctx *ctx, u32 port, u32 max_size,
@@ -632,6 +636,7 @@ void lite_rpc_drop_token(u64 desc);
 bool lite_rpc_forget_token(struct lite_ctx *ctx, u32 desc);
 void lite_rpc_ctx_release(struct lite_ctx *ctx);
 void lite_rpc_wake_all(void);
+void lite_rpc_server_leave(void);
 
 /* atomic.c: atomics on atomic LMRs, on the NIC or the owner's CPU */
 struct lite_handle;

@@ -43,6 +43,11 @@
 #define LITE_REJOIN_FAST_TRIES	60
 #define LITE_REJOIN_SLOW	(5 * HZ)
 #define LITE_REJOIN_PROBE	(2 * HZ)
+/*
+ * How long the manager has to answer the ECHO we send when our port comes
+ * back (lite_echo_send()); its answer normally takes a round trip.
+ */
+#define LITE_ECHO_TIMEOUT	(3 * HZ)
 
 static struct lite_cluster {
 	/*
@@ -93,6 +98,20 @@ static struct lite_rejoin {
 	struct lite_rejoin_args	args;
 } lite_rejoin = {
 	.work = __DELAYED_WORK_INITIALIZER(lite_rejoin.work, lite_rejoin_work, 0),
+};
+
+static void lite_echo_expire(struct work_struct *work);
+
+/*
+ * The ECHO awaiting the manager's answer, if any. Under lite_cluster.lock;
+ * a join forgets it, so that a late expiry never ends the next connection.
+ */
+static struct lite_echo {
+	struct delayed_work	work;
+	u64			cookie;	/* 0: none awaited */
+	u64			last;	/* the last cookie sent */
+} lite_echo = {
+	.work = __DELAYED_WORK_INITIALIZER(lite_echo.work, lite_echo_expire, 0),
 };
 
 /* Queue a rejoin attempt in @delay jiffies, if one is wanted. */
@@ -467,6 +486,81 @@ static int lite_send_qp_info(struct lite_peer *peer,
 	return ret;
 }
 
+/*
+ * lite_echo_send() - after our port came back, does the manager connection
+ * carry data again?
+ *
+ * While the link was down the manager's TCP may have sent us data (a
+ * PEER_DOWN, a peer's QP_INFO) that now waits for a retransmission; those
+ * back off exponentially, and the next one can come after the manager's
+ * user timeout has ended the connection, ~25 s after the first. Until
+ * then no QP_INFO reaches us, and peers whose QPs to us broke in the
+ * outage stay unconnected. The manager's answer to an ECHO queues behind
+ * that data: none within LITE_ECHO_TIMEOUT, and we rejoin now rather than
+ * when its timeout ends the connection (lite_echo_expire()).
+ */
+static void lite_echo_send(struct lite_dev *dev)
+{
+	struct lite_msg_echo echo = {};
+	struct ib_port_attr attr;
+	int ret;
+
+	mutex_lock(&lite_cluster.lock);
+	/* Not joined, leaving (no thread), lost already, or one awaited. */
+	if (lite_cluster.dev != dev || !lite_cluster.thread ||
+	    READ_ONCE(lite_cluster.lost) || lite_echo.cookie)
+		goto out;
+	if (ib_query_port(dev->ibdev, dev->port, &attr) ||
+	    attr.state != IB_PORT_ACTIVE)
+		goto out;
+	lite_echo.cookie = ++lite_echo.last;
+	echo.cookie = cpu_to_le64(lite_echo.cookie);
+	ret = lite_send_msg(lite_cluster.sock, LITE_MSG_ECHO, &echo,
+			    sizeof(echo));
+	if (ret) {
+		pr_warn("cannot send ECHO to the manager (%d): leaving its connection, to rejoin\n",
+			ret);
+		lite_echo.cookie = 0;
+		WRITE_ONCE(lite_cluster.lost, true);
+		kernel_sock_shutdown(lite_cluster.sock, SHUT_RDWR);
+		goto out;
+	}
+	mod_delayed_work(system_long_wq, &lite_echo.work, LITE_ECHO_TIMEOUT);
+out:
+	mutex_unlock(&lite_cluster.lock);
+}
+
+/* The manager has not answered our ECHO in time: its connection is stuck. */
+static void lite_echo_expire(struct work_struct *work)
+{
+	mutex_lock(&lite_cluster.lock);
+	if (lite_echo.cookie && lite_cluster.thread &&
+	    !READ_ONCE(lite_cluster.lost)) {
+		pr_warn("the manager did not answer our ECHO within %u s of our port coming back: its connection is stalled; leaving it, to rejoin now\n",
+			LITE_ECHO_TIMEOUT / HZ);
+		WRITE_ONCE(lite_cluster.lost, true);
+		/* The membership thread's read fails: it queues the rejoin. */
+		kernel_sock_shutdown(lite_cluster.sock, SHUT_RDWR);
+	}
+	lite_echo.cookie = 0;
+	mutex_unlock(&lite_cluster.lock);
+}
+
+/* The manager's answer: not awaited (a late one, or a bogus one) is logged. */
+static int lite_handle_echo(const struct lite_msg_echo *echo)
+{
+	u64 cookie = le64_to_cpu(echo->cookie);
+
+	if (!cookie || cookie != lite_echo.cookie) {
+		pr_warn_ratelimited("manager: ECHO %llu not awaited (awaiting %llu): ignored\n",
+				    cookie, lite_echo.cookie);
+		return 0;
+	}
+	lite_echo.cookie = 0;
+	cancel_delayed_work(&lite_echo.work);
+	return 0;
+}
+
 /**
  * lite_peer_recover_work() - reset and reconnect the QPs of a peer that
  * an error broke (qp_conn.c)
@@ -619,6 +713,9 @@ void lite_membership_dev_event(struct lite_dev *dev, unsigned long events)
 		lite_membership_exit();
 		return;
 	}
+	/* First: the peers' QP_INFO for us may wait behind a stalled manager. */
+	if (test_bit(LITE_DEV_EV_PORT, &events))
+		lite_echo_send(dev);
 	lite_dev_readdress(dev);
 }
 
@@ -705,6 +802,8 @@ static int lite_handle_msg(int type, const union lite_msg_body *body)
 		return lite_handle_qp_info(&body->qp_info);
 	case LITE_MSG_PEER_DOWN:
 		return lite_handle_peer_down(&body->peer_down);
+	case LITE_MSG_ECHO:
+		return lite_handle_echo(&body->echo);
 	default:
 		pr_err("manager: message type %d after joining\n", type);
 		return -EPROTO;
@@ -877,6 +976,7 @@ static int lite_join_at(const struct sockaddr_in *sin, u32 ib_port,
 	tcp_sock_set_keepcnt(sock->sk, LITE_KEEPCNT);
 	tcp_sock_set_user_timeout(sock->sk, LITE_USER_TIMEOUT_MS);
 	lite_cluster.sock = sock;
+	lite_echo.cookie = 0;	/* one awaited on the last connection */
 	thread = kthread_create(lite_membership_thread, NULL, "lite_member");
 	if (IS_ERR(thread)) {
 		ret = PTR_ERR(thread);
@@ -1030,7 +1130,7 @@ static void lite_rejoin_work(struct work_struct *work)
 	if (ret)
 		goto again;
 	if (READ_ONCE(lite_cluster.lost)) {
-		pr_info("the manager at %pI4:%u answers again: leaving the membership it dropped, to rejoin as node %u\n",
+		pr_info("the manager at %pI4:%u answers again: leaving the old membership, to rejoin as node %u\n",
 			&a->sin.sin_addr, ntohs(a->sin.sin_port), a->node_id);
 		lite_membership_leave();
 	}
@@ -1077,6 +1177,8 @@ static void lite_membership_leave(void)
 		kthread_stop(thread);
 		put_task_struct(thread);
 	}
+	/* None is sent from here on: lite_echo_send() wants the thread. */
+	cancel_delayed_work_sync(&lite_echo.work);
 
 	mutex_lock(&lite_cluster.lock);
 	for (i = 1; i < LITE_MAX_NODES; i++)

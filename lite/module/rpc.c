@@ -41,6 +41,8 @@ static void lite_rpc_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 	lite_qp_complete(tx->lqp, wc->status);
 	if (tx->ring)
 		lite_rpc_tx_sent(tx->ring, wc->status == IB_WC_SUCCESS);
+	if (tx->reply_node)
+		lite_rpc_replied(tx->reply_node, tx->reply_call);
 	kfree(tx);
 	lite_peer_put(peer);
 }
@@ -93,6 +95,8 @@ int lite_rpc_post(struct lite_qp *lqp, struct lite_rpc_tx *tx, u32 len,
 err:
 	if (tx->ring)
 		lite_rpc_tx_sent(tx->ring, true);	/* never written */
+	if (tx->reply_node)
+		lite_rpc_replied(tx->reply_node, tx->reply_call);
 	kfree(tx);
 	lite_peer_put(peer);
 	return ret;
@@ -156,10 +160,15 @@ static void lite_rpc_peer_down(u16 node, u32 gen)
 	lite_rpc_server_peer_down(node);
 }
 
-/* RPC_OPEN (rpc_server.c) and RPC_CLOSE (rpc_client.c) from @src. */
+/*
+ * RPC_OPEN and RPC_FORGET (rpc_server.c), RPC_CLOSE (rpc_client.c) from
+ * @src. wire_check.c checked each request's length.
+ */
 static int lite_rpc_serve(u16 src, u32 src_gen, u16 type, const void *req,
 			  u32 len, void *resp, u32 *resp_len)
 {
+	if (type == LITE_CTRL_RPC_FORGET)
+		return lite_rpc_serve_forget(src, src_gen, req);
 	if (len != sizeof(struct lite_ctrl_rpc_open))
 		return -EPROTO;
 	if (type == LITE_CTRL_RPC_CLOSE)
@@ -169,9 +178,10 @@ static int lite_rpc_serve(u16 src, u32 src_gen, u16 type, const void *req,
 }
 
 LITE_CTRL_SERVICE(lite_rpc_ctrl_service, lite_rpc_serve,
-		  LITE_CTRL_RPC_OPEN, LITE_CTRL_RPC_CLOSE);
+		  LITE_CTRL_RPC_OPEN, LITE_CTRL_RPC_CLOSE, LITE_CTRL_RPC_FORGET);
 
 const struct lite_member_ops lite_rpc_member_ops = {
 	.peer_down	= lite_rpc_peer_down,
+	.leave		= lite_rpc_server_leave,
 	.left		= lite_rpc_wake_all,
 };

@@ -42,6 +42,8 @@ struct lite_rpc_tx {
 	u32			len;
 	u32			call_id;	/* a request's, failed on error */
 	struct lite_rpc_tx_ring	*ring;		/* a request's: in flight there */
+	u16			reply_node;	/* a reply's with data: counted, */
+	u32			reply_call;	/* for this call */
 	u8			data[];
 };
 
@@ -78,15 +80,27 @@ struct lite_rpc_call {
 	struct lite_user	*user;		/* charged LITE_RES_CALLS, */
 	u64			charged;	/* and these LMR bytes */
 	bool			abandoned;	/* the caller gave up */
+	u32			id;		/* in lite_rpc_calls */
+	/* Once posted: the receiver's generation, the port, where it ended. */
+	u32			gen;
+	u8			port;
+	u64			end;
+	/* Once abandoned: when to send RPC_FORGET next, and how often it was. */
+	unsigned long		ask_at;
+	unsigned int		asks;
 };
 
 void lite_rpc_rx_reply(struct lite_peer *peer, u32 imm, u32 byte_len,
 		       bool with_data);
 void lite_rpc_fail_call(u32 id, int status);
+void lite_rpc_call_posted(struct lite_rpc_call *call, u32 gen, u8 port,
+			  u64 end);
+void lite_rpc_calls_exit(void);
 void lite_rpc_calls_peer_down(u16 node);
 
 /* rpc_server.c: what arrives for receivers */
 void lite_rpc_rx_request(struct lite_peer *peer, u32 imm, u32 byte_len);
+void lite_rpc_replied(u16 node, u32 call_id);
 void lite_rpc_server_peer_down(u16 node);
 
 #endif /* LITE_RPC_H */

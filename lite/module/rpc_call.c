@@ -4,7 +4,8 @@
  * buffer from the pool under an id the request carries; the server writes
  * the reply there with an immediate naming the call, and the caller waits
  * for it under the wait policy (wait.c). A caller that gives up leaves the
- * buffer registered until the reply lands or the server leaves, so a late
+ * buffer registered until the reply lands, the server answers RPC_FORGET
+ * (nothing can be written there any more) or the server leaves, so a late
  * reply never reaches freed memory. The request itself goes through the
  * caller's ring (rpc_client.c).
  */
@@ -23,6 +24,12 @@ static u32 lite_rpc_next_call;
 
 /* Recent calls' time to their reply. */
 static struct lite_wait_hist lite_rpc_reply_hist;
+
+/* Asks the servers of abandoned calls to forget them (RPC_FORGET). */
+static void lite_rpc_forget_work(struct work_struct *work);
+static DECLARE_DELAYED_WORK(lite_rpc_forgetter, lite_rpc_forget_work);
+#define LITE_RPC_FORGET_BATCH	16
+#define LITE_RPC_FORGET_MAX_WAIT	(30 * HZ)
 
 /* Any context: the reply buffer, the device and the user's charge. */
 static void lite_rpc_call_free(struct lite_rpc_call *call)
@@ -85,6 +92,154 @@ void lite_rpc_fail_call(u32 id, int status)
 	xa_unlock_irqrestore(&lite_rpc_calls, flags);
 }
 
+/**
+ * lite_rpc_call_posted() - @call's request went out
+ * @call: the call
+ * @gen: the receiver's generation
+ * @port: the port
+ * @end: where the request ended in our ring there (RPC_FORGET names it)
+ *
+ * Context: the calling thread, before it waits for the reply.
+ */
+void lite_rpc_call_posted(struct lite_rpc_call *call, u32 gen, u8 port,
+			  u64 end)
+{
+	call->gen = gen;
+	call->port = port;
+	call->end = end;
+}
+
+/* Abandoned calls carry this mark in lite_rpc_calls. */
+#define LITE_RPC_ABANDONED	XA_MARK_1
+
+/*
+ * Mark @call abandoned: the forget work asks its server a second from
+ * now. Under the calls' lock.
+ */
+static void lite_rpc_call_abandon(struct lite_rpc_call *call)
+{
+	lockdep_assert_held(&lite_rpc_calls.xa_lock);
+	call->abandoned = true;
+	call->ask_at = jiffies + HZ;
+	__xa_set_mark(&lite_rpc_calls, call->id, LITE_RPC_ABANDONED);
+	queue_delayed_work(system_unbound_wq, &lite_rpc_forgetter, HZ);
+}
+
+/* A call the forget work asks about. */
+struct lite_rpc_forget_due {
+	struct lite_rpc_call		*call;
+	u32				id;
+	u16				node;
+	u32				gen;
+	struct lite_ctrl_rpc_forget	req;
+};
+
+/*
+ * Up to LITE_RPC_FORGET_BATCH abandoned calls from id *@next on that are
+ * due and whose node is not in @skip, into @due; *@next moves past the
+ * last one looked at. Sets *@left if any abandoned call remains.
+ */
+static unsigned int lite_rpc_forget_collect(struct lite_rpc_forget_due *due,
+					    unsigned long *next,
+					    const unsigned long *skip,
+					    bool *left)
+{
+	struct lite_rpc_call *call;
+	unsigned long flags;
+	unsigned int n = 0;
+
+	xa_lock_irqsave(&lite_rpc_calls, flags);
+	for (call = xa_find(&lite_rpc_calls, next, ULONG_MAX, LITE_RPC_ABANDONED);
+	     call;
+	     call = xa_find_after(&lite_rpc_calls, next, ULONG_MAX,
+				  LITE_RPC_ABANDONED)) {
+		*left = true;
+		if (time_before(jiffies, call->ask_at) ||
+		    test_bit(call->node, skip))
+			continue;
+		/* Not again in this run. */
+		call->ask_at = jiffies + LITE_RPC_FORGET_MAX_WAIT;
+		due[n++] = (struct lite_rpc_forget_due) {
+			.call = call, .id = call->id,
+			.node = call->node, .gen = call->gen,
+			.req = {
+				.port = cpu_to_le32(call->port),
+				.call_id = cpu_to_le32(call->id),
+				.end = cpu_to_le64(call->end),
+			},
+		};
+		if (n == LITE_RPC_FORGET_BATCH) {
+			(*next)++;
+			break;
+		}
+	}
+	xa_unlock_irqrestore(&lite_rpc_calls, flags);
+	return n;
+}
+
+/*
+ * Send RPC_FORGET for abandoned calls that are due, and free those their
+ * servers answered: nothing can write into their buffers any more. Not
+ * before our own QPs to the server are fenced either (a request flushed
+ * by a reset may still be on its way and be answered). A server that
+ * says "not yet" is asked again after 1 s, doubling to
+ * LITE_RPC_FORGET_MAX_WAIT; one that does not answer is not asked again
+ * in this run; one that leaves frees its calls (lite_rpc_calls_peer_down).
+ */
+static void lite_rpc_forget_work(struct work_struct *work)
+{
+	struct lite_rpc_forget_due due[LITE_RPC_FORGET_BATCH];
+	DECLARE_BITMAP(skip, LITE_MAX_NODES);
+	struct lite_rpc_call *call;
+	unsigned long next = 0, flags;
+	unsigned int i, n;
+	bool left = false;
+	int ret;
+
+	bitmap_zero(skip, LITE_MAX_NODES);
+	do {
+		n = lite_rpc_forget_collect(due, &next, skip, &left);
+		for (i = 0; i < n; i++) {
+			ret = -EAGAIN;
+			/* Not a server that timed out earlier in this batch. */
+			if (!test_bit(due[i].node, skip) &&
+			    lite_node_fenced(due[i].node, due[i].gen))
+				ret = lite_ctrl_call(due[i].node, due[i].gen,
+						     LITE_CTRL_RPC_FORGET,
+						     &due[i].req,
+						     sizeof(due[i].req),
+						     NULL, NULL);
+			if (ret == -ETIMEDOUT)
+				set_bit(due[i].node, skip);
+			xa_lock_irqsave(&lite_rpc_calls, flags);
+			call = xa_load(&lite_rpc_calls, due[i].id);
+			/* Else a late reply or the node leaving freed it. */
+			if (call != due[i].call || !call->abandoned) {
+				call = NULL;
+			} else if (!ret) {
+				__xa_erase(&lite_rpc_calls, due[i].id);
+			} else {
+				call->asks = min(call->asks + 1, 5U);
+				call->ask_at = jiffies +
+					min_t(unsigned long, HZ << call->asks,
+					      LITE_RPC_FORGET_MAX_WAIT);
+				call = NULL;
+			}
+			xa_unlock_irqrestore(&lite_rpc_calls, flags);
+			if (call)
+				lite_rpc_call_free(call);
+		}
+	} while (n == LITE_RPC_FORGET_BATCH);
+	if (left)
+		queue_delayed_work(system_unbound_wq, &lite_rpc_forgetter, HZ);
+}
+
+/* Module exit, after every node left: every call was freed. */
+void lite_rpc_calls_exit(void)
+{
+	cancel_delayed_work_sync(&lite_rpc_forgetter);
+}
+
 /*
  * A call to @node with a reply buffer of @max bytes, registered under
  * *@id so that its reply finds it. Charged to @user (LITE_RES_CALLS).
@@ -131,6 +286,7 @@ static struct lite_rpc_call *lite_rpc_call_new(struct lite_user *user,
 				  &lite_rpc_next_call, GFP_KERNEL);
 	if (ret < 0)
 		goto err;
+	call->id = *id;
 	return call;
 err:
 	lite_rpc_call_free(call);
@@ -140,8 +296,8 @@ err:
 /*
  * Wait for @call's reply until @deadline (jiffies), polling first if
  * @spin. 0: it completed (call->status says how). -ETIMEDOUT or -EINTR:
- * the call is abandoned, the reply (or the node leaving) frees it, and
- * the caller must not touch it again.
+ * the call is abandoned, the reply, RPC_FORGET or the node leaving frees
+ * it, and the caller must not touch it again.
  */
 static int lite_rpc_call_wait(struct lite_rpc_call *call,
 			      unsigned long deadline, bool spin)
@@ -149,6 +305,7 @@ static int lite_rpc_call_wait(struct lite_rpc_call *call,
 	u64 start = ktime_get_ns();
 	unsigned long flags;
 	long left;
+	u16 node;
 
 	left = (long)(deadline - jiffies);
 	if (spin && left > 0 &&
@@ -174,11 +331,12 @@ static int lite_rpc_call_wait(struct lite_rpc_call *call,
 		xa_unlock_irqrestore(&lite_rpc_calls, flags);
 		return 0;
 	}
-	call->abandoned = true;
+	node = call->node;	/* @call is not ours once abandoned */
+	lite_rpc_call_abandon(call);
 	xa_unlock_irqrestore(&lite_rpc_calls, flags);
 	if (left < 0)
 		return -EINTR;
-	lite_stat_peer(call->node, LITE_PSTAT_TIMEOUTS, 1);
+	lite_stat_peer(node, LITE_PSTAT_TIMEOUTS, 1);
 	return -ETIMEDOUT;
 }
 
@@ -200,10 +358,11 @@ static int lite_rpc_call_take(struct lite_rpc_call *call, u32 id,
 	if (call->status == -EIO) {
 		/*
 		 * Our send failed, yet the request may have arrived: the reply
-		 * buffer stays out of the pool until the node leaves.
+		 * buffer stays out of the pool until the server forgets the
+		 * call or leaves.
 		 */
 		xa_lock_irqsave(&lite_rpc_calls, flags);
-		call->abandoned = true;
+		lite_rpc_call_abandon(call);
 		xa_unlock_irqrestore(&lite_rpc_calls, flags);
 		return -EIO;
 	}
@@ -248,8 +407,9 @@ static void lite_rpc_call_drop(struct lite_rpc_call *call, u32 id)
  * @prio: LITE_PRIO_*
  *
  * Waits at most rpc_timeout_ms for ring space and as long again for the
- * reply. The reply buffer stays allocated until the reply comes or the
- * node leaves, even when the caller gave up.
+ * reply. The reply buffer stays allocated until the reply comes, the
+ * server forgets the call (RPC_FORGET) or the node leaves, even when the
+ * caller gave up.
  *
  * Return: the reply's length, or a negative errno (uapi/lite.h); -EDQUOT
  * when @user has user_calls calls waiting (abandoned ones included).

@@ -447,6 +447,7 @@ int lite_rpc_send_msg(u16 node, u32 port, struct iov_iter *src, u32 len,
 	}
 	tx->call_id = call_id;
 	tx->ring = NULL;
+	tx->reply_node = 0;
 	peer = lite_peer_get(node, tr->gen);
 	if (!peer) {
 		kfree(tx);
@@ -532,6 +533,8 @@ int lite_rpc_send_msg(u16 node, u32 port, struct iov_iter *src, u32 len,
 		WRITE_ONCE(tr->head, tr->head + need);
 		WRITE_ONCE(tr->ends[tr->next % LITE_RPC_RING_MSGS], tr->head);
 		WRITE_ONCE(tr->next, tr->next + 1);
+		if (call)	/* what RPC_FORGET names, if it is given up */
+			lite_rpc_call_posted(call, tr->gen, port, tr->head);
 		lite_stat_peer(node, LITE_PSTAT_RPC_SENT, 1);
 		lite_stat_peer(node, LITE_PSTAT_RPC_BYTES, len);
 	}

@@ -22,6 +22,12 @@
 #include "../include/uapi/lite.h"
 
 /*
+ * Replies in flight are counted in this many buckets of call ids per
+ * node, so that one RPC_FORGET waits for few besides its own call's.
+ */
+#define LITE_RPC_REPLY_BUCKETS	64
+
+/*
  * Descriptors a ring has besides LITE_RPC_RING_MSGS: for the requests of a
  * sender past its backlog, refused (ECONNREFUSED) instead of queued.
  */
@@ -70,6 +76,7 @@ struct lite_rpc_msg {
 	u32			reply_rkey;
 	u64			reply_addr;
 	bool			done;
+	bool			forgotten;	/* RPC_FORGET: reply dropped */
 };
 
 struct lite_rpc_port {
@@ -93,6 +100,7 @@ struct lite_rpc_token {
 	u32	reply_max;
 	u32	reply_rkey;
 	u64	reply_addr;
+	bool	forgotten;	/* RPC_FORGET: the reply is dropped */
 };
 
 static struct {
@@ -108,11 +116,23 @@ static struct {
 	struct list_head	orphans;	/* messages nobody will take */
 	struct xarray		tokens;		/* descriptor -> token */
 	u32			next_token;
+	/*
+	 * Replies taken out of @tokens and not yet completed, by node and
+	 * call id (a bucket of them; lite_rpc_replied()): RPC_FORGET waits
+	 * for those of its call's bucket.
+	 */
+	atomic_t		replying[LITE_MAX_NODES][LITE_RPC_REPLY_BUCKETS];
 } lite_rpc = {
 	.lock		= __SPIN_LOCK_UNLOCKED(lite_rpc.lock),
 	.orphans	= LIST_HEAD_INIT(lite_rpc.orphans),
 	.tokens		= XARRAY_INIT(lite_rpc.tokens, XA_FLAGS_ALLOC1),
 };
+
+/* The count of replies in flight to call @call_id of @node. */
+static atomic_t *lite_rpc_replying(u16 node, u32 call_id)
+{
+	return &lite_rpc.replying[node][call_id % LITE_RPC_REPLY_BUCKETS];
+}
 
 static void lite_rpc_orphans_work(struct work_struct *work);
 static DECLARE_WORK(lite_rpc_orphans, lite_rpc_orphans_work);
@@ -251,10 +271,13 @@ static void lite_rpc_release(struct lite_rpc_msg *msg)
 		lite_rpc_ring_free(ring);
 }
 
-/* Fail the caller of @msg (if it waits for a reply) and release it. */
+/*
+ * Fail the caller of @msg (if it waits for a reply and has not forgotten
+ * it) and release it. @msg is off its queue: @forgotten no longer changes.
+ */
 static void lite_rpc_refuse(struct lite_rpc_msg *msg, int err)
 {
-	if (msg->call_id)
+	if (msg->call_id && !msg->forgotten)
 		lite_rpc_post_imm(msg->ring->node, msg->ring->gen,
 				  lite_imm_reply(err, msg->call_id));
 	lite_rpc_release(msg);
@@ -709,6 +732,7 @@ int lite_rpc_recv(struct lite_ctx *ctx, u32 port, struct iov_iter *dst,
 	struct lite_rpc_msg *msg;
 	struct lite_rpc_port *p;
 	struct lite_dev *dev;
+	bool forgotten;
 	int ret;
 	u32 id;
 
@@ -729,6 +753,7 @@ int lite_rpc_recv(struct lite_ctx *ctx, u32 port, struct iov_iter *dst,
 		if (msg) {
 			list_del_init(&msg->queue_link);
 			msg->ring->busy++;
+			forgotten = msg->forgotten;
 		}
 		spin_unlock_bh(&lite_rpc.lock);
 		if (msg)
@@ -764,6 +789,7 @@ int lite_rpc_recv(struct lite_ctx *ctx, u32 port, struct iov_iter *dst,
 				.reply_max = msg->reply_max,
 				.reply_rkey = msg->reply_rkey,
 				.reply_addr = msg->reply_addr,
+				.forgotten = forgotten,
 			};
 			if (xa_alloc_cyclic(&lite_rpc.tokens, &id, tok,
 					    xa_limit_31b, &lite_rpc.next_token,
@@ -791,9 +817,11 @@ int lite_rpc_recv(struct lite_ctx *ctx, u32 port, struct iov_iter *dst,
  * @prio: LITE_PRIO_*
  *
  * A reply larger than the caller's room is not sent: the caller gets
- * -EMSGSIZE, and so does this call.
+ * -EMSGSIZE, and so does this call. A reply to a call its caller gave up
+ * and the caller's node asked us to forget (RPC_FORGET) is dropped: 0.
  *
- * Return: 0 once the reply is on the wire, or a negative errno.
+ * Return: 0 once the reply is on the wire (or dropped), or a negative
+ * errno.
  */
 int lite_rpc_reply(struct lite_ctx *ctx, u64 desc, struct iov_iter *src,
 		   u32 len, int prio)
@@ -807,14 +835,24 @@ int lite_rpc_reply(struct lite_ctx *ctx, u64 desc, struct iov_iter *src,
 		return -EINVAL;
 	if (desc > INT_MAX || !lite_rpc_forget_token(ctx, desc))
 		return -EALREADY;
-	tok = xa_erase(&lite_rpc.tokens, desc);
+	xa_lock(&lite_rpc.tokens);
+	tok = xa_load(&lite_rpc.tokens, desc);
+	if (tok) {
+		/* Counted before it leaves the table: RPC_FORGET sees either. */
+		atomic_inc(lite_rpc_replying(tok->node, tok->call_id));
+		__xa_erase(&lite_rpc.tokens, desc);
+	}
+	xa_unlock(&lite_rpc.tokens);
 	if (!tok)
 		return -EALREADY;
+	ret = 0;
+	if (tok->forgotten)	/* its caller gave up and forgot the call */
+		goto out;
 	if (len > tok->reply_max) {
 		lite_rpc_post_imm(tok->node, tok->gen,
 				  lite_imm_reply(LITE_RPC_EMSGSIZE, tok->call_id));
-		kfree(tok);
-		return -EMSGSIZE;
+		ret = -EMSGSIZE;
+		goto out;
 	}
 	ret = -ENOMEM;
 	tx = kmalloc(sizeof(*tx) + len, GFP_KERNEL);
@@ -822,6 +860,8 @@ int lite_rpc_reply(struct lite_ctx *ctx, u64 desc, struct iov_iter *src,
 		goto out;
 	tx->call_id = 0;
 	tx->ring = NULL;
+	tx->reply_node = 0;
+	tx->reply_call = tok->call_id;
 	if (copy_from_iter(tx->data, len, src) != len) {
 		/* Do not leave the caller waiting for its timeout. */
 		lite_rpc_post_imm(tok->node, tok->gen,
@@ -837,24 +877,123 @@ int lite_rpc_reply(struct lite_ctx *ctx, u64 desc, struct iov_iter *src,
 		goto out;
 	}
 	lite_prio_begin(prio);
-	if (len)
+	if (len) {
+		/* Its completion (or failed post) gives the count back. */
+		tx->reply_node = tok->node;
 		ret = lite_rpc_post(lite_peer_pick_qp(peer), tx, len,
 				    lite_imm_reply(0, tok->call_id),
 				    tok->reply_addr, tok->reply_rkey);
-	else
+	} else {
 		ret = lite_rpc_post(lite_peer_pick_qp(peer), tx, 0,
 				    lite_imm_reply(0, tok->call_id), 0, 0);
+	}
 	lite_prio_end(prio);
+	if (len) {
+		kfree(tok);
+		return ret;
+	}
 out:
+	/* Nothing is written into the caller's buffer any more. */
+	lite_rpc_replied(tok->node, tok->call_id);
 	kfree(tok);
 	return ret;
+}
+
+/*
+ * A reply to call @call_id of @node completed (a flushed one: after the
+ * QP was marked broken), or was never posted. Ordered after all that, so
+ * an RPC_FORGET that reads the count sees it too (lite_rpc_serve_forget).
+ */
+void lite_rpc_replied(u16 node, u32 call_id)
+{
+	smp_mb__before_atomic();	/* pairs with atomic_read_acquire() */
+	atomic_dec(lite_rpc_replying(node, call_id));
+}
+
+/**
+ * lite_rpc_serve_forget() - RPC_FORGET: a caller gave up on a call
+ * @src: the caller's node
+ * @src_gen: its generation
+ * @req: the call, and where its request ended in the caller's ring
+ *
+ * The request is marked wherever it is (queued, or a reply owed) so that
+ * its reply is dropped. Answers 0 only once nothing can write into the
+ * call's reply buffer any more: the request arrived, it is not being
+ * handed to a receiver, no reply with data to @src is in flight, and
+ * none of our QPs to @src is reset and not yet connected again (a
+ * flushed reply may still be on the wire). The caller frees the buffer
+ * then; on -EAGAIN it asks again later.
+ *
+ * Context: process context (a control worker).
+ * Return: 0 (the caller may free the buffer), -EAGAIN (not yet) or
+ * -EINVAL.
+ */
+int lite_rpc_serve_forget(u16 src, u32 src_gen,
+			  const struct lite_ctrl_rpc_forget *req)
+{
+	u32 port = le32_to_cpu(req->port), id = le32_to_cpu(req->call_id);
+	u64 end = le64_to_cpu(req->end);
+	XA_STATE(xas, &lite_rpc.tokens, 0);
+	struct lite_rpc_token *tok;
+	struct lite_rpc_ring *ring;
+	struct lite_rpc_msg *m;
+	unsigned int n = 0;
+	int ret = 0;
+
+	if (port >= LITE_MAX_PORT || !id || id > LITE_CALL_ID_MAX)
+		return -EINVAL;
+	spin_lock_bh(&lite_rpc.lock);
+	ring = lite_rpc.rings[port][src];
+	if (ring && ring->gen == src_gen) {
+		if (ring->received < end)
+			ret = -EAGAIN;		/* not here yet */
+		list_for_each_entry(m, &ring->msgs, ring_link) {
+			if (m->done || m->call_id != id)
+				continue;
+			if (list_empty(&m->queue_link))
+				ret = -EAGAIN;	/* a receiver is taking it */
+			else
+				m->forgotten = true;
+		}
+	}
+	spin_unlock_bh(&lite_rpc.lock);
+	if (ret)
+		return ret;
+	/*
+	 * A request handed over before we looked has its token by now. The
+	 * lock may be dropped on the way: a token taken out meanwhile was
+	 * counted first (lite_rpc_reply), one made meanwhile is from a
+	 * request marked above.
+	 */
+	xas_lock(&xas);
+	xas_for_each(&xas, tok, ULONG_MAX) {
+		/* Index 0 holds a zero entry (XA_FLAGS_ALLOC1): skip it. */
+		if (xas_retry(&xas, tok))
+			continue;
+		if (tok->node == src && tok->gen == src_gen &&
+		    tok->call_id == id)
+			tok->forgotten = true;
+		if (++n % 256)
+			continue;
+		xas_pause(&xas);
+		xas_unlock(&xas);
+		cond_resched();
+		xas_lock(&xas);
+	}
+	xas_unlock(&xas);
+	/* Pairs with lite_rpc_replied(): a zero count, then the QP states. */
+	if (atomic_read_acquire(lite_rpc_replying(src, id)) ||
+	    !lite_node_fenced(src, src_gen))
+		return -EAGAIN;
+	return 0;
 }
 
 /**
  * lite_rpc_drop_token() - forget a reply token (its context is going away)
  * @desc: the descriptor
  *
- * The caller gets ECONNREFUSED instead of waiting for its timeout.
+ * The caller gets ECONNREFUSED instead of waiting for its timeout, unless
+ * it forgot the call (RPC_FORGET).
  */
 void lite_rpc_drop_token(u64 desc)
 {
@@ -862,8 +1001,10 @@ void lite_rpc_drop_token(u64 desc)
 
 	if (!tok)
 		return;
-	lite_rpc_post_imm(tok->node, tok->gen,
-			  lite_imm_reply(LITE_RPC_ECONNREFUSED, tok->call_id));
+	if (!tok->forgotten)
+		lite_rpc_post_imm(tok->node, tok->gen,
+				  lite_imm_reply(LITE_RPC_ECONNREFUSED,
+						 tok->call_id));
 	kfree(tok);
 }
 
@@ -966,6 +1107,24 @@ size_t lite_rpc_show(char *buf, size_t size)
 }
 
 /**
+ * lite_rpc_server_leave() - this node leaves: every reply owed is dropped
+ *
+ * The callers are gone with their nodes and freed their reply buffers; a
+ * descriptor kept past a rejoin must not write into them (lite_rpc_reply
+ * then gets -EALREADY).
+ */
+void lite_rpc_server_leave(void)
+{
+	struct lite_rpc_token *tok;
+	unsigned long desc;
+
+	xa_for_each(&lite_rpc.tokens, desc, tok) {
+		if (xa_erase(&lite_rpc.tokens, desc) == tok)
+			kfree(tok);
+	}
+}
+
+/**
  * lite_rpc_wake_all() - wake every receiver: this node left the cluster
  * (the module or the device goes away), so they fail with -ENOTCONN
  */
@@ -979,6 +1138,7 @@ void lite_rpc_wake_all(void)
 /* Module exit, after every node left: no ring is left to close. */
 void lite_rpc_exit(void)
 {
+	lite_rpc_calls_exit();
 	cancel_delayed_work_sync(&lite_rpc_closer);
 	cancel_delayed_work_sync(&lite_rpc_acker);
 }

@@ -37,6 +37,7 @@ enum lite_ctrl_type {
 	LITE_CTRL_LOCK_DESTROY,	/* lite_ctrl_lock -> nothing */
 	LITE_CTRL_RPC_CLOSE,	/* lite_ctrl_rpc_open -> nothing (receiver to sender) */
 	LITE_CTRL_CANCEL,	/* lite_ctrl_cancel -> no response: the requester gave up */
+	LITE_CTRL_RPC_FORGET,	/* lite_ctrl_rpc_forget -> nothing (caller to receiver) */
 	LITE_CTRL_NR_TYPES,
 };
 
@@ -118,6 +119,17 @@ struct lite_ctrl_cancel {
 struct lite_ctrl_rpc_open {
 	__le32	port;
 	__le32	reserved;
+};
+
+/*
+ * RPC_FORGET: the caller gave up on call @call_id, whose request ended at
+ * @end in its ring for @port; answered once no reply can be written to
+ * its buffer any more (EAGAIN: not yet, ask again).
+ */
+struct lite_ctrl_rpc_forget {
+	__le32	port;
+	__le32	call_id;
+	__le64	end;
 };
 
 struct lite_ctrl_rpc_ring {

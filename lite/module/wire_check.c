@@ -97,6 +97,7 @@ const struct lite_ctrl_type_info lite_ctrl_types[LITE_CTRL_NR_TYPES] = {
 	[LITE_CTRL_LOCK_DESTROY] = { "lock_destroy", sizeof(struct lite_ctrl_lock), 0 },
 	[LITE_CTRL_RPC_CLOSE]	= { "rpc_close", sizeof(struct lite_ctrl_rpc_open), 0 },
 	[LITE_CTRL_CANCEL]	= { "cancel", sizeof(struct lite_ctrl_cancel), 0 },
+	[LITE_CTRL_RPC_FORGET]	= { "rpc_forget", sizeof(struct lite_ctrl_rpc_forget), 0 },
 };
 
 /**
@@ -230,6 +231,7 @@ static const u16 lite_mgr_msg_size[] = {
 	[LITE_MSG_PEER_DOWN]	= sizeof(struct lite_msg_peer_down),
 	[LITE_MSG_QP_INFO]	= sizeof(struct lite_msg_qp_info),
 	[LITE_MSG_CHALLENGE]	= sizeof(struct lite_msg_challenge),
+	[LITE_MSG_ECHO]		= sizeof(struct lite_msg_echo),
 };
 
 /**

@@ -14,8 +14,8 @@
  *   test_security limits NODE           run into the per-user limits
  *   test_security limits-other NODE     another user meanwhile
  *   test_security limits-exempt NODE    root past the limits
- *   test_security calls-server PORT     a port that never answers
- *   test_security calls NODE PORT       run into user_calls
+ *   test_security calls-server PORT     a port that answers only late
+ *   test_security calls NODE PORT       run into user_calls, get them back
  *   test_security calls-other NODE PORT another user meanwhile
  *   test_security ports PORT...         register, up to user_ports
  *   test_security send NODE PORT ERRNO  one message; ERRNO 0 for success
@@ -40,9 +40,11 @@
  *   revoke-mapper  prints "mapped", then reads and writes until an error;
  *                  on a line (send it after "freed") checks the handle is
  *                  dead and exits
- *   calls-server   prints "ready" once PORT is registered; exits on a line
- *   calls          prints "ready" at the limit; on a line (send it once the
- *                  server exited) checks the calls were given back
+ *   calls-server   prints "ready" once PORT is registered; on a line
+ *                  replies to what was queued ("replied"); exits on the next
+ *   calls          prints "at-limit" while user_calls calls wait, "ready"
+ *                  once given-up calls were forgotten; on a line (send it
+ *                  once the server exited) checks a call is refused
  *   ports          prints "ready" with its ports registered; exits on a line
  *   devgone        prints "ready" holding a local and a remote LMR; reads
  *                  both on a line (send it once the device is gone)

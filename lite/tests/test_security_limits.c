@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -258,13 +259,37 @@ int cmd_limits_exempt(unsigned int node)
 
 /* ---- RPC calls in flight -------------------------------------------- */
 
-/* A port that takes requests and never answers; they fail when it exits. */
+/*
+ * A port that takes requests and does not answer. On a line it receives
+ * what is queued and replies to each: its callers gave up and the
+ * requests were forgotten, so every reply is dropped and returns 0. It
+ * exits on the next line.
+ */
 int cmd_calls_server(unsigned int port)
 {
+	uint8_t req[64], reply = 1;
+	uint64_t desc;
+	int ret, n = 0;
+
 	if (!expect(lite_rpc_register(port, 64, "test_security calls"), 0,
 		    "register port %u", port))
 		return finish();
 	puts("ready");
+	read_line();
+	while ((ret = lite_rpc_recv(port, req, sizeof(req), &desc, NULL,
+				    LITE_RECV_NONBLOCK, LITE_PRIO_NORMAL)) > 0) {
+		if (!expect(lite_rpc_reply(desc, &reply, sizeof(reply),
+					   LITE_PRIO_NORMAL), 0,
+			    "reply to forgotten request %d", n + 1))
+			break;
+		n++;
+	}
+	expect(ret, EAGAIN, "nothing left to receive after %d requests", n);
+	if (n)
+		pass("replied to %d requests whose callers had given up", n);
+	else
+		fail("no request was queued on port %u", port);
+	puts("replied");
 	read_line();
 	return finish();
 }
@@ -277,38 +302,110 @@ static int silent_call(unsigned int node, unsigned int port)
 			     sizeof(reply), LITE_PRIO_NORMAL);
 }
 
+struct silent_arg {
+	pthread_t	thread;
+	unsigned int	node, port;
+	int		ret;
+	int		done;	/* ret is set */
+};
+
+static void *silent_thread(void *p)
+{
+	struct silent_arg *a = p;
+
+	a->ret = silent_call(a->node, a->port);
+	__atomic_store_n(&a->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Until one of @n calls was refused with EDQUOT, or all ended. */
+static void wait_refused(struct silent_arg *a, int n)
+{
+	int i, done;
+
+	for (;;) {
+		for (i = 0, done = 0; i < n; i++) {
+			if (!__atomic_load_n(&a[i].done, __ATOMIC_ACQUIRE))
+				continue;
+			if (a[i].ret == -EDQUOT)
+				return;
+			done++;
+		}
+		if (done == n)
+			return;
+		usleep(20 * 1000);
+	}
+}
+
 /*
- * Calls nobody answers, one after the other: each gives up after
- * rpc_timeout_ms but still counts (its reply buffer waits for a late
- * answer), until the server's exit answers them all with ECONNREFUSED.
+ * user_calls + 1 calls nobody answers, at once: one is refused with
+ * EDQUOT ("at-limit" is printed then, while the others wait), the others
+ * give up after rpc_timeout_ms. Given-up calls still count until their
+ * server forgets them (RPC_FORGET, a second or two later; before it,
+ * until the server exited), so the next call goes out well before the
+ * server does anything. On a line (send it once the server exited) a
+ * call is refused: nobody listens there any more.
  */
 int cmd_calls(unsigned int node, unsigned int port)
 {
-	long limit = param("user_calls"), n;
-	int ret = 0, i;
+	long limit = param("user_calls");
+	double start, gave_up;
+	struct silent_arg *a;
+	int ret = 0, timedout = 0, refused = 0, i, n;
 
 	if (getuid() == 0)
 		fail("calls runs as an unprivileged user (root is exempt)");
 	if (me_or_fail() < 0 || limit < 0)
 		return finish();
-	for (n = 0; n < limit + 2; n++) {
-		ret = silent_call(node, port);
-		if (ret == -EDQUOT)
-			break;
-		if (!expect(ret, ETIMEDOUT, "unanswered call %ld", n + 1))
-			return finish();
+	n = limit + 1;
+	a = calloc(n, sizeof(*a));
+	if (!a) {
+		fail("calloc: %s", strerror(errno));
+		return finish();
 	}
-	expect_limit("user_calls: unanswered calls", n, ret, limit);
-	puts("ready");
-	read_line();	/* the server has exited */
-	for (i = 0; i < 100; i++) {
+	for (i = 0; i < n; i++) {
+		a[i].node = node;
+		a[i].port = port;
+		if (pthread_create(&a[i].thread, NULL, silent_thread, &a[i])) {
+			fail("pthread_create: %s", strerror(errno));
+			n = i;
+		}
+	}
+	wait_refused(a, n);
+	puts("at-limit");
+	fflush(stdout);
+	for (i = 0; i < n; i++) {
+		pthread_join(a[i].thread, NULL);
+		timedout += a[i].ret == -ETIMEDOUT;
+		refused += a[i].ret == -EDQUOT;
+		if (a[i].ret != -ETIMEDOUT && a[i].ret != -EDQUOT)
+			fail("silent call %d: %s, not ETIMEDOUT or EDQUOT", i,
+			     strerror(-a[i].ret));
+	}
+	free(a);
+	gave_up = now_ms();
+	if (timedout == limit && refused == 1)
+		pass("user_calls: %d calls at once, %d waited and gave up, 1 refused (EDQUOT)",
+		     (int)limit + 1, timedout);
+	else
+		fail("user_calls %ld: %d calls at once: %d gave up, %d refused (want %ld and 1)",
+		     limit, (int)limit + 1, timedout, refused, limit);
+	/* Within 20 s (RPC_FORGET asks after 1 s), the server untouched. */
+	do {
+		start = now_ms();
 		ret = silent_call(node, port);
 		if (ret != -EDQUOT)
 			break;
 		usleep(100 * 1000);
-	}
-	expect(ret, ECONNREFUSED,
-	       "the server's exit gave the calls back (after %d ms)", i * 100);
+	} while (start - gave_up < 20000);
+	if (expect(ret, ETIMEDOUT,
+		   "a call after the given-up ones were forgotten (not EDQUOT)"))
+		pass("given-up calls gave their user_calls back: a call went out %.0f ms after they gave up",
+		     start - gave_up);
+	puts("ready");
+	read_line();	/* the server has exited */
+	expect(silent_call(node, port), ECONNREFUSED,
+	       "a call after the server exited");
 	return finish();
 }
 

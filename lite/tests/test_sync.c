@@ -16,8 +16,8 @@
  *   test_sync deaf PORT SECONDS          registers PORT, never receives
  *   test_sync flood NODE PORT            one-way messages of FLOOD_SIZE
  *                                        until one fails (a full ring)
- *   test_sync late PORT DELAY_MS COUNT   registers PORT, receives COUNT
- *                                        SEQ messages from DELAY_MS on
+ *   test_sync late PORT GO_FILE COUNT    registers PORT, receives COUNT
+ *                                        SEQ messages once GO_FILE exists
  *   test_sync backlog NODE PORT COUNT    COUNT SEQ messages to a late
  *                                        receiver: the 1025th waits
  *   test_sync stall NODE DELAY_MS hog|one
@@ -145,7 +145,7 @@ static void usage(FILE *out)
 		"       test_sync silent PORT SECONDS\n"
 		"       test_sync deaf PORT SECONDS\n"
 		"       test_sync flood NODE PORT\n"
-		"       test_sync late PORT DELAY_MS COUNT\n"
+		"       test_sync late PORT GO_FILE COUNT\n"
 		"       test_sync backlog NODE PORT COUNT\n"
 		"       test_sync stall NODE DELAY_MS hog|one\n"
 		"       test_sync fetch-add NODE ID ITER    (on 3 nodes)\n"
@@ -190,7 +190,7 @@ int main(int argc, char *argv[])
 	if (!strcmp(cmd, "flood") && nargs == 2)
 		return cmd_flood(NODE(2), PORT(3));
 	if (!strcmp(cmd, "late") && nargs == 3)
-		return cmd_late(PORT(2), MS(3), COUNT(4));
+		return cmd_late(PORT(2), argv[3], COUNT(4));
 	if (!strcmp(cmd, "backlog") && nargs == 3)
 		return cmd_backlog(NODE(2), PORT(3), COUNT(4));
 	if (!strcmp(cmd, "stall") && nargs == 3 &&

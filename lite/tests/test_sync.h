@@ -57,7 +57,7 @@ int cmd_recv_block(unsigned int port);
 int cmd_silent(unsigned int port, unsigned int seconds);
 int cmd_deaf(unsigned int port, unsigned int seconds);
 int cmd_flood(unsigned int node, unsigned int port);
-int cmd_late(unsigned int port, unsigned int delay_ms, unsigned int count);
+int cmd_late(unsigned int port, const char *go_file, unsigned int count);
 int cmd_backlog(unsigned int node, unsigned int port, unsigned int count);
 int cmd_stall(unsigned int node, unsigned int delay_ms, const char *mode);
 

@@ -133,10 +133,11 @@ int cmd_flood(unsigned int node, unsigned int port)
 /* ---- late, backlog ------------------------------------------------------ */
 
 /*
- * A receiver that starts @delay_ms after "ready", then takes @count
- * one-way SEQ messages: all there, in order, none twice.
+ * A receiver that starts once @go_file exists (the script creates it
+ * after the sender said the ring is full), then takes @count one-way SEQ
+ * messages: all there, in order, none twice.
  */
-int cmd_late(unsigned int port, unsigned int delay_ms, unsigned int count)
+int cmd_late(unsigned int port, const char *go_file, unsigned int count)
 {
 	uint8_t buf[SEQ_END_LEN];
 	double end;
@@ -148,7 +149,10 @@ int cmd_late(unsigned int port, unsigned int delay_ms, unsigned int count)
 		    "register port %u", port))
 		return finish();
 	puts("ready");
-	sleep_ms(delay_ms);
+	fflush(stdout);
+	end = now() + LATE_TIMEOUT_S;
+	while (access(go_file, F_OK) && now() < end)
+		sleep_ms(10);
 	end = now() + LATE_TIMEOUT_S;
 	for (i = 0; i < count && now() < end; ) {
 		ret = lite_rpc_recv(port, buf, sizeof(buf), NULL, NULL,
@@ -176,8 +180,8 @@ int cmd_late(unsigned int port, unsigned int delay_ms, unsigned int count)
 
 /*
  * @count one-way SEQ messages of 8 bytes to (@node, @port), whose receiver
- * starts late (cmd_late()): the ring takes RING_MSGS of them, then the next
- * send waits for room (not when 4 MiB of them are out), and once the
+ * starts late (cmd_late(), once the script saw RING_MSGS sent): the ring
+ * takes RING_MSGS of them, then the next send waits for room (not when 4 MiB of them are out), and once the
  * receiver takes them every send succeeds.
  */
 int cmd_backlog(unsigned int node, unsigned int port, unsigned int count)
@@ -197,6 +201,11 @@ int cmd_backlog(unsigned int node, unsigned int port, unsigned int count)
 			  "one-way message %u to node %u", i, node))
 			return finish();
 		t = now() - t;
+		if (i == RING_MSGS - 1) {
+			/* The script starts the receiver after this line. */
+			info("backlog: %u messages sent", RING_MSGS);
+			fflush(stdout);
+		}
 		if (i == RING_MSGS)
 			at_limit = t;
 		else if (i < RING_MSGS && t > slowest) {

@@ -47,7 +47,7 @@ int main(int argc, char **argv)
 	size_t *lens;
 	int ret;
 
-	mr_parse_args(argc, argv, &o, 1, usage);
+	mr_parse_args(argc, argv, &o, MR_PROG_LITE, usage);
 	c.nodes = o.nodes;
 	c.me = app_node_index(&c.nodes);
 	c.threads = o.threads;

@@ -12,14 +12,6 @@
 #include "app_lite.h"
 #include "lite_mr_priv.h"
 
-/* A key and its folded value, in a map thread's combining table. */
-struct centry {
-	const char	*key;
-	uint32_t	klen;
-	uint64_t	hash;
-	unsigned char	val[COMBINE_MAX];
-};
-
 void mr_barrier(const struct lite_mr *mr, const char *what)
 {
 	int ret = lite_barrier(mr->c.nodes);
@@ -69,75 +61,42 @@ static struct mr_text *part_of(struct map_thread *m, uint64_t h)
 	return &m->part[(h % nodes) * G + (h / nodes) % G];
 }
 
-static void ctab_grow(struct map_thread *m)
-{
-	size_t n = m->tab ? 2 * (m->mask + 1) : 4096, i, j;
-	struct centry *t = calloc(n, sizeof(*t));
-
-	if (!t)
-		die("out of memory (map table)", ENOMEM);
-	for (i = 0; m->tab && i <= m->mask; i++) {
-		if (!m->tab[i].key)
-			continue;
-		for (j = m->tab[i].hash & (n - 1); t[j].key; j = (j + 1) & (n - 1))
-			;
-		t[j] = m->tab[i];
-	}
-	free(m->tab);
-	m->tab = t;
-	m->mask = n - 1;
-}
-
 static void map_emit(void *ctx, const char *key, unsigned int klen,
 		     const void *val, unsigned int vlen)
 {
 	struct map_thread *m = ctx;
 	const struct mr_job *job = m->mr->job;
 	uint64_t h = mr_hash(key, klen);
-	struct centry *e;
-	size_t j;
 
 	if (!klen || klen > MR_KEY_MAX || vlen != job->value_size)
 		die("the job emitted a bad pair", EINVAL);
-	if (!job->combine) {
+	if (job->combine)
+		mr_ctab_add(&m->tab, key, klen, h, val);
+	else
 		mr_rec_add(part_of(m, h), key, klen, val, vlen);
-		return;
-	}
-	for (j = h & m->mask; m->tab[j].key; j = (j + 1) & m->mask) {
-		e = &m->tab[j];
-		if (e->hash == h && e->klen == klen && !memcmp(e->key, key, klen)) {
-			job->combine(e->val, val);
-			return;
-		}
-	}
-	e = &m->tab[j];
-	e->key = key;
-	e->klen = klen;
-	e->hash = h;
-	memcpy(e->val, val, vlen);
-	if (2 * ++m->used > m->mask)
-		ctab_grow(m);
 }
 
 static void *map_main(void *arg)
 {
 	struct map_thread *m = arg;
 	const struct mr_job *job = m->mr->job;
+	const struct mr_centry *e;
 	unsigned int i;
 	size_t j;
 
 	if (job->combine)
-		ctab_grow(m);
+		mr_ctab_init(&m->tab, job);
 	while ((i = atomic_fetch_add(m->next, 1)) < m->n)
 		job->map(m->splits[i], m->lens[i], m->first + i, map_emit, m);
 	if (!job->combine)
 		return NULL;
-	for (j = 0; j <= m->mask; j++)
-		if (m->tab[j].key)
-			mr_rec_add(part_of(m, m->tab[j].hash), m->tab[j].key,
-				m->tab[j].klen, m->tab[j].val, job->value_size);
-	free(m->tab);
-	m->tab = NULL;
+	for (j = 0; j <= m->tab.mask; j++) {
+		e = &m->tab.e[j];
+		if (e->key)
+			mr_rec_add(part_of(m, e->hash), e->key, e->klen, e->val,
+				   job->value_size);
+	}
+	mr_ctab_free(&m->tab);
 	return NULL;
 }
 

@@ -10,8 +10,9 @@
  *   map      the node's splits, taken by its threads one at a time. Each
  *            pair goes to partition (node h % N, group (h / N) % G) of its
  *            key's hash h (mr_hash). With combine, a thread folds its
- *            pairs per key in a table and writes the table out at the
- *            end; without, it appends each pair to its partition's buffer.
+ *            pairs per key in a table (mr_ctab, mr_job.h) and writes the
+ *            table out at the end; without, it appends each pair to its
+ *            partition's buffer.
  *   sizes    every node writes how many bytes it has for each (node,
  *            group) into every node's control LMR, so that each knows the
  *            whole matrix: where each piece goes in each receiver's inbox

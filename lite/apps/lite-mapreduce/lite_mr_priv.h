@@ -17,7 +17,7 @@
 #define FENCE_MS	120000
 #define REC_HDR		8U		/* u32 key length, u32 value length */
 #define RPC_HDR		16U		/* u32 source, u32 0, u64 inbox offset */
-#define COMBINE_MAX	16U		/* value bytes a combining table holds */
+#define COMBINE_MAX	MR_COMBINE_MAX	/* value bytes a combining table holds */
 
 #define G		LITE_MR_GROUPS
 
@@ -32,8 +32,6 @@ struct lite_mr {
 };
 
 
-struct centry;
-
 struct map_thread {
 	struct lite_mr	*mr;
 	pthread_t	tid;
@@ -42,8 +40,7 @@ struct map_thread {
 	unsigned int	n, first;
 	atomic_uint	*next;		/* the next split to take */
 	struct mr_text	*part;		/* [nodes * G] records */
-	struct centry	*tab;		/* combine only */
-	size_t		mask, used;
+	struct mr_ctab	tab;		/* combine only (mr_job.h) */
 };
 
 /*

@@ -103,6 +103,40 @@ int mr_key_cmp(const char *a, unsigned int alen, const char *b,
 	return (alen > blen) - (alen < blen);
 }
 
+void mr_ctab_grow(struct mr_ctab *t)
+{
+	size_t n = t->e ? 2 * (t->mask + 1) : 4096, i, j;
+	struct mr_centry *e = calloc(n, sizeof(*e));
+
+	if (!e)
+		die("out of memory (combine table)", ENOMEM);
+	for (i = 0; t->e && i <= t->mask; i++) {
+		if (!t->e[i].key)
+			continue;
+		for (j = t->e[i].hash & (n - 1); e[j].key; j = (j + 1) & (n - 1))
+			;
+		e[j] = t->e[i];
+	}
+	free(t->e);
+	t->e = e;
+	t->mask = n - 1;
+}
+
+void mr_ctab_init(struct mr_ctab *t, const struct mr_job *job)
+{
+	if (!job->combine || job->value_size > MR_COMBINE_MAX)
+		die("a combine table for a job without combine, or with values over 16 bytes",
+		    EINVAL);
+	*t = (struct mr_ctab){ .job = job };
+	mr_ctab_grow(t);
+}
+
+void mr_ctab_free(struct mr_ctab *t)
+{
+	free(t->e);
+	*t = (struct mr_ctab){ 0 };
+}
+
 /* The vocabulary: spellings, and the Zipf(1) cumulative weights. */
 static struct {
 	char	(*word)[WORD_MIN + WORD_SPAN];
@@ -338,6 +372,7 @@ static void bad_arg(const char *usage, const char *fmt, const char *arg)
 
 static const char *const shuffle_names[] = { "write", "rpc" };
 static const char *const copy_names[] = { "zerocopy", "heap" };
+static const char *const combine_names[] = { "map", "compress" };
 
 /*
  * No help texts: each program's usage is its synopsis. A choice's what
@@ -367,6 +402,13 @@ static const struct opt_def lite_opts[] = {
 	{ .name = NULL }
 };
 
+/* mrmpi-mapreduce's own. */
+static const struct opt_def mrmpi_opts[] = {
+	{ "combine", 0, "map|compress", .what = "map or compress",
+	  OPT_CHOICE(MO, compress, combine_names) },
+	{ .name = NULL }
+};
+
 static void bad_value(const struct opt_parser *p, const struct opt_def *o,
 		      const char *arg, const char *why)
 {
@@ -378,8 +420,8 @@ static void bad_value(const struct opt_parser *p, const struct opt_def *o,
 		fprintf(stderr, "%s: bad number '%s'\n", p->prog, arg);
 }
 
-void mr_parse_args(int argc, char **argv, struct mr_opts *o, int lite,
-		   const char *usage)
+void mr_parse_args(int argc, char **argv, struct mr_opts *o,
+		   enum mr_prog which, const char *usage)
 {
 	struct opt_parser p = {
 		.prog = prog, .num = OPT_NUM_C, .bad = bad_value,
@@ -387,6 +429,7 @@ void mr_parse_args(int argc, char **argv, struct mr_opts *o, int lite,
 	};
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	const struct opt_def *d;
+	char name[32];
 
 	*o = (struct mr_opts){
 		.job = mr_job_find("wordcount"),
@@ -400,12 +443,21 @@ void mr_parse_args(int argc, char **argv, struct mr_opts *o, int lite,
 		.id = 0x4d52000000ULL,	/* "MR" */
 	};
 	opt_add(&p, common_opts, o);
-	/* The baselines know lite-mapreduce's options only to refuse them. */
-	opt_add(&p, lite_opts, lite ? o : NULL);
+	/* Each program knows the others' options only to refuse them. */
+	opt_add(&p, lite_opts, which == MR_PROG_LITE ? o : NULL);
+	opt_add(&p, mrmpi_opts, which == MR_PROG_MRMPI ? o : NULL);
 	while ((d = opt_next(&p, argc, argv))) {
-		if (!lite && opt_in(d, lite_opts))
+		/* The option as written: argv[optind - 1] may be its value. */
+		if (*d->name)
+			snprintf(name, sizeof(name), "--%s", d->name);
+		else
+			snprintf(name, sizeof(name), "-%c", d->key);
+		if (which != MR_PROG_LITE && opt_in(d, lite_opts))
 			bad_arg(usage, "%s: an option of lite-mapreduce only",
-				argv[optind - 1]);
+				name);
+		if (which != MR_PROG_MRMPI && opt_in(d, mrmpi_opts))
+			bad_arg(usage, "%s: an option of mrmpi-mapreduce only",
+				name);
 		if (d->key == 'h') {
 			fputs(usage, stdout);
 			exit(0);

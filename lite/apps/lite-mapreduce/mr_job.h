@@ -32,6 +32,13 @@
  *              with the documents in increasing order. A document's number
  *              is split * DOCS_MAX + its index in the split.
  *
+ * Combine. A combining job's pairs are folded per key in a map-side
+ * table (struct mr_ctab) wherever they are emitted: in each of
+ * lite-mapreduce's map threads, in each mrmpi-mapreduce rank's map
+ * callback and in mr-ref, so all three run the same map-side combine (the
+ * same hash, the same table, the same fold) and move one pair per key and
+ * mapper.
+ *
  * Output. One line per key, "KEY\tTEXT\n", keys in memcmp order (a shorter
  * key first when it is a prefix). Keys are 1..MR_KEY_MAX bytes.
  */
@@ -41,6 +48,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 /* prog, die(), now_ns(), splitmix64() */
 #include "app_util.h"
@@ -52,6 +60,7 @@ extern "C" {
 #define MR_KEY_MAX	64U
 #define MR_DOC_WORDS	512U		/* words per document */
 #define MR_DOCS_MAX	(1U << 16)	/* documents per split, at most */
+#define MR_COMBINE_MAX	16U		/* a combining job's value bytes, at most */
 
 /* A growable byte buffer (an emitted output text, a record stream). */
 struct mr_text {
@@ -100,18 +109,28 @@ struct mr_opts {
 	unsigned int	inbox_mib;	/* --inbox MIB: shuffle room per node */
 	int		heap_copy;	/* --inbox-copy heap (default zerocopy) */
 	uint64_t	id;		/* --id: LMR identifier base */
+	/* mrmpi-mapreduce only */
+	int		compress;	/* --combine compress (default map) */
+};
+
+/* Which program parses its command line (mr_parse_args). */
+enum mr_prog {
+	MR_PROG_REF,		/* mr-ref */
+	MR_PROG_LITE,		/* lite-mapreduce */
+	MR_PROG_MRMPI,		/* mrmpi-mapreduce */
 };
 
 void *xmalloc(size_t n);
 void *xrealloc(void *p, size_t n);
 
 /*
- * Parse the common options (--job -m --chunk --vocab -S -o, and -n -t
- * --shuffle --inbox --id when @lite); @usage is printed on an error.
- * Exits 2 on a bad command line.
+ * Parse the common options (--job -m --chunk --vocab -S -o; with
+ * MR_PROG_LITE also -n -t --shuffle --inbox --inbox-copy --id, with
+ * MR_PROG_MRMPI --combine); @usage is printed on an error. Exits 2 on a
+ * bad command line, another program's option among them.
  */
-void mr_parse_args(int argc, char **argv, struct mr_opts *o, int lite,
-		   const char *usage);
+void mr_parse_args(int argc, char **argv, struct mr_opts *o,
+		   enum mr_prog which, const char *usage);
 
 /* The corpus's splits, and the first and last + 1 of node @n of @nodes. */
 unsigned int mr_splits(const struct mr_opts *o);
@@ -130,6 +149,60 @@ const struct mr_job *mr_job_find(const char *name);
 
 /* 64-bit FNV-1a of a key: the partitioning hash of every runtime. */
 uint64_t mr_hash(const char *key, size_t len);
+
+/*
+ * The map-side combine table: a key and its value folded with the job's
+ * combine. Open addressing on mr_hash, linear probing, at most half full
+ * (it doubles, from 4096 slots). Keys are kept by pointer: the splits they
+ * point into must outlive the table. Walk it as
+ *	for (j = 0; j <= t->mask; j++) if (t->e[j].key) ...
+ */
+struct mr_centry {
+	const char	*key;		/* NULL: a free slot */
+	uint32_t	klen;
+	uint64_t	hash;		/* mr_hash(key, klen) */
+	unsigned char	val[MR_COMBINE_MAX];
+};
+
+struct mr_ctab {
+	const struct mr_job *job;
+	struct mr_centry *e;		/* [mask + 1] */
+	size_t		mask, used;	/* used: keys in it */
+};
+
+/* An empty table for @job, which must have a combine (exits on ENOMEM). */
+void mr_ctab_init(struct mr_ctab *t, const struct mr_job *job);
+/* Twice the slots, the keys moved (mr_ctab_add's, when half full). */
+void mr_ctab_grow(struct mr_ctab *t);
+void mr_ctab_free(struct mr_ctab *t);
+
+/*
+ * Fold the pair (@key, @val) in: @h is mr_hash(@key, @klen), @val the
+ * job's value_size bytes. A new key's value is copied; a known key's is
+ * folded with combine(its value, @val). Inline: it runs once per emitted
+ * pair, in the map's inner loop of every program.
+ */
+static inline void mr_ctab_add(struct mr_ctab *t, const char *key,
+			       unsigned int klen, uint64_t h, const void *val)
+{
+	struct mr_centry *e;
+	size_t j;
+
+	for (j = h & t->mask; t->e[j].key; j = (j + 1) & t->mask) {
+		e = &t->e[j];
+		if (e->hash == h && e->klen == klen && !memcmp(e->key, key, klen)) {
+			t->job->combine(e->val, val);
+			return;
+		}
+	}
+	e = &t->e[j];
+	e->key = key;
+	e->klen = klen;
+	e->hash = h;
+	memcpy(e->val, val, t->job->value_size);
+	if (2 * ++t->used > t->mask)
+		mr_ctab_grow(t);
+}
 
 /* memcmp order of keys, a prefix first. */
 int mr_key_cmp(const char *a, unsigned int alen, const char *b,

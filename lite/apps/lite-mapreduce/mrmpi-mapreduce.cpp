@@ -6,20 +6,33 @@
  * with. Run under mpirun, one rank per node:
  *
  *   mpirun ... mrmpi-mapreduce [--job wordcount|invindex] [-m MIB]
- *              [--chunk KIB] [--vocab N] [-S SEED] [-o FILE]
+ *              [--chunk KIB] [--vocab N] [-S SEED] [--combine map|compress]
+ *              [-o FILE]
  *
- * As its users write a job: map (one task per split, MapReduce-MPI's
+ * The same job as LITE-MapReduce's: map (one task per split, MapReduce-MPI's
  * default "chunk" map style: rank r of R gets tasks r * S / R ..
- * (r + 1) * S / R - 1, the splits lite-mapreduce's node r + 1 maps),
- * compress with the job's combine (MapReduce-MPI's combiner; wordcount
- * only), collate (its all-to-all shuffle), reduce, gather to rank 0, and
- * there the pairs scanned out and sorted by key (not sort_keys: once the
- * gathered pairs exceed one of its pages, its out-of-core sort makes
- * collective calls on rank 0 alone and the job aborts). Each rank makes its splits before the clock starts at
- * an MPI_Barrier; seconds= ends when rank 0 holds the sorted output in
- * memory. Rank 0 prints the "result ..." line of mr_job.h (late_splits=:
- * map tasks whose split was not made before the clock, 0 unless the map
- * style differs from the one assumed) and writes -o FILE.
+ * (r + 1) * S / R - 1, the splits lite-mapreduce's node r + 1 maps); a
+ * combining job (wordcount) folds its pairs in the map callback, in one
+ * map-side combine table per rank (mr_ctab of mr_job.h: the same hash,
+ * probing and fold as each lite-mapreduce map thread), which is added to
+ * the rank's KeyValue once after the map (open, add, close), so one pair
+ * per key and rank is shuffled; collate (its all-to-all shuffle), reduce
+ * (folding what the ranks sent, as LITE-MapReduce's reducers do), gather
+ * to rank 0, and there the pairs scanned out and sorted by key (not
+ * sort_keys: once the gathered pairs exceed one of its pages, its
+ * out-of-core sort makes collective calls on rank 0 alone and the job
+ * aborts). --combine compress runs the job as MapReduce-MPI's examples
+ * write it, and as this program did before: the map emits every pair and
+ * compress folds them with the job's combine (MapReduce-MPI's combiner)
+ * before collate; it measures the job's design, not the runtime. A job
+ * without combine (invindex) is the same either way: every pair is
+ * emitted and shuffled, as in LITE-MapReduce.
+ *
+ * Each rank makes its splits before the clock starts at an MPI_Barrier;
+ * seconds= ends when rank 0 holds the sorted output in memory. Rank 0
+ * prints the "result ..." line of mr_job.h (late_splits=: map tasks whose
+ * split was not made before the clock, 0 unless the map style differs
+ * from the one assumed; combine=map, compress or none) and writes -o FILE.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -38,7 +51,8 @@ const char *prog = "mrmpi-mapreduce";
 
 static const char usage[] =
 	"usage: mpirun ... mrmpi-mapreduce [--job wordcount|invindex] [-m MIB]\n"
-	"                  [--chunk KIB] [--vocab N] [-S SEED] [-o FILE]\n";
+	"                  [--chunk KIB] [--vocab N] [-S SEED]\n"
+	"                  [--combine map|compress] [-o FILE]\n";
 
 /* A gathered pair, by offsets into app.pairs. */
 struct kvref {
@@ -52,6 +66,7 @@ struct app {
 	struct mr_text	pairs;		/* rank 0: the gathered keys and texts */
 	struct kvref	*ref;
 	size_t		nref, cref;
+	struct mr_ctab	tab;		/* --combine map: the rank's table */
 	char		**split;	/* [splits], this rank's made */
 	size_t		*len;
 	unsigned int	late;
@@ -69,6 +84,22 @@ static void kv_emit(void *kv, const char *key, unsigned int klen,
 					 (char *)val, vlen);
 }
 
+/* --combine map: a pair folded into the rank's table, not the KeyValue. */
+static void ctab_emit(void *ctx, const char *key, unsigned int klen,
+		      const void *val, unsigned int vlen)
+{
+	struct mr_ctab *t = static_cast<struct mr_ctab *>(ctx);
+
+	if (!klen || klen > MR_KEY_MAX || vlen != t->job->value_size)
+		die("the job emitted a bad pair", EINVAL);
+	mr_ctab_add(t, key, klen, mr_hash(key, klen), val);
+}
+
+static int map_combines(const struct app *a)
+{
+	return a->o->job->combine && !a->o->compress;
+}
+
 static void map_task(int itask, KeyValue *kv, void *ptr)
 {
 	struct app *a = static_cast<struct app *>(ptr);
@@ -77,7 +108,29 @@ static void map_task(int itask, KeyValue *kv, void *ptr)
 		a->split[itask] = mr_split_make(a->o, itask, &a->len[itask]);
 		a->late++;
 	}
-	a->o->job->map(a->split[itask], a->len[itask], itask, kv_emit, kv);
+	if (map_combines(a))
+		a->o->job->map(a->split[itask], a->len[itask], itask,
+			       ctab_emit, &a->tab);
+	else
+		a->o->job->map(a->split[itask], a->len[itask], itask,
+			       kv_emit, kv);
+}
+
+/* --combine map, after the map: the rank's table as its KeyValue. */
+static void map_flush(struct app *a)
+{
+	const struct mr_centry *e;
+	size_t j;
+
+	a->mr->open();		/* replaces the map's empty KeyValue */
+	for (j = 0; j <= a->tab.mask; j++) {
+		e = &a->tab.e[j];
+		if (e->key)
+			a->mr->kv->add(const_cast<char *>(e->key), e->klen,
+				       (char *)e->val, a->o->job->value_size);
+	}
+	a->mr->close();
+	mr_ctab_free(&a->tab);
 }
 
 /*
@@ -128,7 +181,7 @@ static void fold_values(struct app *a, size_t k, unsigned char *acc)
 		a->o->job->combine(acc, a->vals[i]);
 }
 
-/* compress: a key's values folded into one. */
+/* --combine compress: a key's values folded into one. */
 static void combine(char *key, int kb, char *mv, int n, int *sizes,
 		    KeyValue *kv, void *ptr)
 {
@@ -207,15 +260,17 @@ int main(int argc, char **argv)
 	struct mr_opts o;
 	int rank, size, ret;
 	double t0, secs;
-	char extra[64];
+	char extra[96];
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	mr_parse_args(argc, argv, &o, 0, usage);
-	if (o.job->combine && o.job->value_size > 16)
+	mr_parse_args(argc, argv, &o, MR_PROG_MRMPI, usage);
+	if (o.job->combine && o.job->value_size > MR_COMBINE_MAX)
 		die("a combining job's values are at most 16 bytes", EINVAL);
 	a.o = &o;
+	if (map_combines(&a))
+		mr_ctab_init(&a.tab, o.job);
 	mr_vocab_init(&o);
 	nsplits = mr_splits(&o);
 	a.split = static_cast<char **>(calloc(nsplits, sizeof(*a.split)));
@@ -231,9 +286,10 @@ int main(int argc, char **argv)
 	a.mr->mapstyle = 0;	/* chunks: the assignment above */
 	/*
 	 * In memory, as LITE-MapReduce runs: pages of 8x this rank's input
-	 * (its pairs take about 4.5x), at least MapReduce-MPI's default 64
-	 * MiB; by default it writes what exceeds one page to files in the
-	 * working directory. outofcore -1: it stops rather than spill.
+	 * (every pair of an uncombined job, or of --combine compress, takes
+	 * about 4.5x), at least MapReduce-MPI's default 64 MiB; by default
+	 * it writes what exceeds one page to files in the working
+	 * directory. outofcore -1: it stops rather than spill.
 	 */
 	for (s = lo, in_mib = 0; s < hi; s++)
 		in_mib += a.len[s];
@@ -243,7 +299,9 @@ int main(int argc, char **argv)
 	MPI_Barrier(MPI_COMM_WORLD);
 	t0 = MPI_Wtime();
 	a.mr->map(nsplits, map_task, &a);
-	if (o.job->combine)
+	if (map_combines(&a))
+		map_flush(&a);
+	else if (o.job->combine)
 		a.mr->compress(combine, &a);
 	a.mr->collate(NULL);
 	a.mr->reduce(reduce, &a);
@@ -255,7 +313,9 @@ int main(int argc, char **argv)
 
 	MPI_Reduce(&a.late, &late, 1, MPI_UNSIGNED, MPI_SUM, 0, MPI_COMM_WORLD);
 	if (!rank) {
-		snprintf(extra, sizeof(extra), "late_splits=%u", late);
+		snprintf(extra, sizeof(extra), "late_splits=%u combine=%s", late,
+			 !o.job->combine ? "none" :
+			 o.compress ? "compress" : "map");
 		mr_result(&o, size, a.keys, &a.out, secs, extra);
 		if (o.out) {
 			ret = mr_write_output(o.out, &a.out);

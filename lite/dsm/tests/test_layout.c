@@ -43,6 +43,7 @@ typedef uint64_t u64;
 
 #include "../layout.h"
 #include "../diff.h"
+#include "host_alloc.h"
 
 #define PG DSM_PAGE_BYTES
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -68,17 +69,6 @@ static u64 rnd(void)
 	rng ^= rng >> 7;
 	rng ^= rng << 17;
 	return rng;
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size ? size : 1);
-
-	if (!p) {
-		perror("calloc");
-		exit(2);
-	}
-	return p;
 }
 
 /* Placement ------------------------------------------------------------ */

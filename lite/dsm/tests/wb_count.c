@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The LITE operations of the VM test's 256 MiB step on its writer
- * (tests/dsm/lite-dsm, test_dsm big: words (i + 1) * 0x9e3779b97f4a7c15
+ * (tests/integration/lite-dsm, test_dsm big: words (i + 1) * 0x9e3779b97f4a7c15
  * written in order over a zero-filled region, then a barrier), counted
  * with the module's own placement, gathering and DIFF code (../layout.h,
  * ../diff.h) and page.c's schedule: a fault fetches the absent pages of
@@ -28,6 +28,7 @@ typedef uint64_t u64;
 
 #include "../layout.h"
 #include "../diff.h"
+#include "host_alloc.h"
 
 #define PG		DSM_PAGE_BYTES
 /* dsm.h: DSM_MSG_MAX less the DIFF header (struct dsm_msg_diff). */
@@ -41,17 +42,6 @@ struct count {
 	u64	reads, read_bytes, flushes;
 	struct dsm_diff	*diffs;
 };
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size ? size : 1);
-
-	if (!p) {
-		perror("calloc");
-		exit(2);
-	}
-	return p;
-}
 
 static void count_write(const struct dsm_wb *wb, void *arg)
 {

@@ -24,6 +24,9 @@
  *   EIO        the writes of a release could not reach a home (they are
  *              lost; see docs/dsm.md, failure behaviour)
  *   ETIMEDOUT  a home or the region's metadata node did not answer
+ *   EFAULT     an argument's memory cannot be read or written; an
+ *              ATTACH whose result cannot be written has attached the
+ *              file all the same (closing it detaches)
  */
 #ifndef _UAPI_LITE_DSM_H
 #define _UAPI_LITE_DSM_H
