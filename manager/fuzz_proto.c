@@ -118,6 +118,10 @@ static void on_log(void *ctx, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The ECHO being fed in (script_wrong_way), which may come back once. */
+static const struct lite_sess *echo_from;
+static uint64_t echo_cookie;
+
 /* Every message the manager sends must be one a correct node accepts. */
 static void on_send(void *ctx, struct lite_sess *to, const void *buf,
 		    size_t len)
@@ -178,8 +182,11 @@ static void on_send(void *ctx, struct lite_sess *to, const void *buf,
 		check(le16toh(m.qp_info.dst_node) == to->node_id);
 		check(le32toh(m.qp_info.dst_gen) == to->gen);
 		break;
-	case LITE_MSG_ECHO:	/* only ever back to a member that sent one */
+	case LITE_MSG_ECHO:	/* only back to the member that sent it */
 		check(!lite_check_manager_msg(&m, &why));
+		check(echo_from && to == echo_from);
+		check(m.echo.cookie == echo_cookie);
+		echo_from = NULL;
 		break;
 	default:
 		check(!"manager sent a node-to-manager type");
@@ -343,9 +350,13 @@ static void script_wrong_way(unsigned int i, struct input *in)
 	struct lite_msg m;
 
 	lite_msg_init(&m, types[next_byte(in) % 6]);
-	if (le16toh(m.hdr.type) == LITE_MSG_ECHO)
+	if (le16toh(m.hdr.type) == LITE_MSG_ECHO) {
 		m.echo.cookie = htole64(next_byte(in));
+		echo_from = &sess[i];
+		echo_cookie = m.echo.cookie;
+	}
 	input_sealed(i, &m, false);
+	echo_from = NULL;
 }
 
 /* 3: a script of connection events. */

@@ -43,6 +43,7 @@ extern unsigned int lite_param_qps_per_peer;
 extern bool lite_param_unsafe_global_rkey;
 extern unsigned int lite_param_qp_timeout;
 extern unsigned int lite_param_qp_retry;
+extern unsigned int lite_param_echo_ms;
 extern unsigned int lite_param_tclass;
 extern unsigned int lite_param_sl;
 

@@ -43,11 +43,6 @@
 #define LITE_REJOIN_FAST_TRIES	60
 #define LITE_REJOIN_SLOW	(5 * HZ)
 #define LITE_REJOIN_PROBE	(2 * HZ)
-/*
- * How long the manager has to answer the ECHO we send when our port comes
- * back (lite_echo_send()); its answer normally takes a round trip.
- */
-#define LITE_ECHO_TIMEOUT	(3 * HZ)
 
 static struct lite_cluster {
 	/*
@@ -60,6 +55,7 @@ static struct lite_cluster {
 	struct socket		*sock;
 	struct task_struct	*thread;
 	bool			lost;	/* the manager connection (not under lock) */
+	unsigned long		rx_msgs;	/* read from it; only its thread writes */
 	u16			node_id;	/* 0: not joined */
 	u32			gen;
 	u16			k;
@@ -110,6 +106,9 @@ static struct lite_echo {
 	struct delayed_work	work;
 	u64			cookie;	/* 0: none awaited */
 	u64			last;	/* the last cookie sent */
+	unsigned long		period;		/* echo_ms, as it was at the send */
+	unsigned long		deadline;	/* jiffies: no answer by then... */
+	unsigned long		rx_mark;	/* ...and no message since: stalled */
 } lite_echo = {
 	.work = __DELAYED_WORK_INITIALIZER(lite_echo.work, lite_echo_expire, 0),
 };
@@ -496,24 +495,28 @@ static int lite_send_qp_info(struct lite_peer *peer,
  * user timeout has ended the connection, ~25 s after the first. Until
  * then no QP_INFO reaches us, and peers whose QPs to us broke in the
  * outage stay unconnected. The manager's answer to an ECHO queues behind
- * that data: none within LITE_ECHO_TIMEOUT, and we rejoin now rather than
- * when its timeout ends the connection (lite_echo_expire()).
+ * that data: none within echo_ms (its round trip, normally), and we rejoin
+ * now rather than when its timeout ends the connection (lite_echo_expire()).
  */
 static void lite_echo_send(struct lite_dev *dev)
 {
+	unsigned int ms = min(READ_ONCE(lite_param_echo_ms), LITE_USER_TIMEOUT_MS);
 	struct lite_msg_echo echo = {};
 	struct ib_port_attr attr;
 	int ret;
 
 	mutex_lock(&lite_cluster.lock);
-	/* Not joined, leaving (no thread), lost already, or one awaited. */
-	if (lite_cluster.dev != dev || !lite_cluster.thread ||
+	/* Off, not joined, leaving (no thread), lost already, or one awaited. */
+	if (!ms || lite_cluster.dev != dev || !lite_cluster.thread ||
 	    READ_ONCE(lite_cluster.lost) || lite_echo.cookie)
 		goto out;
 	if (ib_query_port(dev->ibdev, dev->port, &attr) ||
 	    attr.state != IB_PORT_ACTIVE)
 		goto out;
 	lite_echo.cookie = ++lite_echo.last;
+	lite_echo.period = msecs_to_jiffies(ms);
+	lite_echo.deadline = jiffies + lite_echo.period;
+	lite_echo.rx_mark = READ_ONCE(lite_cluster.rx_msgs);
 	echo.cookie = cpu_to_le64(lite_echo.cookie);
 	ret = lite_send_msg(lite_cluster.sock, LITE_MSG_ECHO, &echo,
 			    sizeof(echo));
@@ -525,24 +528,45 @@ static void lite_echo_send(struct lite_dev *dev)
 		kernel_sock_shutdown(lite_cluster.sock, SHUT_RDWR);
 		goto out;
 	}
-	mod_delayed_work(system_long_wq, &lite_echo.work, LITE_ECHO_TIMEOUT);
+	mod_delayed_work(system_long_wq, &lite_echo.work, lite_echo.period);
 out:
 	mutex_unlock(&lite_cluster.lock);
 }
 
-/* The manager has not answered our ECHO in time: its connection is stuck. */
+/*
+ * The manager has not answered our ECHO in time. Only a connection that
+ * delivered nothing since is stalled: messages still arriving (their
+ * handling can hold the lock for seconds after an outage) mean the answer
+ * is behind them, so wait another period.
+ */
 static void lite_echo_expire(struct work_struct *work)
 {
+	unsigned long rx;
+
 	mutex_lock(&lite_cluster.lock);
-	if (lite_echo.cookie && lite_cluster.thread &&
-	    !READ_ONCE(lite_cluster.lost)) {
-		pr_warn("the manager did not answer our ECHO within %u s of our port coming back: its connection is stalled; leaving it, to rejoin now\n",
-			LITE_ECHO_TIMEOUT / HZ);
-		WRITE_ONCE(lite_cluster.lost, true);
-		/* The membership thread's read fails: it queues the rejoin. */
-		kernel_sock_shutdown(lite_cluster.sock, SHUT_RDWR);
+	if (!lite_echo.cookie || !lite_cluster.thread ||
+	    READ_ONCE(lite_cluster.lost)) {
+		lite_echo.cookie = 0;
+		goto out;
 	}
+	/* An earlier ECHO's run, late: this one's has its own. */
+	if (time_before(jiffies, lite_echo.deadline))
+		goto out;
+	rx = READ_ONCE(lite_cluster.rx_msgs);
+	if (rx != lite_echo.rx_mark) {
+		lite_echo.rx_mark = rx;
+		lite_echo.deadline = jiffies + lite_echo.period;
+		mod_delayed_work(system_long_wq, &lite_echo.work,
+				 lite_echo.period);
+		goto out;
+	}
+	pr_warn("the manager did not answer our ECHO within %u ms of our port coming back, and sent nothing else: its connection is stalled; leaving it, to rejoin now (echo_ms)\n",
+		jiffies_to_msecs(lite_echo.period));
 	lite_echo.cookie = 0;
+	WRITE_ONCE(lite_cluster.lost, true);
+	/* The membership thread's read fails: it queues the rejoin. */
+	kernel_sock_shutdown(lite_cluster.sock, SHUT_RDWR);
+out:
 	mutex_unlock(&lite_cluster.lock);
 }
 
@@ -820,6 +844,8 @@ static int lite_membership_thread(void *unused)
 		ret = lite_recv_msg(lite_cluster.sock, body);
 		if (ret < 0)
 			break;
+		/* Before the lock, which an ECHO's expiry may be waiting on. */
+		WRITE_ONCE(lite_cluster.rx_msgs, lite_cluster.rx_msgs + 1);
 		mutex_lock(&lite_cluster.lock);
 		ret = lite_handle_msg(ret, body);
 		mutex_unlock(&lite_cluster.lock);

@@ -53,3 +53,14 @@ MODULE_PARM_DESC(tclass, "RoCE traffic class (DSCP << 2 | ECN) of LITE's QPs, e.
 unsigned int lite_param_sl;
 module_param_named(sl, lite_param_sl, uint, 0444);
 MODULE_PARM_DESC(sl, "InfiniBand service level of LITE's QPs, 0..15 (default: 0)");
+
+/*
+ * When our port comes back, how long the manager has to answer an ECHO
+ * before its connection counts as stalled and this node rejoins at once
+ * (membership.c); a fabric whose IP path takes longer to come back after
+ * the port (IPoIB's multicast joins) wants more. 0: no ECHO, TCP's own
+ * timeouts (~25 s) end a stalled connection.
+ */
+unsigned int lite_param_echo_ms = 3000;
+module_param_named(echo_ms, lite_param_echo_ms, uint, 0644);
+MODULE_PARM_DESC(echo_ms, "after the port comes back, ms the manager has to answer before its connection counts as stalled and the node rejoins, up to 25000; 0: off (default: 3000)");
