@@ -24,7 +24,8 @@
 # pages from other nodes; ga-graph's and mpi-graph's data stay on their
 # n ranks. lite_dsm.ko must be loaded on every node: where it is not (an
 # inventory with dsm = no), the figure loads it for its run and unloads
-# it at the end (lib/bench.sh, mb_ensure_dsm).
+# it at the end, also when the run fails, after stopping what it still
+# runs on any node (lib/bench.sh, mb_ensure_dsm, mb_dsm_cleanup).
 # Knobs: QUICK=1 (1 repetition, scale 12, 5 iterations); default 7
 # repetitions of the judged points (LITE-Graph-DSM, ga-graph, LITE-Graph
 # where the host has a core per busy vCPU), 3 of the rest, SCALE=N
@@ -100,7 +101,8 @@ figure_run() {
 	[ "${#INV_NODES[@]}" -le 16 ] || ae_die "app-graph-dsm: the DSM's homes are the first 16 nodes; $INV_FILE has ${#INV_NODES[@]}"
 	mpi_setup app-graph-dsm
 	mb_ensure_lite
-	trap 'mb_dsm_restore || true' EXIT
+	# Also when the run dies: its jobs stopped on every node, then lite_dsm.
+	trap 'mb_dsm_cleanup app-graph-dsm || true' EXIT
 	mb_ensure_dsm "$out" app-graph-dsm
 	[ "$AE_DRY_RUN" = 1 ] || ae_ssh "${INV_NODES[0]}" "test -x $(agd_dsm_bin "${INV_NODES[0]}" ga-graph)" ||
 		ae_die "app-graph-dsm: no ga-graph on ${INV_NODES[0]} (Global Arrays: libglobalarrays-dev, libarmci-mpi-dev; make deps, then make lite-install)"
@@ -126,6 +128,6 @@ figure_run() {
 		done
 	done
 	trap - EXIT
-	mb_dsm_restore || ae_warn "app-graph-dsm: lite_dsm.ko stayed loaded where the figure loaded it (above)"
+	mb_dsm_cleanup app-graph-dsm
 	mb_summarize "$out"
 }

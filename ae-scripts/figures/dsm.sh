@@ -30,8 +30,9 @@
 # The target judges the remote read fault against LITE's 4 KiB read
 # (mb_judged: 7 repetitions of those two, 3 of the rest). lite_dsm.ko
 # must be loaded on every node: where it is not (an inventory with
-# dsm = no), the figure loads it for its run and unloads it at the end
-# (lib/bench.sh, mb_ensure_dsm).
+# dsm = no), the figure loads it for its run and unloads it at the end,
+# also when the run fails, after stopping what it still runs on any node
+# (lib/bench.sh, mb_ensure_dsm, mb_dsm_cleanup).
 # Knobs: QUICK=1 (100 samples per series, 1 repetition), FULL=1 (5000);
 # default 1000 (a release of K pages: 1000 x 16 / (K + 16), at least 20,
 # as each takes its blocks' fetches and writes). PAGES="1 16 256" the
@@ -73,7 +74,8 @@ dsm_barrier() {
 		if [ "$rc" = 0 ]; then
 			ae_bg_wait "dsm-barrier-$h" || { ae_warn "dsm: barrier on $h: $(ae_tail "$out/raw/$tag.$h.log")"; rc=1; }
 		else
-			ae_bg_stop "dsm-barrier-$h" || true
+			# Killed in its barrier: mb_dsm_cleanup says what that leaves.
+			mb_bg_stop "dsm-barrier-$h" || true
 		fi
 	done
 	return "$rc"
@@ -130,7 +132,8 @@ figure_run() {
 	[ "${#INV_NODES[@]}" -le 16 ] || ae_die "dsm: the DSM's homes are the first 16 nodes; $INV_FILE has ${#INV_NODES[@]}"
 	mpi_setup dsm
 	mb_ensure_lite
-	trap 'mb_dsm_restore || true' EXIT
+	# Also when the run dies: its jobs stopped on every node, then lite_dsm.
+	trap 'mb_dsm_cleanup dsm || true' EXIT
 	mb_ensure_dsm "$out" dsm
 	[ "$AE_DRY_RUN" = 1 ] || ae_ssh "$MB_CLI" "test -x $(mb_bin "$MB_CLI" ga_bench)" ||
 		ae_die "dsm: no ga_bench on $MB_CLI (Global Arrays: libglobalarrays-dev, libarmci-mpi-dev; make deps)"
@@ -145,6 +148,6 @@ figure_run() {
 	mpi_version_note "$out"
 	mb_interleave "$out" "$reps" all dsm_case "${series[@]}"
 	trap - EXIT
-	mb_dsm_restore || ae_warn "dsm: lite_dsm.ko stayed loaded where the figure loaded it (above)"
+	mb_dsm_cleanup dsm
 	mb_summarize "$out"
 }
