@@ -99,7 +99,7 @@ figure_run() {
 	AGD_STAMP=$(date -u +%H%M%S)-$$
 	for n in $(seq "${#INV_NODES[@]}"); do points+="${points:+ }$n"; done
 	[ "${#INV_NODES[@]}" -le 16 ] || ae_die "app-graph-dsm: the DSM's homes are the first 16 nodes; $INV_FILE has ${#INV_NODES[@]}"
-	mpi_setup app-graph-dsm
+	mpi_setup app-graph-dsm --one-sided
 	mb_ensure_lite
 	# Also when the run dies: its jobs stopped on every node, then lite_dsm.
 	trap 'mb_dsm_cleanup app-graph-dsm || true' EXIT

@@ -130,7 +130,7 @@ figure_run() {
 	DSM_STAMP=$(date -u +%H%M%S)-$$
 	mb_two_nodes dsm --no-lite
 	[ "${#INV_NODES[@]}" -le 16 ] || ae_die "dsm: the DSM's homes are the first 16 nodes; $INV_FILE has ${#INV_NODES[@]}"
-	mpi_setup dsm
+	mpi_setup dsm --one-sided
 	mb_ensure_lite
 	# Also when the run dies: its jobs stopped on every node, then lite_dsm.
 	trap 'mb_dsm_cleanup dsm || true' EXIT
