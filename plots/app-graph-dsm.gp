@@ -22,7 +22,7 @@ width = 1150
 set xlabel "nodes"
 set ylabel "time per iteration (ms), median; whiskers: fastest..slowest"
 set title title(sprintf("PageRank, R-MAT scale %s: LITE-Graph-DSM vs Global Arrays, LITE-Graph, MPI", scale)) . \
-	note("LITE-Graph-DSM's pages live on every node of the cluster, whatever the run's node count")
+	note("LITE-Graph-DSM's pages live on every node of the cluster, whatever the run's node count: 1 node is shown, not judged")
 set key outside right top vertical box
 refrows = sel("graph_ref")
 ref = opt("refrows", 'using 4:(ms(6)):(ms(8)):(ms(7)) with yerrorbars pt 5 lc rgb "#555555" title "graph-ref, one node"')
