@@ -16,7 +16,7 @@ height = 640
 # The left panel's operations, in order: bench op size|label|group (1 DSM,
 # 2 LITE, 3 GA). Rows for x = 1, 2, ... with their label and group.
 # (Labels without commas: the rows are CSV.)
-left = "dsm_lat read_fault 4096|DSM read fault 4 KiB|1;" . \
+left = "dsm_lat read_fault 4096|DSM read fault 4 KiB (1-page block)|1;" . \
 	"lite_lat read 4096|LITE read 4 KiB|2;" . \
 	"ga_lat get 4096|GA get 4 KiB|3;" . \
 	"dsm_lat block_fault 65536|DSM block fault 64 KiB|1;" . \

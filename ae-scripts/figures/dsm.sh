@@ -27,8 +27,10 @@
 # a shuffled order (order.csv, point "all"), each program for that one
 # series (-r 1, 0.5 s warm-up; the barrier's warm-up is 10 barriers on
 # every node); every sample of every series is kept in samples.csv.gz.
-# The target judges the remote read fault against LITE's 4 KiB read
-# (mb_judged: 7 repetitions of those two, 3 of the rest). lite_dsm.ko
+# The target judges the remote read fault of a single-page block against
+# LITE's 4 KiB read (mb_judged: 7 repetitions of those two, 3 of the
+# rest); the 64 KiB block fault against LITE's 64 KiB read is shown in
+# its row, not judged. lite_dsm.ko
 # must be loaded on every node: where it is not (an inventory with
 # dsm = no), the figure loads it for its run and unloads it at the end,
 # also when the run fails, after stopping what it still runs on any node
@@ -105,8 +107,8 @@ dsm_case() {
 	esac || ae_die "dsm: $sys, repetition $rep failed"
 }
 
-# mb_judged POINT SERIES: the target judges the remote read fault against
-# LITE's 4 KiB read; the rest is shown.
+# mb_judged POINT SERIES: the target judges the remote read fault of a
+# single-page block against LITE's 4 KiB read; the rest is shown.
 mb_judged() {
 	case $2 in
 	dsm-read-fault | lite-read-4096) return 0 ;;
