@@ -111,8 +111,7 @@ figure_run() {
 	# Also when the run dies: its jobs stopped on every node, then lite_dsm.
 	trap 'mb_dsm_cleanup app-graph-dsm || true' EXIT
 	mb_ensure_dsm "$out" app-graph-dsm
-	[ "$AE_DRY_RUN" = 1 ] || ae_ssh "${INV_NODES[0]}" "test -x $(agd_dsm_bin "${INV_NODES[0]}" ga-graph)" ||
-		ae_die "app-graph-dsm: no ga-graph on ${INV_NODES[0]} (Global Arrays: libglobalarrays-dev, libarmci-mpi-dev; make deps, then make lite-install)"
+	mpi_need app-graph-dsm "$(agd_dsm_bin "${INV_NODES[0]}" ga-graph)" "${INV_NODES[@]}"
 	mb_note "$out" "method: interleaved, $reps repetitions x nodes $points, lite-graph-dsm, lite-graph (pull), mpi-graph and ga-graph (and graph-ref at 1 node) shuffled per (repetition, nodes) with seed $MB_SEED (order.csv); R-MAT scale $scale, 16 edges per vertex, seed 1, $iters iterations; ranks compared with graph-ref's (verified.txt); every iteration's time in iters.csv; the DSM's homes: all ${#INV_NODES[@]} nodes at every node count"
 	mpi_version_note "$out"
 	# The reference the runs are compared with, before any of them.

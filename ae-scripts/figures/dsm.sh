@@ -137,8 +137,7 @@ figure_run() {
 	# Also when the run dies: its jobs stopped on every node, then lite_dsm.
 	trap 'mb_dsm_cleanup dsm || true' EXIT
 	mb_ensure_dsm "$out" dsm
-	[ "$AE_DRY_RUN" = 1 ] || ae_ssh "$MB_CLI" "test -x $(mb_bin "$MB_CLI" ga_bench)" ||
-		ae_die "dsm: no ga_bench on $MB_CLI (Global Arrays: libglobalarrays-dev, libarmci-mpi-dev; make deps)"
+	mpi_need dsm "$(mb_bin "$MB_CLI" ga_bench)" "$MB_CLI" "$MB_SRV"
 	series=(dsm-read-fault dsm-block-fault dsm-cached-fault dsm-write-fault dsm-acquire dsm-barrier)
 	for k in $pages; do series+=("dsm-release-$k"); done
 	series+=(lite-read-4096 lite-read-65536 ga-get ga-put)

@@ -34,6 +34,22 @@ mpi_setup() {
 	fi
 }
 
+# mpi_need FIGURE PROG HOST...: PROG (a path under the one remote_dir) is
+# on every HOST that runs one of its ranks, else the figure stops at once
+# naming them: a Global Arrays program is built only where ga-config and
+# mpicc are (kick-the-tires' ga row says what each node lacks).
+mpi_need() {
+	local fig=$1 prog=$2 h
+	local -a miss=()
+	shift 2
+	[ "$AE_DRY_RUN" = 0 ] || return 0
+	for h in "$@"; do
+		ae_ssh "$h" "test -x $prog" || miss+=("$h")
+	done
+	[ "${#miss[@]}" = 0 ] ||
+		ae_die "$fig: no ${prog##*/} on ${miss[*]}: it is built only where Global Arrays and OpenMPI are (Debian 12: ${CHK_GA_PACKAGES:-see lib/check.sh}); 'lite-ae check' names what each node lacks; then make deps (build = controller) or lite-ae install (build = hosts)"
+}
+
 # mpi_hosts N: mpirun's --host list, one slot on each of the first N
 # nodes' fabric addresses.
 mpi_hosts() {
