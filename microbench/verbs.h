@@ -205,6 +205,14 @@ void vb_cm_ack_drop(struct rdma_cm_event *ev, struct rdma_cm_id *drop);
 enum vb_cm_kind { VB_CM_OTHER, VB_CM_REQUEST, VB_CM_ESTABLISHED, VB_CM_CLOSED };
 enum vb_cm_kind vb_cm_kind(const struct rdma_cm_event *ev);
 void vb_report_path(const struct bench_cfg *cfg, struct rdma_cm_id *id);
+/*
+ * What the device says the connected @qps run with (ibv_query_qp): one
+ * "# qp_attr=timeout=.. retry_cnt=.. rnr_retry=.. path_mtu=..
+ * max_rd_atomic=.. qps=N" line per distinct set, N the QPs that have it;
+ * "# qp_attr=unreadable (why) qps=N" for those it does not answer.
+ */
+#define VB_QP_ATTR_MAX		128
+void vb_report_qp_attrs(struct ibv_qp *const *qps, unsigned int n);
 /* --qp-timeout on the QP @id connects, before its connect or accept. */
 void vb_set_qp_timeout(const struct bench_cfg *cfg, struct rdma_cm_id *id);
 uint64_t vb_param(const struct bench_cfg *cfg, const struct vb_opts *o);

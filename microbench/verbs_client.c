@@ -405,8 +405,18 @@ static void client_open(struct vb_client *c, const struct bench_cfg *cfg,
 
 static void client_begin(const struct vb_client *c, enum bench_kind kind)
 {
+	struct ibv_qp **qps = calloc(c->nqps, sizeof(*qps));
+	unsigned int i;
+
+	if (!qps)
+		bench_die("out of memory");
+	for (i = 0; i < c->nqps; i++)
+		qps[i] = c->qps[i].qp;
 	bench_begin(c->cfg, "client", ibv_get_device_name(c->ctx->device));
 	vb_report_path(c->cfg, c->qps[0].id);
+	/* Every QP is connected: what each really runs with. */
+	vb_report_qp_attrs(qps, c->nqps);
+	free(qps);
 	bench_header(kind);
 }
 

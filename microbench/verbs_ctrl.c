@@ -19,6 +19,10 @@
  * region in its private data), write (one signalled RDMA write of --size
  * bytes, posted and polled to its completion). rdma_cm binds a cm_id to a
  * device only once its address is resolved, so the QP comes after that.
+ * Both sides' QPs take --qp-timeout (rdma_cm's ACK timeout, set before
+ * the connect or accept) and --qp-retry, as the other modes' do; the
+ * client prints every QP's attributes as the device reports them once
+ * all are connected, the server its first connection's (# qp_attr=).
  *
  * Wire (big-endian): client private data "MBC1"; accept private data
  * "MBC1", addr 8, len 8, rkey 4.
@@ -190,14 +194,15 @@ static void make_qp(struct ibv_pd *pd, struct ibv_cq *cq, struct ctrl_peer *p)
 }
 
 /* rdma_connect, then ESTABLISHED with the server's region attached. */
-static void connect_peer(struct rdma_event_channel *ch, struct ctrl_peer *p,
+static void connect_peer(const struct bench_cfg *cfg,
+			 struct rdma_event_channel *ch, struct ctrl_peer *p,
 			 uint64_t size)
 {
 	uint8_t hello[4];
 	struct rdma_conn_param cp = {
 		.private_data = hello,
 		.private_data_len = sizeof(hello),
-		.retry_count = 7,
+		.retry_count = (uint8_t)cfg->qp_retry,
 		.rnr_retry_count = 7,
 	};
 	uint64_t deadline = bench_now_ns() + VB_WAIT_NS;
@@ -210,6 +215,7 @@ static void connect_peer(struct rdma_event_channel *ch, struct ctrl_peer *p,
 	int status;
 
 	put_be32(hello, CTRL_MAGIC);
+	vb_set_qp_timeout(cfg, p->id);
 	if (rdma_connect(p->id, &cp))
 		bench_die("rdma_connect(%s): %s", p->name, strerror(errno));
 	ev = vb_cm_wait(ch, deadline, "connecting");
@@ -280,6 +286,7 @@ static void first_write(struct ibv_cq *cq, struct ibv_mr *mr,
 int vb_ctrl(const struct bench_cfg *cfg, const struct vb_opts *o)
 {
 	static struct ctrl_peer peers[CTRL_MAX_PEERS];
+	struct ibv_qp *qps[CTRL_MAX_PEERS];
 	uint64_t size = cfg->sizes[0];
 	struct rdma_event_channel *ch;
 	struct ibv_context *ctx;
@@ -321,7 +328,7 @@ int vb_ctrl(const struct bench_cfg *cfg, const struct vb_opts *o)
 		bench_steps_mark("resolve", i + 1);
 		make_qp(pd, cq, &peers[i]);
 		bench_steps_mark("qp", i + 1);
-		connect_peer(ch, &peers[i], size);
+		connect_peer(cfg, ch, &peers[i], size);
 		bench_steps_mark("connect", i + 1);
 		first_write(cq, mr, &peers[i], i, size);
 		bench_steps_mark("write", i + 1);
@@ -329,6 +336,9 @@ int vb_ctrl(const struct bench_cfg *cfg, const struct vb_opts *o)
 
 	bench_begin(cfg, "client", ibv_get_device_name(ctx->device));
 	vb_report_path(cfg, peers[0].id);
+	for (i = 0; i < n; i++)
+		qps[i] = peers[i].id->qp;
+	vb_report_qp_attrs(qps, n);
 	bench_meta("peers", "%u", n);
 	bench_steps_print("verbs_ctrl", n, o->rep);
 
@@ -407,6 +417,7 @@ static bool on_request(struct ctrl_server *s, struct rdma_cm_event *ev)
 						 s->attr.max_qp_rd_atom),
 		.initiator_depth = vb_min_u8(req->responder_resources,
 					     s->attr.max_qp_init_rd_atom),
+		.retry_count = (uint8_t)s->cfg->qp_retry,
 		.rnr_retry_count = 7,
 	};
 	struct rdma_cm_id *id = ev->id;
@@ -431,6 +442,7 @@ static bool on_request(struct ctrl_server *s, struct rdma_cm_event *ev)
 	put_be64(rep + 4, (uintptr_t)s->buf);
 	put_be64(rep + 12, s->len);
 	put_be32(rep + 20, s->mr->rkey);
+	vb_set_qp_timeout(s->cfg, id);
 	if (rdma_accept(id, &p)) {
 		fprintf(stderr, "verbs_bench: rdma_accept: %s\n",
 			strerror(errno));
@@ -451,7 +463,9 @@ static void on_event(struct ctrl_server *s, struct rdma_cm_event *ev)
 			drop = ev->id;
 		break;
 	case VB_CM_ESTABLISHED:
-		s->established++;
+		/* The first connection: what the server's QPs run with. */
+		if (!s->established++ && ev->id->qp)
+			vb_report_qp_attrs(&ev->id->qp, 1);
 		break;
 	case VB_CM_CLOSED:
 		if (ev->event != RDMA_CM_EVENT_DISCONNECTED)

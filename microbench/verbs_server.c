@@ -330,6 +330,8 @@ static void begin(struct vb_server *s, struct rdma_cm_id *id)
 
 	bench_begin(s->cfg, "server", ibv_get_device_name(s->ctx->device));
 	vb_report_path(s->cfg, id);
+	/* The session's first QP, established: the others come later. */
+	vb_report_qp_attrs(&id->qp, 1);
 	bench_meta("session_mode", "%s", vb_mode_names[h->mode]);
 	bench_meta("session_op", "%s", vb_op_names[h->op]);
 	bench_meta("session_max_size", "%u", h->max_size);

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -205,6 +206,54 @@ void vb_report_path(const struct bench_cfg *cfg, struct rdma_cm_id *id)
 {
 	report_port(id->verbs, id->port_num);
 	report_gid(cfg, id);
+}
+
+/* An ibv_mtu in bytes; 0 for a value that is none of them. */
+static int mtu_bytes(enum ibv_mtu mtu)
+{
+	return mtu >= IBV_MTU_256 && mtu <= IBV_MTU_4096 ? 128 << mtu : 0;
+}
+
+/* @qp's transport attributes as the device reports them, or why not. */
+static void qp_attr_text(struct ibv_qp *qp, char *buf, size_t len)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+	int err;
+
+	err = ibv_query_qp(qp, &a, IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			   IBV_QP_RNR_RETRY | IBV_QP_PATH_MTU |
+			   IBV_QP_MAX_QP_RD_ATOMIC, &ia);
+	if (err)
+		snprintf(buf, len, "unreadable (ibv_query_qp: %s)",
+			 strerror(err));
+	else
+		snprintf(buf, len, "timeout=%u retry_cnt=%u rnr_retry=%u "
+			 "path_mtu=%d max_rd_atomic=%u", a.timeout,
+			 a.retry_cnt, a.rnr_retry, mtu_bytes(a.path_mtu),
+			 a.max_rd_atomic);
+}
+
+void vb_report_qp_attrs(struct ibv_qp *const *qps, unsigned int n)
+{
+	char (*text)[VB_QP_ATTR_MAX] = calloc(n ? n : 1, sizeof(*text));
+	unsigned int *count = calloc(n ? n : 1, sizeof(*count));
+	unsigned int i, j, sets = 0;
+
+	if (!text || !count)
+		bench_die("out of memory");
+	for (i = 0; i < n; i++) {
+		qp_attr_text(qps[i], text[sets], sizeof(text[sets]));
+		for (j = 0; j < sets && strcmp(text[j], text[sets]); j++)
+			;
+		count[j]++;
+		if (j == sets)
+			sets++;
+	}
+	for (j = 0; j < sets; j++)
+		bench_meta("qp_attr", "%s qps=%u", text[j], count[j]);
+	free(text);
+	free(count);
 }
 
 uint64_t vb_param(const struct bench_cfg *cfg, const struct vb_opts *o)

@@ -96,6 +96,10 @@ guest_kernel() { "$LITE_AE" exec node1 -- uname -r; }
 # ae ARGS...: lite-ae of this tree, on the test's inventory and state.
 ae() { "$LITE_AE" "$@"; }
 
+# dmesg_count HOST WHAT: how many of HOST's kernel lines say WHAT
+# (grep -c prints 0 but fails when nothing matches: not an error here).
+dmesg_count() { ae exec "$1" -- "dmesg | grep -c '$2' || true"; }
+
 # on_nodes NAME CMD-FOR-NODE1 CMD-FOR-NODE2 ...: run in parallel, outputs in
 # $TEST_TMP/NAME.nodeN; fails if any exited non-zero or printed FAIL.
 on_nodes() {

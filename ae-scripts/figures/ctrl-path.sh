@@ -8,9 +8,11 @@
 # LITE (lite_bench -m ctrl: open /dev/lite, a zero-copy buffer, then per
 # peer lite_ask for the LMR the peer published, one lite_write). The client is
 # the first node; k = 1 .. N-1 peers, the next nodes in inventory order.
-# Each peer runs both servers for the whole figure (registered memory
-# ready, like a service that is up): verbs_bench -m ctrl and
-# lite_bench -m ctrl, stopped by pid at the end. For each k and
+# Both systems' QPs run with the inventory's qp_timeout and qp_retry
+# (verbs_bench's --qp-timeout/--qp-retry on both sides, lite.ko's
+# parameters). Each peer runs both servers for the whole figure
+# (registered memory ready, like a service that is up): verbs_bench -m
+# ctrl and lite_bench -m ctrl, stopped by pid at the end. For each k and
 # repetition the two systems run back to back in a shuffled order
 # (order.csv, seeded: SEED=N), each a fresh process, after one untimed run of each.
 # Knobs: QUICK=1 (2 repetitions), FULL=1 (10); default 5. PEERS="1 2"
@@ -18,9 +20,12 @@
 
 CTRL_SYSTEMS=(verbs lite)
 
-# ctrl_server_cmd HOST verbs|lite: the server's command line on HOST.
+# ctrl_server_cmd HOST verbs|lite: the server's command line on HOST;
+# verbs' QPs take HOST's QP timeout and retry count (mb_qp_args), as
+# lite.ko's do.
 ctrl_server_cmd() {
-	local bin=verbs_bench args="-m ctrl -p $MB_PORT"
+	local bin=verbs_bench args
+	args="-m ctrl $(mb_qp_args "$1") -p $MB_PORT"
 	[ "$2" = lite ] && bin=lite_bench args="-m ctrl"
 	echo "$(mb_bin "$1" "$bin") $args"
 }
@@ -70,7 +75,7 @@ ctrl_peers() {
 # ctrl_cmd SYSTEM K REP: the client's command line.
 ctrl_cmd() {
 	if [ "$1" = verbs ]; then
-		echo "$(mb_bin "$MB_CLI" verbs_bench) -m ctrl --rep $3 -p $MB_PORT $(ctrl_peers "$1" "$2")"
+		echo "$(mb_bin "$MB_CLI" verbs_bench) -m ctrl --rep $3 $(mb_qp_args "$MB_CLI") -p $MB_PORT $(ctrl_peers "$1" "$2")"
 	else
 		echo "$(mb_bin "$MB_CLI" lite_bench) -m ctrl --rep $3 $(ctrl_peers "$1" "$2")"
 	fi

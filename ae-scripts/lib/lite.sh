@@ -356,8 +356,10 @@ exit \$rc" || {
 }
 
 # lite_stats DIR: every node's LITE counters (docs/architecture.md, debugfs
-# counters and peers) into DIR/<host>.txt, or why there are none. Fails only
-# when a host cannot be reached or DIR cannot be written.
+# counters and peers) and its QPs' settings (debugfs qps, after a '# qps'
+# line: ae-scripts/qp-settings reads them back for provenance) into
+# DIR/<host>.txt, or why there are none. Fails only when a host cannot be
+# reached or DIR cannot be written.
 lite_stats() {
 	local dir=$1 h rc=0 out
 	[ "$AE_DRY_RUN" = 1 ] || mkdir -p "$dir" || ae_die "cannot create $dir"
@@ -368,6 +370,11 @@ lite_stats() {
 			mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug 2>/dev/null
 			if [ -r \$d/peers ]; then
 				echo '# counters'; cat \$d/counters; echo '# peers'; cat \$d/peers
+				if [ -r \$d/qps ] && q=\$(cat \$d/qps); then
+					echo '# qps'; [ -z \"\$q\" ] || echo \"\$q\"
+				else
+					echo '# qps unreadable'
+				fi
 			else
 				echo '# no LITE counters here (lite.ko not loaded, or no debugfs)'
 			fi" >"$out" || {

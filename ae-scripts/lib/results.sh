@@ -58,10 +58,9 @@ fig_provenance() {
 		else
 			echo "testbed: ${#INV_NODES[@]} hosts from $(basename "$INV_FILE")"
 		fi
-		# One QP timeout and retry count for every stack (lite.ko's
-		# parameters, perftest's -u, the verbs programs' rdma_cm ACK
-		# timeout); RNR retries are unlimited (7) everywhere.
-		echo "qp_settings: $(for h in "${INV_NODES[@]}"; do inv_qp_settings "$h"; done | sort -u | paste -sd';' -) rnr_retry=7 (lite.ko, perftest, verbs programs)"
+		# What the inventory asks of every stack's QPs; what they used is
+		# read back after the run (qp_settings:, fig_qp_settings).
+		echo "qp_requested: $(fig_qp_requested) (the inventory's qp_timeout and qp_retry: lite.ko's parameters, perftest's -u, the verbs programs' --qp-timeout/--qp-retry)"
 		for h in "${INV_NODES[@]}"; do
 			facts=unreachable
 			! wait "${pid[$h]}" || facts=$(cat "$dir/.facts.$h")
@@ -69,6 +68,40 @@ fig_provenance() {
 		done
 	} >"$dir/provenance.txt"
 	rm -f "$dir"/.facts.*
+}
+
+# fig_qp_requested: the inventory's QP timeout and retry count
+# (inv_qp_settings), "timeout=N retry=N" when every node has the same,
+# else each set with its nodes ("timeout=19 retry=7 on node1 node2,
+# timeout=17 retry=7 on node3").
+fig_qp_requested() {
+	local h
+	for h in "${INV_NODES[@]}"; do
+		printf '%s\t%s\n' "$h" "$(inv_qp_settings "$h")"
+	done | awk -F '\t' '
+		!($2 in hosts) { order[++k] = $2 }
+		{ hosts[$2] = hosts[$2] (hosts[$2] == "" ? "" : " ") $1 }
+		END {
+			if (k == 1) { printf "%s", order[1]; exit }
+			for (i = 1; i <= k; i++) printf "%s%s on %s", (i > 1 ? ", " : ""), order[i], hosts[order[i]]
+		}'
+}
+
+# fig_qp_settings DIR NAME: provenance's qp_settings: line, what the run's
+# QPs used, read back after the run (ae-scripts/qp-settings: LITE's from
+# each node's debugfs lite/qps in DIR/stats, the verbs programs' from
+# their '# qp_attr=' lines, perftest's from its command lines and
+# report). What could not be read is said so in the line; the figure
+# does not fail for it.
+fig_qp_settings() {
+	local dir=$1 v
+	if ! v=$("$AE_ROOT/ae-scripts/qp-settings" "$dir" 2>"$dir/.qp-settings.err"); then
+		v="not read (ae-scripts/qp-settings failed: $(tail -n 1 "$dir/.qp-settings.err"))"
+		ae_warn "$2: $v"
+	fi
+	rm -f "$dir/.qp-settings.err"
+	echo "qp_settings: $v" >>"$dir/provenance.txt"
+	ae_log "$2: qp_settings: $v"
 }
 
 # fig_loadavg: this host's load averages over 1, 5 and 15 minutes and its
@@ -128,6 +161,8 @@ fig_run() {
 	ae_log "$name: $(sed -n 's/^loss: //p' "$dir/provenance.txt")"
 	# What LITE counted on each node, since its module was loaded.
 	lite_stats "$dir/stats" || ae_warn "$name: counters incomplete in $dir/stats"
+	# What the QPs used, read back from those and the programs' output.
+	fig_qp_settings "$dir" "$name"
 	fig_plot_dir "$name" "$dir"
 }
 
