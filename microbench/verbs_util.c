@@ -139,6 +139,12 @@ static const char *gid_type_name(uint32_t type)
 	}
 }
 
+/* An ibv_mtu in bytes; 0 for a value that is none of them. */
+static int mtu_bytes(enum ibv_mtu mtu)
+{
+	return mtu >= IBV_MTU_256 && mtu <= IBV_MTU_4096 ? 128 << mtu : 0;
+}
+
 static void report_port(struct ibv_context *ctx, uint8_t port)
 {
 	struct ibv_device_attr da;
@@ -151,7 +157,7 @@ static void report_port(struct ibv_context *ctx, uint8_t port)
 	bench_meta("port", "%u", port);
 	bench_meta("link_layer", "%s", pa.link_layer ==
 		   IBV_LINK_LAYER_ETHERNET ? "Ethernet" : "IB");
-	bench_meta("active_mtu", "%d", 128 << pa.active_mtu);
+	bench_meta("active_mtu", "%d", mtu_bytes(pa.active_mtu));
 }
 
 /*
@@ -206,12 +212,6 @@ void vb_report_path(const struct bench_cfg *cfg, struct rdma_cm_id *id)
 {
 	report_port(id->verbs, id->port_num);
 	report_gid(cfg, id);
-}
-
-/* An ibv_mtu in bytes; 0 for a value that is none of them. */
-static int mtu_bytes(enum ibv_mtu mtu)
-{
-	return mtu >= IBV_MTU_256 && mtu <= IBV_MTU_4096 ? 128 << mtu : 0;
 }
 
 /* @qp's transport attributes as the device reports them, or why not. */

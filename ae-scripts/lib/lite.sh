@@ -341,13 +341,16 @@ lite_uninstall() {
 }
 
 # lite_uninstall_node HOST: lite_uninstall's part on HOST, in one round
-# trip: every step is tried, each failure named.
+# trip: every step is tried, each failure named. ldconfig runs once, after
+# both libraries are gone: a debug-kernel guest reading the host's root
+# over 9p takes about a minute for each run.
 lite_uninstall_node() {
 	ae_ssh "$1" "rc=0
 if [ -e /sys/module/lite_dsm ] && ! rmmod lite_dsm; then echo 'rmmod lite_dsm failed (a region mapped?)' >&2; rc=1; fi
 if [ -e /sys/module/lite ] && ! rmmod lite; then echo 'rmmod lite failed (in use?)' >&2; rc=1; fi
-make -s -C $(lite_rdir "$1")/lite/lib uninstall >/dev/null || { echo 'removing liblite failed' >&2; rc=1; }
-make -s -C $(lite_rdir "$1")/lite/dsm/lib uninstall >/dev/null || { echo 'removing liblite-dsm failed' >&2; rc=1; }
+make -s -C $(lite_rdir "$1")/lite/lib uninstall LDCONFIG=true >/dev/null || { echo 'removing liblite failed' >&2; rc=1; }
+make -s -C $(lite_rdir "$1")/lite/dsm/lib uninstall LDCONFIG=true >/dev/null || { echo 'removing liblite-dsm failed' >&2; rc=1; }
+ldconfig || { echo 'ldconfig failed' >&2; rc=1; }
 rm -f $AE_UDEV_RULE || rc=1
 exit \$rc" || {
 		ae_warn "$1: uninstall incomplete (above)"

@@ -62,11 +62,16 @@ mpi_hosts() {
 
 # mpi_cmd N: the mpirun command line (without the program) for one rank on
 # each of the first N nodes, over TCP on MPI_NET_CIDR (mpi_setup first).
+# Where those guests have more vCPUs than this host has cores
+# (mb_oversubscribed), the ranks yield the CPU while they wait
+# (mpi_yield_when_idle): mpirun sees one slot per host and would let them
+# spin, taking the cores the other guests' ranks and Soft-RoCE need.
 mpi_cmd() {
 	local cmd
 	cmd="mpirun --allow-run-as-root -np $1 --host $(mpi_hosts "$1") --mca btl tcp,self"
 	cmd+=" --mca btl_tcp_if_include $MPI_NET_CIDR --mca oob_tcp_if_include $MPI_NET_CIDR"
 	[ -z "${MPI_OSC_SEL:-}" ] || cmd+=" --mca osc $MPI_OSC_SEL"
+	! mb_oversubscribed "$1" || cmd+=" --mca mpi_yield_when_idle 1"
 	[ -z "$MPI_RSH" ] || cmd+=" --mca plm_rsh_agent '$MPI_RSH'"
 	echo "$cmd"
 }
@@ -75,9 +80,15 @@ mpi_cmd() {
 # provenance; with a pinned one-sided component (mpi_setup --one-sided)
 # that too (mpi_osc:), after checking that every node's OpenMPI has it.
 mpi_version_note() {
-	local h have first=""
+	local h have first="" n yield="ranks spin while they wait (no point oversubscribed)"
 	[ "$AE_DRY_RUN" = 0 ] || return 0
-	mb_note "$1" "mpi: $(ae_ssh "${INV_NODES[0]}" "mpirun --version" 2>&1 | head -n 1), btl tcp on $MPI_NET_CIDR"
+	for n in $(seq "${#INV_NODES[@]}"); do
+		if mb_oversubscribed "$n"; then
+			yield="ranks yield while they wait (mpi_yield_when_idle 1) from $n nodes on: more vCPUs than the host's $(nproc) cores"
+			break
+		fi
+	done
+	mb_note "$1" "mpi: $(ae_ssh "${INV_NODES[0]}" "mpirun --version" 2>&1 | head -n 1), btl tcp on $MPI_NET_CIDR; $yield"
 	[ -n "${MPI_OSC_SEL:-}" ] || return 0
 	for h in "${INV_NODES[@]}"; do
 		have=$(ae_ssh "$h" ompi_info 2>/dev/null | sed -n 's/^ *MCA osc: \([^ ]*\) .*/\1/p' | paste -sd' ' -) || have=""
