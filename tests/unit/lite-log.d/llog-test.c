@@ -324,8 +324,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	depth = arg_ul(argv[1], "DEPTH", LOAD_MAX_DEPTH);
-	/* Room for the retries an impatient reader causes, many at depth 8. */
-	home = llog_create(ID, 32 << 20, THREADS * RECORDS * 8 +
+	/*
+	 * Room for the retries an impatient reader causes: every number it
+	 * gives up is appended again. At depth 8 on a loaded host (2 cores,
+	 * 3 guests beside) 3-7 attempts per record, once more than 8: 64x,
+	 * in numbers and in bytes (a retry takes new bytes too).
+	 */
+	home = llog_create(ID, 128 << 20, THREADS * RECORDS * 64 +
 			   LLOG_FULL_MARGIN, PASSWORD);
 	if (!home)
 		die("create", errno);
