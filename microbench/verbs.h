@@ -10,7 +10,8 @@
  *
  *   verbs_bench.c   options and dispatch
  *   verbs_wire.c    byte layout of hello, welcome table and reject text
- *   verbs_queue.c   send-queue accounting (selective signalling), watchdog
+ *   verbs_queue.c   send-queue accounting (selective signalling), watchdog,
+ *                   sleeping for completions (--client-wait event)
  *   verbs_util.c    memory, rdma_cm event waits, path report
  *   verbs_client.c  active side: connect every QP, disconnect
  *   verbs_server.c  passive side and the RPC server loop
@@ -41,6 +42,13 @@
 /* Bound on waiting for any completion. */
 #define VB_WAIT_NS		(10ULL * 1000000000ULL)
 #define VB_WAIT_TEXT		"10 s"
+/*
+ * --client-wait event: the longest sleep before the bound is checked, and
+ * how many completion events are acknowledged at once (each
+ * ibv_ack_cq_events takes the CQ's lock).
+ */
+#define VB_EVENT_POLL_MS	100
+#define VB_ACK_EVERY		64
 
 #define VB_HELLO_LEN		48
 #define VB_TABLE_HDR		8
@@ -71,6 +79,7 @@ struct vb_opts {
 	unsigned int rep;	/* ctrl: the rep column */
 	bool server;
 	int server_event;	/* rpc server: sleep on a completion channel */
+	int client_event;	/* lat, rpc client: the same for its callers */
 };
 
 /* What a client asks for: the private data of every rdma_connect. */
@@ -118,6 +127,18 @@ struct vb_watch {
 	bool moved;
 };
 
+/*
+ * A caller that sleeps for its completions (--client-wait event) instead
+ * of polling without pause: the completion channel of the one CQ it waits
+ * on (lat: its send CQ; rpc: its receive CQ, where replies land).
+ */
+struct vb_sleep {
+	struct ibv_comp_channel *cc;
+	struct ibv_cq *cq;
+	unsigned int unacked;	/* events got, not yet acknowledged */
+	bool armed;		/* notification asked for, no event got since */
+} __attribute__((aligned(BENCH_CACHE_LINE)));
+
 /* Client side of a session: every QP connected, the welcome read. */
 struct vb_client {
 	const struct bench_cfg *cfg;
@@ -128,6 +149,7 @@ struct vb_client {
 	struct ibv_device_attr attr;
 	unsigned int nthreads, nqps, sq_cap, rq_depth;
 	struct ibv_cq **scq, **rcq;	/* per thread */
+	struct vb_sleep *sleep;		/* per thread; NULL: busy polling */
 	struct vb_qp *qps;
 	uint64_t max_size, slot;
 	char *mem;			/* QP i's slices: slot or 2 slots */
@@ -190,6 +212,22 @@ static inline void vb_watch_idle(struct vb_watch *w)
 static inline void vb_watch_moved(struct vb_watch *w)
 {
 	w->moved = true;
+}
+
+void vb_sleep_open(struct vb_sleep *s, struct ibv_context *ctx);
+void vb_sleep_idle(struct vb_sleep *s, struct vb_watch *w);
+void vb_sleep_ack(struct vb_sleep *s);
+
+/*
+ * A poll found nothing: a busy caller (s NULL) polls again at once,
+ * watching the time; a sleeping one arms its CQ or sleeps (vb_sleep_idle).
+ */
+static inline void vb_wait_idle(struct vb_sleep *s, struct vb_watch *w)
+{
+	if (s)
+		vb_sleep_idle(s, w);
+	else
+		vb_watch_idle(w);
 }
 
 /* verbs_util.c */

@@ -22,7 +22,7 @@ static const char *const param_names[] = {
 	[VB_PARAM_THREADS] = "threads", [VB_PARAM_DEPTH] = "depth",
 };
 
-static const char *const server_wait_names[] = { "busy", "event" };
+static const char *const wait_names[] = { "busy", "event" };
 
 /* Where verbs_opts' values go. */
 #define VB	struct vb_opts
@@ -55,7 +55,11 @@ static const struct opt_def verbs_opts[] = {
 	{ "server-wait", 0, "HOW", "rpc server: busy (poll the "
 	  "CQ without pause, the default) or event (sleep on the CQ's "
 	  "completion channel until a request comes)",
-	  OPT_CHOICE(VB, server_event, server_wait_names) },
+	  OPT_CHOICE(VB, server_event, wait_names) },
+	{ "client-wait", 0, "HOW", "lat, rpc client: busy (poll the "
+	  "CQ without pause, the default) or event (arm the CQ, poll once "
+	  "more, sleep on its completion channel until the completion or "
+	  "reply comes)", OPT_CHOICE(VB, client_event, wait_names) },
 	{ .name = NULL }
 };
 
@@ -109,6 +113,8 @@ static void print_params(void *ctx)
 	bench_meta("mr_total", "%" PRIu64, o->mr_total);
 	bench_meta("mr_count", "%" PRIu64, o->mr_count);
 	bench_meta("param_name", "%s", param_names[o->param]);
+	if (o->mode == VB_MODE_LAT || o->mode == VB_MODE_RPC)
+		bench_meta("client_wait", "%s", wait_names[o->client_event]);
 	if (o->mode == VB_MODE_CTRL)
 		bench_meta("rep", "%u", o->rep);
 }
@@ -171,6 +177,10 @@ static void check_ctrl(struct bench_cfg *cfg, struct vb_opts *o)
 /* Usage errors exit 2 here, before anything is set up. */
 static void check(struct bench_cfg *cfg, struct vb_opts *o)
 {
+	if (o->client_event && o->mode && o->mode != VB_MODE_LAT &&
+	    o->mode != VB_MODE_RPC)
+		bench_usage_error(cfg, "--client-wait is for --mode lat "
+				  "and rpc");
 	if (o->mode == VB_MODE_CTRL) {
 		check_ctrl(cfg, o);
 		return;
@@ -187,6 +197,9 @@ static void check(struct bench_cfg *cfg, struct vb_opts *o)
 	if (!cfg->peer) {
 		if (cfg->rate)
 			bench_usage_error(cfg, "--rate is a client option");
+		if (o->client_event)
+			bench_usage_error(cfg, "--client-wait is a client "
+					  "option");
 		o->server = true;
 		return;
 	}

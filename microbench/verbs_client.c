@@ -35,11 +35,12 @@ static void plan(struct vb_client *c)
 	c->session = (uint32_t)(bench_now_ns() ^ ((uint64_t)getpid() << 16));
 }
 
-static struct ibv_cq *make_cq(struct vb_client *c, unsigned int per_qp)
+static struct ibv_cq *make_cq(struct vb_client *c, unsigned int per_qp,
+			      struct ibv_comp_channel *cc)
 {
 	unsigned int qps = (c->nqps + c->nthreads - 1) / c->nthreads;
 	struct ibv_cq *cq = ibv_create_cq(c->ctx, (int)(qps * per_qp),
-					  NULL, NULL, 0);
+					  NULL, cc, 0);
 
 	if (!cq)
 		bench_die("ibv_create_cq(%u): %s", qps * per_qp,
@@ -47,17 +48,33 @@ static struct ibv_cq *make_cq(struct vb_client *c, unsigned int per_qp)
 	return cq;
 }
 
+/*
+ * With --client-wait event each thread's callers sleep on a completion
+ * channel of the CQ they wait on: lat, the send CQ (the operation's own
+ * completion); rpc, the receive CQ (the reply). The other is polled: an
+ * rpc request's send completion is in by the time its reply is.
+ */
 static void make_cqs(struct vb_client *c)
 {
+	bool lat = c->o->mode == VB_MODE_LAT;
 	unsigned int t;
 
 	c->scq = calloc(c->nthreads, sizeof(*c->scq));
 	c->rcq = calloc(c->nthreads, sizeof(*c->rcq));
 	if (!c->scq || !c->rcq)
 		bench_die("out of memory");
+	if (c->o->client_event)
+		c->sleep = bench_zalloc(c->nthreads, sizeof(*c->sleep));
 	for (t = 0; t < c->nthreads; t++) {
-		c->scq[t] = make_cq(c, c->sq_cap + 1);
-		c->rcq[t] = make_cq(c, c->rq_depth + 2);
+		struct vb_sleep *s = c->sleep ? &c->sleep[t] : NULL;
+
+		if (s)
+			vb_sleep_open(s, c->ctx);
+		c->scq[t] = make_cq(c, c->sq_cap + 1, s && lat ? s->cc : NULL);
+		c->rcq[t] = make_cq(c, c->rq_depth + 2,
+				    s && !lat ? s->cc : NULL);
+		if (s)
+			s->cq = lat ? c->scq[t] : c->rcq[t];
 	}
 }
 
@@ -458,8 +475,12 @@ static void client_close(struct vb_client *c)
 	ibv_dereg_mr(c->tmr);
 	ibv_dereg_mr(c->mr);
 	for (i = 0; i < c->nthreads; i++) {
+		if (c->sleep)
+			vb_sleep_ack(&c->sleep[i]);
 		ibv_destroy_cq(c->scq[i]);
 		ibv_destroy_cq(c->rcq[i]);
+		if (c->sleep)
+			ibv_destroy_comp_channel(c->sleep[i].cc);
 	}
 	ibv_dealloc_pd(c->pd);
 	rdma_destroy_event_channel(c->ch);
@@ -468,6 +489,7 @@ static void client_close(struct vb_client *c)
 	free(c->regions);
 	free(c->scq);
 	free(c->rcq);
+	free(c->sleep);
 	free(c->qps);
 }
 

@@ -9,6 +9,9 @@
  * responder NIC's DMA, with no remote CPU involved. This is the operation's
  * completion time as a caller sees it, NOT halved into a one-way latency
  * (perftest's ib_write_lat halves a ping-pong; these numbers do not).
+ * The caller polls the CQ without pause, or with --client-wait event
+ * sleeps on its completion channel between polls (vb_sleep_idle): the
+ * wake-up is then in every sample, as in a caller that does not spin.
  */
 #include <stdlib.h>
 
@@ -52,7 +55,7 @@ static void run_one(struct lat_op *op, struct vb_watch *w)
 		if (vb_reap(c->scq[0], c->qps, op->step))
 			vb_watch_moved(w);
 		else
-			vb_watch_idle(w);
+			vb_wait_idle(c->sleep, w);
 	}
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * Send-queue accounting with selective signalling, and bounded waiting.
+ * Send-queue accounting with selective signalling, and bounded waiting,
+ * by polling or (--client-wait event) by sleeping on a completion channel.
  *
  * A send WR's wr_id is (QP index << 32 | n): a signalled WR carries in n
  * how many WRs its completion retires (itself and the unsignalled ones
@@ -8,6 +9,9 @@
  * 0 and only shows up if it fails. So one send CQ can serve many QPs and
  * sq_out is exact whatever mix of signalled WRs a caller posts.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <string.h>
 
 #include "verbs.h"
@@ -107,4 +111,67 @@ void vb_watch_check(struct vb_watch *w)
 		bench_die("%s: nothing completed within " VB_WAIT_TEXT,
 			  w->step);
 	}
+}
+
+void vb_sleep_open(struct vb_sleep *s, struct ibv_context *ctx)
+{
+	int fl;
+
+	s->cc = ibv_create_comp_channel(ctx);
+	if (!s->cc)
+		bench_die("ibv_create_comp_channel: %s", strerror(errno));
+	/* poll() says when to read: never block in ibv_get_cq_event. */
+	fl = fcntl(s->cc->fd, F_GETFL);
+	if (fl < 0 || fcntl(s->cc->fd, F_SETFL, fl | O_NONBLOCK))
+		bench_die("completion channel: fcntl: %s", strerror(errno));
+}
+
+/*
+ * After a poll of s->cq that found nothing: the standard arm, poll, sleep
+ * loop, one step per call, the caller polling between calls. Unarmed, arm
+ * the CQ and return at once: a completion that came before the arming
+ * raises no event, so the caller must poll once more before sleeping.
+ * Armed, sleep until the channel has an event (which ends the arming: the
+ * next empty poll arms again), or at most VB_EVENT_POLL_MS, then check the
+ * watch's bound. An event may be stale (its completion was polled after
+ * the arming, before it was read): the caller polls, finds nothing and
+ * arms again. Events are acknowledged VB_ACK_EVERY at a time, the rest by
+ * vb_sleep_ack().
+ */
+void vb_sleep_idle(struct vb_sleep *s, struct vb_watch *w)
+{
+	struct pollfd p = { .fd = s->cc->fd, .events = POLLIN };
+	struct ibv_cq *cq;
+	void *ctx;
+	int n;
+
+	if (!s->armed) {
+		if (ibv_req_notify_cq(s->cq, 0))
+			bench_die("%s: ibv_req_notify_cq failed", w->step);
+		s->armed = true;
+		return;
+	}
+	n = poll(&p, 1, VB_EVENT_POLL_MS);
+	if (n < 0 && errno != EINTR)
+		bench_die("%s: poll: %s", w->step, strerror(errno));
+	if (n <= 0) {
+		vb_watch_check(w);
+		return;
+	}
+	if (ibv_get_cq_event(s->cc, &cq, &ctx)) {
+		if (errno == EAGAIN)
+			return;
+		bench_die("%s: ibv_get_cq_event: %s", w->step, strerror(errno));
+	}
+	s->armed = false;
+	if (++s->unacked >= VB_ACK_EVERY)
+		vb_sleep_ack(s);
+}
+
+/* Every event got is acknowledged: ibv_destroy_cq(s->cq) waits for that. */
+void vb_sleep_ack(struct vb_sleep *s)
+{
+	if (s->unacked)
+		ibv_ack_cq_events(s->cq, s->unacked);
+	s->unacked = 0;
 }

@@ -11,8 +11,13 @@
  *
  * A call's time runs from just before posting the request to the poll
  * that returns the reply's receive completion: a full round trip with the
- * server's CPU in it (it busy-polls). Requests are unsignalled but for one
- * in VB_SIGNAL_EVERY, so a call costs the client one completion.
+ * server's CPU in it (it busy-polls, or with --server-wait event sleeps
+ * until a request's event). The caller busy-polls its receive CQ too, or
+ * with --client-wait event sleeps on its completion channel between polls
+ * (vb_sleep_idle). Requests are unsignalled but for one in
+ * VB_SIGNAL_EVERY, so a call costs the client one completion. Those are
+ * reaped by polling the send CQ when the queue is full, under either wait:
+ * the server has answered later requests by then, so they are in.
  *
  * With one thread and no --duration: latency rows over --iters calls.
  * With --threads > 1 or --duration: throughput rows, calls completed by
@@ -88,7 +93,7 @@ static void call(struct vb_client *c, struct vb_qp *q, uint32_t size,
 	reserve(c, q, w);
 	send_request(c, q, size);
 	while (!(n = ibv_poll_cq(c->rcq[q->index], 1, &wc)))
-		vb_watch_idle(w);
+		vb_wait_idle(c->sleep ? &c->sleep[q->index] : NULL, w);
 	if (n < 0)
 		bench_die("rpc reply: ibv_poll_cq failed");
 	vb_watch_moved(w);

@@ -338,6 +338,8 @@ static void begin(struct vb_server *s, struct rdma_cm_id *id)
 	bench_meta("session_qps", "%u", h->nqps);
 	bench_meta("session_depth", "%u", h->depth);
 	bench_meta("session_inline", "%u", h->inline_max);
+	if (h->mode == VB_MODE_RPC)
+		bench_meta("server_wait", "%s", s->event ? "event" : "busy");
 	if (h->mode == VB_MODE_TPUT) {
 		bench_meta("session_mr_total", "%" PRIu64, h->mr_total);
 		bench_meta("session_mr_count", "%u", h->mr_count);

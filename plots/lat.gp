@@ -1,6 +1,8 @@
-# Write and read latency vs message size, one panel over the other: LITE (user and
-# kernel space; user space also under the busy wait policy), native verbs (verbs_bench and perftest), TCP. Points are
-# medians of the repetitions' medians; whiskers run from the smallest
+# Write and read latency vs message size, one panel over the other: LITE
+# (user and kernel space; user space also under the busy wait policy),
+# native verbs (verbs_bench busy-polling and, where the run has it,
+# sleeping on a completion channel; perftest), TCP. Points are medians of
+# the repetitions' medians; whiskers run from the smallest
 # minimum to the median p99 (perftest: one run, its median, minimum and
 # p99). What a sample is (microbench/README.md): LITE and verbs_bench time
 # one signalled write or read from its post to its completion, a full round
@@ -34,6 +36,12 @@ nbusy = int(system(sprintf("grep -c '^lite_lat_busy,' '%s' || true", datafile)))
 busyw = nbusy ? 'sel2("lite_lat_busy", "write") using 3:6:9:10 with yerrorlines ' . busy . ' title "LITE write, busy policy (RTT)",' : ''
 busyr = nbusy ? 'sel2("lite_lat_busy", "read") using 3:6:9:10 with yerrorlines ' . busy . ' title "LITE read, busy policy (RTT)",' : ''
 verbs = 'lw 2 pt 9 lc rgb "#d62728"'
+# verbs_bench --client-wait event, where the run has it (runs before the
+# event-driven series do not).
+event = 'lw 2 pt 4 dt 2 lc rgb "#ff7f0e"'
+nevent = int(system(sprintf("grep -c '^verbs_lat_event,' '%s' || true", datafile)))
+eventw = nevent ? 'sel2("verbs_lat_event", "write") using 3:6:9:10 with yerrorlines ' . event . ' title "verbs RDMA write, event-driven (RTT)",' : ''
+eventr = nevent ? 'sel2("verbs_lat_event", "read") using 3:6:9:10 with yerrorlines ' . event . ' title "verbs RDMA read, event-driven (RTT)",' : ''
 perf = 'lw 1 pt 8 dt 3 lc rgb "#d62728"'
 tcp = 'lw 2 pt 13 lc rgb "#2ca02c"'
 
@@ -46,6 +54,7 @@ do for [fmt in formats] {
 	     @busyw \
 	     sel2("lite_kernel", "write") using 3:6:9:10 with yerrorlines @kern title "LITE write, kernel space (RTT)", \
 	     sel2("verbs_lat", "write")   using 3:6:9:10 with yerrorlines @verbs title "verbs RDMA write (RTT)", \
+	     @eventw \
 	     sel2("perftest", "write")    using 3:6:9:10 with yerrorlines @perf title "perftest ib\\_write\\_lat (RTT/2)", \
 	     sel2("tcp_lat", "tcp")       using 3:6:9:10 with yerrorlines @tcp title "TCP request/response (RTT)"
 	set title "RDMA read"
@@ -53,6 +62,7 @@ do for [fmt in formats] {
 	     @busyr \
 	     sel2("lite_kernel", "read")  using 3:6:9:10 with yerrorlines @kern title "LITE read, kernel space (RTT)", \
 	     sel2("verbs_lat", "read")    using 3:6:9:10 with yerrorlines @verbs title "verbs RDMA read (RTT)", \
+	     @eventr \
 	     sel2("perftest", "read")     using 3:6:9:10 with yerrorlines @perf title "perftest ib\\_read\\_lat (RTT)", \
 	     sel2("tcp_lat", "tcp")       using 3:6:9:10 with yerrorlines @tcp title "TCP request/response (RTT)"
 	unset multiplot

@@ -3,14 +3,19 @@
 # first two nodes: LITE from user space (lite_bench, an LMR on the second
 # node) and from kernel space (microbench/kernel/lite_kbench.ko), under
 # LITE's default wait policy (adaptive: spin a while, then sleep) and, as
-# lite_lat_busy, under the busy policy that native verbs use (verbs_bench,
-# one RC QP, busy polling; and perftest's ib_write_lat and ib_read_lat),
-# and TCP request/response on the same link (tcp_bench).
-# Interleaved (lib/bench.sh): for each repetition and size the eleven series
-# run back to back in a shuffled order (order.csv), each client for that
-# one point (-r 1, 0.5 s warm-up); every sample of the microbench programs
-# is kept in samples.csv.gz (perftest reports only its statistics).
-# Medians of 3 repetitions.
+# lite_lat_busy, under the busy policy; native verbs (verbs_bench, one RC
+# QP) busy-polling its CQ and, as verbs_lat_event (--client-wait event),
+# sleeping on the CQ's completion channel; perftest's ib_write_lat and
+# ib_read_lat (busy polling); and TCP request/response on the same link
+# (tcp_bench). The targets pair the wait policies (exp.md, Targets):
+# LITE's busy policy against busy-polling verbs, LITE's default against
+# event-driven verbs.
+# Interleaved (lib/bench.sh): for each repetition and size the thirteen
+# series run back to back in a shuffled order (order.csv), each client for
+# that one point (-r 1, 0.5 s warm-up); every sample of the microbench
+# programs is kept in samples.csv.gz (perftest reports only its
+# statistics). Medians of the repetitions (lib/bench.sh: 7 of a judged
+# series, 3 of the rest).
 # Knobs: QUICK=1 (200 operations per point, 1 repetition), FULL=1 (10000);
 # default 1000. SIZES="8,64,..." (bytes, no suffixes) overrides the sizes;
 # SEED=N the shuffle.
@@ -25,7 +30,7 @@ lat_policy() {
 
 # lat_case OUTDIR REP SIZE SYSTEM: one series at one size, one repetition.
 lat_case() {
-	local out=$1 rep=$2 size=$3 sys=$4 tag="$4-$3-$2" sp op=${4#*-} ko row
+	local out=$1 rep=$2 size=$3 sys=$4 tag="$4-$3-$2" sp op=${4##*-} ko row
 	sp=$(mb_samples_path "$tag")
 	case $sys in
 	litebusy-*) [ "$AE_DRY_RUN" = 1 ] || lat_policy busy ;;
@@ -40,6 +45,9 @@ lat_case() {
 		ko=$(mb_bin "$MB_CLI" kernel/lite_kbench.ko)
 		MB_REP=$rep MB_SAMPLES=$sp mb_pair "$out" "$tag" "" "" "$MB_CLI" \
 			"sh -c '[ ! -e /sys/module/lite_kbench ] || rmmod lite_kbench; insmod $ko node=$MB_NODE ops=$op sizes=$size iters=$iters reps=1 warmup_ms=500 samples=1 || exit 1; cat /proc/lite_kbench; cat /proc/lite_kbench_samples >$sp; rmmod lite_kbench'" - ;;
+	verbs-event-*)
+		MB_SERIES=verbs_lat_event MB_REP=$rep MB_SAMPLES=$sp mb_verbs "$out" "$tag" \
+			"-m lat -o $op --client-wait event -s $size $common --samples $sp" ;;
 	verbs-*)
 		MB_REP=$rep MB_SAMPLES=$sp mb_verbs "$out" "$tag" "-m lat -o $op -s $size $common --samples $sp" ;;
 	tcp)
@@ -56,11 +64,14 @@ lat_case() {
 	esac || ae_die "lat: $sys at $size B, repetition $rep failed"
 }
 
-# mb_judged SIZE SERIES: the targets judge LITE's default policy against
-# verbs, writes and reads, at every size; the rest is shown.
+# mb_judged SIZE SERIES: the targets judge, writes and reads at every
+# size, each LITE policy against verbs waiting the same way: the busy
+# policy against busy-polling verbs, the default (adaptive) against
+# event-driven verbs; the rest is shown.
 mb_judged() {
 	case $2 in
-	lite-write | lite-read | verbs-write | verbs-read) return 0 ;;
+	litebusy-write | litebusy-read | verbs-write | verbs-read) return 0 ;;
+	lite-write | lite-read | verbs-event-write | verbs-event-read) return 0 ;;
 	*) return 1 ;;
 	esac
 }
@@ -80,7 +91,7 @@ figure_run() {
 	LAT_POLICY=unknown
 	mb_interleave "$out" "$reps" "${sizes//,/ }" lat_case lite-write lite-read \
 		litebusy-write litebusy-read kernel-write kernel-read verbs-write verbs-read \
-		tcp perftest-write perftest-read
+		verbs-event-write verbs-event-read tcp perftest-write perftest-read
 	[ "$AE_DRY_RUN" = 1 ] || lat_policy adaptive	# lite.ko's default again
 	mb_summarize "$out"
 }

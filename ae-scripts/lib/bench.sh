@@ -124,6 +124,130 @@ mb_ensure_lite() {
 	lite_build_for bench >/dev/null
 }
 
+# mb_ensure_dsm OUTDIR FIGURE: lite_dsm.ko (LITE-Kernel-DSM, docs/dsm.md)
+# loaded on every node, for the figures that measure it; call it after
+# mb_ensure_lite (an install it does loads lite_dsm itself, unless the
+# inventory says dsm = no). Where it is not loaded (dsm = no, or LITE_DSM=no
+# at install) it is loaded here for this figure, as 'lite-ae install' loads
+# it (insmod, /dev/lite_dsm for the group; liblite-dsm is not installed:
+# the figures' programs link the tree's), and unloaded again at the end by
+# mb_dsm_restore, which the figure calls from an EXIT trap: the nodes are
+# left as the figure found them (dsm = no means 'rmmod lite' must work by
+# itself afterwards). The provenance says which nodes had it loaded for
+# the figure, and lite_dsm's parameters.
+MB_DSM_LOADED=()
+mb_ensure_dsm() {
+	local out=$1 fig=$2 h params
+	MB_DSM_LOADED=()
+	[ "$AE_DRY_RUN" = 1 ] && return 0
+	for h in "${INV_NODES[@]}"; do
+		ae_ssh "$h" '[ -e /sys/module/lite_dsm ]' || MB_DSM_LOADED+=("$h")
+	done
+	if [ "${#MB_DSM_LOADED[@]}" -gt 0 ]; then
+		ae_log "$fig: lite_dsm.ko is not loaded on ${MB_DSM_LOADED[*]} (inventory dsm = no?): loading it there for this figure, unloading it after"
+		ae_in_parallel mb_dsm_load_node -- "${MB_DSM_LOADED[@]}" || {
+			mb_dsm_restore
+			ae_die "$fig: cannot load lite_dsm.ko (above)"
+		}
+		mb_note "$out" "lite_dsm: loaded by the figure on ${MB_DSM_LOADED[*]} (not loaded there before it; unloaded at its end); already loaded on the other nodes"
+	else
+		mb_note "$out" "lite_dsm: loaded on every node before the figure (lite-ae install)"
+	fi
+	params=$(ae_ssh "${INV_NODES[0]}" 'cd /sys/module/lite_dsm/parameters 2>/dev/null && for p in *; do printf "%s=%s " "$p" "$(cat "$p")"; done') || params=""
+	mb_note "$out" "lite_dsm_params: ${params:-unknown} (${INV_NODES[0]})"
+}
+
+# mb_dsm_load_node HOST: lite_dsm.ko on HOST (lib/lite.sh's
+# lite_dsm_install_node without liblite-dsm).
+mb_dsm_load_node() {
+	ae_ssh "$1" "insmod $(lite_rdir "$1")/lite/dsm/lite_dsm.ko || { echo 'loading lite_dsm.ko failed (see dmesg; built? make -C lite dsm)' >&2; exit 1; }
+{
+$(lite_dev_perm_cmd "$1" lite_dsm)
+} || { echo 'cannot give /dev/lite_dsm group $(inv_var "$1" lite_group) and mode 0660' >&2; exit 1; }" ||
+		{ ae_warn "$1: lite_dsm.ko not loaded"; return 1; }
+}
+
+# mb_dsm_restore: unload lite_dsm where mb_ensure_dsm loaded it. A
+# program that just ended may still be detaching from its region (a
+# write-back, a DETACH to a meta node that left: rpc_timeout_ms), so
+# rmmod is tried MB_DSM_RMMOD_TRIES times, 3 s apart (default 10: past
+# the 30 s a flush waits for its writes); a node where it still fails is
+# named with rmmod's error, lite_dsm's refcnt and the processes that hold
+# /dev/lite_dsm open or mapped.
+MB_DSM_RMMOD_TRIES=${MB_DSM_RMMOD_TRIES:-10}
+mb_dsm_restore() {
+	local h rc=0 why
+	for h in "${MB_DSM_LOADED[@]}"; do
+		why=$(ae_ssh "$h" "$(mb_dsm_rmmod_cmd "$MB_DSM_RMMOD_TRIES" 3)" 2>&1) || {
+			ae_warn "$h: lite_dsm.ko stays loaded: ${why:-ssh failed}"
+			rc=1
+		}
+	done
+	MB_DSM_LOADED=()
+	return "$rc"
+}
+
+# mb_dsm_rmmod_cmd TRIES SECS: the host's side of mb_dsm_restore (POSIX
+# sh): rmmod lite_dsm until it is gone, at most TRIES times SECS apart;
+# else one line saying why, and status 1.
+mb_dsm_rmmod_cmd() {
+	cat <<EOF
+i=0 err=""
+while [ -e /sys/module/lite_dsm ]; do
+	err=\$(rmmod lite_dsm 2>&1) && exit 0
+	i=\$((i + 1))
+	[ "\$i" -lt $1 ] || break
+	sleep $2
+done
+[ -e /sys/module/lite_dsm ] || exit 0
+users=\$(for p in /proc/[0-9]*; do
+	if ls -l "\$p/fd" 2>/dev/null | grep -q ' /dev/lite_dsm\$' || grep -q /dev/lite_dsm "\$p/maps" 2>/dev/null; then
+		printf '%s(%s) ' "\${p#/proc/}" "\$(cat "\$p/comm" 2>/dev/null)"
+	fi
+done)
+echo "rmmod failed \$i times, $2 s apart (\${err:-no error}); lite_dsm's refcnt \$(cat /sys/module/lite_dsm/refcnt 2>/dev/null), held by: \${users:-no process (a region still detaching?)}"
+exit 1
+EOF
+}
+
+# mb_bg_stop NAME: ae_bg_stop; NAME goes to MB_STOPPED if the job was still
+# running (not one that ended by itself and was not yet awaited).
+MB_STOPPED=()
+mb_bg_stop() {
+	[ "$AE_DRY_RUN" = 0 ] && [ -n "${AE_BG_PID[$1]:-}" ] || return 0
+	! kill -0 "${AE_BG_PID[$1]}" 2>/dev/null || MB_STOPPED+=("$1")
+	ae_bg_stop "$1"
+}
+
+# mb_bg_stop_all: stop every job of this figure's shell still recorded
+# (ae_bg_start), whichever node it runs on: a figure that dies between
+# ae_bg_start and ae_bg_wait would leave them running until AE_TIMEOUT.
+mb_bg_stop_all() {
+	local name
+	for name in "${!AE_BG_PID[@]}"; do
+		mb_bg_stop "$name" || true
+	done
+}
+
+# mb_dsm_cleanup FIGURE: a DSM figure's EXIT trap (and its normal end), in
+# this order: every job it started that still runs on any node is stopped
+# (until its program has exited and detached, lite_dsm cannot go); then
+# lite_dsm is unloaded where mb_ensure_dsm loaded it (mb_dsm_restore).
+# A program stopped inside a LITE barrier (lite_dsm_barrier, lite_barrier)
+# leaves its arrival counted at the barrier's coordinator, the
+# lowest-numbered node (docs/dsm.md, Limits: "an interrupted barrier is
+# spent"): said so, since the next barrier of as many callers may then pass
+# early, until lite.ko is reloaded there ('lite-ae install').
+mb_dsm_cleanup() {
+	mb_bg_stop_all
+	if [ "${#MB_STOPPED[@]}" -gt 0 ]; then
+		ae_warn "$1: stopped ${MB_STOPPED[*]} while running; one stopped inside a barrier leaves its arrival counted at LITE's barrier coordinator (the lowest-numbered node), so the next barrier of as many callers (a DSM figure's, LITE-Graph's) may pass early: 'lite-ae install' (reloads lite.ko) clears it"
+		MB_STOPPED=()
+	fi
+	mb_dsm_restore ||
+		ae_warn "$1: lite_dsm.ko stayed loaded where the figure loaded it (the node and why above): rmmod lite_dsm there once nothing holds it, or 'lite-ae install'"
+}
+
 # mb_two_nodes FIGURE [--no-lite]: how a figure between the first two
 # nodes starts: it fails unless the inventory has two; sets MB_SRV, the
 # second node (server, LMR owner), MB_CLI, the first (client), MB_NODE,
@@ -202,17 +326,32 @@ mb_write_tput_case() {
 # the tree, run from each host's copy: lite_rdir) with ARGS on every HOST
 # at once, each a background job JOB-HOST (ae_bg_start, bounded by
 # AE_TIMEOUT) with its output in LOGBASE.HOST.log, then waits for them all.
-# One that fails stops the figure: "WHAT on HOST (N nodes) failed: " and
-# the tail of its log.
+# @NODE@ in ARGS becomes each HOST's LITE node id (mb_node_id), for
+# programs told which node they are. One that fails stops the figure:
+# "WHAT on HOST (N nodes) failed: " and the tail of its log. The jobs are
+# awaited as they end, not in host order: the first that fails is the one
+# named, and the others are stopped at once (they would wait for it in
+# their barrier until AE_TIMEOUT; mb_bg_stop: MB_STOPPED names them).
 mb_on_nodes() {
-	local job=$1 log=$2 what=$3 cmd=$4 h
+	local job=$1 log=$2 what=$3 cmd=$4 h o
+	local -a left rest
 	shift 4
 	for h in "$@"; do
-		ae_bg_start "$job-$h" "$h" "$AE_TIMEOUT" "$log.$h.log" "$(lite_rdir "$h")/$cmd"
+		ae_bg_start "$job-$h" "$h" "$AE_TIMEOUT" "$log.$h.log" "$(lite_rdir "$h")/${cmd//@NODE@/$(mb_node_id "$h")}"
 	done
-	for h in "$@"; do
-		ae_bg_wait "$job-$h" ||
-			ae_die "$what on $h ($# nodes) failed: $(ae_tail "$log.$h.log")"
+	left=("$@")
+	while [ "${#left[@]}" -gt 0 ]; do
+		rest=()
+		for h in "${left[@]}"; do
+			if kill -0 "${AE_BG_PID[$job-$h]:-}" 2>/dev/null; then
+				rest+=("$h")
+			elif ! ae_bg_wait "$job-$h"; then
+				for o in "$@"; do mb_bg_stop "$job-$o" || true; done
+				ae_die "$what on $h ($# nodes) failed: $(ae_tail "$log.$h.log")"
+			fi
+		done
+		left=("${rest[@]}")
+		[ "${#left[@]}" = 0 ] || sleep 0.2
 	done
 }
 

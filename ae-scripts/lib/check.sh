@@ -52,6 +52,7 @@ done
 for f in infiniband/verbs.h rdma/rdma_cma.h openssl/hmac.h; do
 	[ -f /usr/include/\$f ] || echo "nobuild=\$f"
 done
+$(chk_ga_cmd)
 echo "os=\$( $(lite_os_cmd) )"
 echo "kversion=\$(uname -v)"
 echo "lite=\$($(lite_status_cmd "$3"))"
@@ -62,6 +63,34 @@ if [ -r \$q ]; then
 	echo "liteqps=\$(grep -c '^peer=' \$q) \$(grep -c ' state=ready ' \$q) \$(grep -c ' dmac=00:00:00:00:00:00 ' \$q)"
 fi
 $(kv_vermagic_cmd "$(lite_rdir "$3")/lite/module/lite.ko" ko_)
+EOF
+}
+
+# The Debian 12 packages Global Arrays' programs (microbench/ga_bench,
+# lite/apps/lite-graph-dsm/ga-graph) are built and run with: GA and
+# ARMCI-MPI are static archives, and neither package declares the
+# ScaLAPACK, LAPACK, BLAS and Fortran runtime they need (ga-config --libs
+# --flibs), nor OpenMPI (ae-scripts/deps.sh installs the same).
+CHK_GA_PACKAGES="libglobalarrays-dev libarmci-mpi-dev libscalapack-openmpi-dev liblapack-dev libblas-dev gfortran libopenmpi-dev openmpi-bin"
+
+# chk_ga_cmd: POSIX sh printing noga=WHAT for each thing the GA programs
+# lack where it runs: ga-config, mpicc (without them the Makefiles leave
+# ga_bench and ga-graph out with a note), mpirun, and each library that
+# ga-config names (-lX) not in its -L directories or the compiler's.
+chk_ga_cmd() {
+	cat <<'EOF'
+for t in ga-config mpicc mpirun; do
+	command -v $t >/dev/null 2>&1 || echo "noga=$t"
+done
+if command -v ga-config >/dev/null 2>&1 && command -v cc >/dev/null 2>&1; then
+	f=$(ga-config --ldflags --libs --flibs 2>/dev/null)
+	dirs=$( { echo "$f" | tr ' ' '\n' | sed -n 's/^-L//p'; cc -print-search-dirs 2>/dev/null | sed -n 's/^libraries: =//p' | tr ':' '\n'; } )
+	for l in $(echo "$f" | tr ' ' '\n' | sed -n 's/^-l//p' | sort -u); do
+		echo "$dirs" | while read -r d; do
+			if [ -e "$d/lib$l.so" ] || [ -e "$d/lib$l.a" ]; then echo found; break; fi
+		done | grep -q found || echo "noga=-l$l"
+	done
+fi
 EOF
 }
 
@@ -103,6 +132,7 @@ chk_judge_host() {
 		ok=0
 	fi
 	chk_judge_build "$h" "$is_node" || ok=0
+	[ "$is_node" = 0 ] || chk_judge_ga "$h"
 	if [ "$is_node" = 0 ]; then
 		CHK_HOST_OK[$h]=$ok
 		return
@@ -153,6 +183,33 @@ chk_judge_host() {
 	chk_judge_module "$h"
 	chk_judge_lite "$h"
 	CHK_HOST_OK[$h]=$ok
+}
+
+# chk_judge_ga NODE: can the figures dsm and app-graph-dsm run their
+# Global Arrays baselines on NODE? Where the node builds for itself
+# (build = hosts) it needs what chk_ga_cmd looks for; with build =
+# controller, the controller needs it (checked here, once) and the node
+# mpirun. A FAIL names what is missing and the packages, so that those
+# figures do not fail later for it; RDMA traffic does not depend on it.
+CHK_GA_CONTROLLER=unchecked
+chk_judge_ga() {
+	local h=$1 here miss
+	miss=$(sed -n 's/^noga=//p' "$CHK_DIR/$h.facts" | sort -u | paste -sd' ' -)
+	if [ "$(inv_var "$h" build)" = hosts ]; then
+		here="on this host (build = hosts)"
+	else
+		[ "$CHK_GA_CONTROLLER" != unchecked ] ||
+			CHK_GA_CONTROLLER=$(sh -c "$(chk_ga_cmd)" 2>/dev/null | sed -n 's/^noga=//p' | sort -u | paste -sd' ' -)
+		here="on the controller (build = controller)"
+		if [[ " $miss " == *" mpirun "* ]]; then miss="mpirun (on $h)"; else miss=""; fi
+		[ -z "$CHK_GA_CONTROLLER" ] || miss+="${miss:+, }$CHK_GA_CONTROLLER (on the controller)"
+	fi
+	if [ -z "$miss" ]; then
+		chk_row "$h" ga PASS "Global Arrays and MPI $here: ga-config, mpicc, mpirun, GA's libraries"
+		return 0
+	fi
+	chk_row "$h" ga FAIL "Global Arrays incomplete $here: missing $miss; ga_bench and ga-graph are not built or do not run (figures dsm, app-graph-dsm)" \
+		"apt-get install $CHK_GA_PACKAGES (Debian 12)$([ "$(inv_var "$h" build)" = hosts ] && echo ", then lite-ae install" || echo ": make deps on the controller, openmpi-bin on the node")"
 }
 
 # chk_judge_build HOST IS_NODE: can LITE be built for HOST where its

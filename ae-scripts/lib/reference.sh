@@ -25,7 +25,7 @@ REF_EXP_NEW=$AE_ROOT/plots/.reference-exp.md
 REF_BEGIN='<!-- targets table: begin (make reference writes it from ae-scripts/lite-ae targets reference; do not edit) -->'
 REF_END='<!-- targets table: end -->'
 # Settings that change what a figure measures (figures/*.sh, lite.sh).
-REF_KNOBS=(QUICK FULL LITE_PARAMS SIZES COUNTS DEPTH QPS RATES THREADS TOTALS SCALE ITERS WC_MIB II_MIB)
+REF_KNOBS=(QUICK FULL LITE_PARAMS SIZES COUNTS DEPTH QPS RATES THREADS TOTALS SCALE ITERS WC_MIB II_MIB PAGES DIRTY)
 
 ref_git() { git -C "$AE_ROOT" "$@"; }
 

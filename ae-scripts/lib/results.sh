@@ -227,10 +227,11 @@ fig_plot() {
 # fig_targets_met NAME DIR: "targets M/T met", how many of NAME's targets
 # in exp.md the results in DIR meet (ae-scripts/targets --only NAME: a
 # row met is a "yes"), how many are undecided, how many only hardware
-# can judge and how many ran oversubscribed only; nothing for a figure
-# without targets.
+# can judge, how many ran oversubscribed only and how many the run has no
+# baseline series for (not yet measured); nothing for a figure without
+# targets.
 fig_targets_met() {
-	local tmp rows hw undecided over
+	local tmp rows hw undecided over unmeasured
 	tmp=$(mktemp -d)
 	ln -s "$2" "$tmp/$1"
 	rows=$("$AE_ROOT/ae-scripts/targets" --only "$1" "$tmp" | grep '^| ' | tail -n +2) || true
@@ -244,7 +245,9 @@ fig_targets_met() {
 	if [ "$hw" = 0 ]; then hw=""; else hw=", $hw not testable here"; fi
 	over=$(grep -c '| oversubscribed: not judged |$' <<<"$rows") || true
 	if [ "$over" = 0 ]; then over=""; else over=", $over oversubscribed"; fi
-	echo "targets $(grep -c '| yes |$' <<<"$rows")/$(wc -l <<<"$rows") met$undecided$hw$over"
+	unmeasured=$(grep -c '| not yet measured |$' <<<"$rows") || true
+	if [ "$unmeasured" = 0 ]; then unmeasured=""; else unmeasured=", $unmeasured not yet measured"; fi
+	echo "targets $(grep -c '| yes |$' <<<"$rows")/$(wc -l <<<"$rows") met$undecided$hw$over$unmeasured"
 }
 
 # fig_targets [reference]: exp.md's target ratios (ae-scripts/targets) from

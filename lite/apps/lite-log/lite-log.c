@@ -6,23 +6,27 @@
  *   lite-log host ID DATA_MB RECORDS [SECS]
  *	create the log on this node and keep it until SIGTERM/SIGINT (or for
  *	SECS seconds); prints "ready pid=PID" once others may open it
- *   lite-log append HOME ID THREADS RECORDS SIZE [NODES]
+ *   lite-log append HOME ID THREADS RECORDS SIZE [NODES [DEPTH]]
  *	THREADS threads each append RECORDS records of SIZE bytes; every
  *	record names (node, thread, i) and is filled from them; prints the
- *	append latency (median, p99) and the throughput. With NODES, the
- *	appends start once the NODES nodes' lite-log appends all reached
- *	lite_barrier(NODES) (logload.h); then "phases reserve_ms=R
- *	write_ms=W commit_ms=C attempts=N", the mean time of each step of an
- *	append
+ *	append latency (median, p99) and the throughput. With NODES (not 0),
+ *	the appends start once the NODES nodes' lite-log appends all reached
+ *	lite_barrier(NODES) (logload.h). With DEPTH, each thread appends
+ *	DEPTH records at a time (llog_append_many). Then "phases
+ *	reserve_ms=R write_ms=W commit_ms=C attempts=N", the mean time of
+ *	each step of an append
  *   lite-log verify HOME ID NODES THREADS RECORDS SIZE
  *	scan the whole log: every record intact, each (node, thread, i) of
  *	nodes 1..NODES exactly once, nothing else but skipped numbers
  *   lite-log scan HOME ID
  *	read every record reserved so far (each checked intact), skipping
- *	holes after HOLE_MS; prints how many records and holes it saw
- *   lite-log abandon HOME ID
- *	reserve a number and exit without committing, as a client that dies
- *	mid-append would (the hole readers must skip)
+ *	holes after HOLE_MS; prints how many records, holes and lost records
+ *	(committed, their bytes not landed within HOLE_MS) it saw
+ *   lite-log abandon HOME ID [reserve|commit]
+ *	reserve a number and exit without committing (reserve, the
+ *	default), or commit it without writing the record (commit), as a
+ *	client that dies mid-append would: the hole readers must skip, or
+ *	the record they must report lost
  *
  * HOLE_MS in the environment sets how long readers wait for a hole
  * (default 1000). Exit status 0, or 1 with a "lite-log: ..." line.
@@ -32,12 +36,17 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <lite.h>
 
 #include "lite_log.h"
 #include "logload.h"
+
+#if LOAD_MAX_DEPTH > LLOG_MAX_BATCH
+#error "a load's group must fit one llog_append_many"
+#endif
 
 #define PASSWORD	0x4c4f47	/* "LOG" */
 
@@ -90,11 +99,18 @@ static void *log_open(void *arg)
 	return arg;
 }
 
-static int log_append(void *h, const void *buf, uint32_t len)
+static int log_append(void *h, const void *recs, uint32_t len,
+		      unsigned int n)
 {
-	uint64_t seq;
+	struct llog_rec r[LOAD_MAX_DEPTH];
+	uint64_t seq[LOAD_MAX_DEPTH];
+	unsigned int i;
 
-	return llog_append(h, buf, len, &seq);
+	for (i = 0; i < n; i++)
+		r[i] = (struct llog_rec) {
+			.buf = (const char *)recs + (size_t)i * len, .len = len,
+		};
+	return llog_append_many(h, r, n, seq);
 }
 
 static void log_close(void *h)
@@ -152,7 +168,7 @@ static int cmd_verify(char **argv)
 }
 
 struct scan_count {
-	uint64_t	records, holes;
+	uint64_t	records, holes, lost;
 };
 
 static int count_one(void *arg, uint64_t seq, const void *rec, uint32_t len)
@@ -160,9 +176,10 @@ static int count_one(void *arg, uint64_t seq, const void *rec, uint32_t len)
 	struct scan_count *c = arg;
 
 	(void)seq;
-	(void)len;
 	if (rec)
 		c->records++;
+	else if (len)
+		c->lost++;
 	else
 		c->holes++;
 	return 0;
@@ -176,16 +193,27 @@ static int cmd_scan(char **argv)
 
 	if (ret < 0)
 		die("scan", ret);
-	printf("records=%" PRIu64 " holes=%" PRIu64 "\n", c.records, c.holes);
+	printf("records=%" PRIu64 " holes=%" PRIu64 " lost=%" PRIu64 "\n",
+	       c.records, c.holes, c.lost);
 	llog_close(log);
 	return 0;
 }
 
 static int cmd_abandon(char **argv)
 {
-	struct llog *log = open_log(argv[2], argv[3]);
+	const char *after = argv[4] ? argv[4] : "reserve";
+	struct llog *log;
 	uint64_t seq;
-	int ret = llog_reserve_only(log, 64, &seq);
+	int ret;
+
+	if (strcmp(after, "reserve") && strcmp(after, "commit")) {
+		fprintf(stderr, "%s: abandon: '%s': not reserve or commit\n",
+			prog, after);
+		return 1;
+	}
+	log = open_log(argv[2], argv[3]);
+	ret = after[0] == 'r' ? llog_reserve_only(log, 64, &seq) :
+				llog_commit_only(log, 64, &seq);
 
 	if (ret < 0)
 		die("abandon", ret);
@@ -197,12 +225,12 @@ int main(int argc, char **argv)
 {
 	static const struct log_cmd cmds[] = {
 		{ "host", "ID DATA_MB RECORDS [SECS]", 5, 6, cmd_host },
-		{ "append", "HOME ID THREADS RECORDS SIZE [NODES]", 7, 8,
+		{ "append", "HOME ID THREADS RECORDS SIZE [NODES [DEPTH]]", 7, 9,
 		  cmd_append },
 		{ "verify", "HOME ID NODES THREADS RECORDS SIZE", 8, 8,
 		  cmd_verify },
 		{ "scan", "HOME ID", 4, 4, cmd_scan },
-		{ "abandon", "HOME ID", 4, 4, cmd_abandon },
+		{ "abandon", "HOME ID [reserve|commit]", 4, 5, cmd_abandon },
 		{ NULL }
 	};
 

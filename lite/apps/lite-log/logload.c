@@ -77,9 +77,9 @@ static void *append_thread(void *arg)
 	struct appender *a = arg;
 	const struct load *l = a->load;
 	struct rec_id id = { .node = l->node, .thread = a->thread };
-	uint8_t *buf = malloc(l->size);
+	uint8_t *buf = malloc((size_t)l->size * l->depth);
 	void *h = l->open(l->arg);
-	uint64_t t0;
+	uint64_t i, k, n, t0, lat;
 
 	/* Both waits even after a failure: the others wait for this one. */
 	pthread_barrier_wait(&opened);
@@ -88,11 +88,17 @@ static void *append_thread(void *arg)
 		a->err = buf ? -EIO : -ENOMEM;
 		goto out;
 	}
-	for (id.i = 0; id.i < l->records && !a->err; id.i++) {
-		rec_fill(buf, l->size, &id);
+	for (i = 0; i < l->records && !a->err; i += n) {
+		n = l->records - i < l->depth ? l->records - i : l->depth;
+		for (k = 0; k < n; k++) {
+			id.i = i + k;
+			rec_fill(buf + k * l->size, l->size, &id);
+		}
 		t0 = now_ns();
-		a->err = l->append(h, buf, l->size);
-		a->lat_ns[id.i] = now_ns() - t0;
+		a->err = l->append(h, buf, l->size, n);
+		lat = now_ns() - t0;
+		for (k = 0; k < n; k++)
+			a->lat_ns[i + k] = lat;
 	}
 	a->end_ns = now_ns();
 out:
@@ -121,6 +127,8 @@ void load_run(const struct load *l)
 		die("load", ENOMEM);
 	if (l->size < REC_MIN_SIZE || !n)
 		die("load: SIZE below 16, or no records", EINVAL);
+	if (!l->depth || l->depth > LOAD_MAX_DEPTH)
+		die("load: DEPTH not 1..64", EINVAL);
 	if (pthread_barrier_init(&opened, NULL, l->threads + 1) ||
 	    pthread_barrier_init(&go, NULL, l->threads + 1))
 		die("pthread_barrier_init", errno);
@@ -150,9 +158,9 @@ void load_run(const struct load *l)
 	ns = end - start;
 	qsort(lat, n, sizeof(*lat), cmp_u64);
 	median = n % 2 ? lat[n / 2] : (lat[n / 2 - 1] + lat[n / 2]) / 2;
-	printf("appends=%" PRIu64 " size=%u threads=%lu seconds=%.3f per_sec=%.1f lat_median_us=%.1f lat_p99_us=%.1f\n",
-	       n, l->size, l->threads, ns / 1e9, n / (ns / 1e9), median / 1e3,
-	       lat[n * 99 / 100] / 1e3);
+	printf("appends=%" PRIu64 " size=%u threads=%lu depth=%u seconds=%.3f per_sec=%.1f lat_median_us=%.1f lat_p99_us=%.1f\n",
+	       n, l->size, l->threads, l->depth, ns / 1e9, n / (ns / 1e9),
+	       median / 1e3, lat[n * 99 / 100] / 1e3);
 	free(lat);
 	free(a);
 }
@@ -164,6 +172,9 @@ void load_args(struct load *l, char **argv, unsigned long max_records,
 	l->records = arg_ul(argv[1], "RECORDS", max_records);
 	l->size = arg_ul(argv[2], "SIZE", max_size);
 	l->sync_nodes = argv[3] ? arg_ul(argv[3], "NODES", 1024) : 0;
+	l->depth = 1;
+	if (argv[3] && argv[4])
+		l->depth = arg_ul(argv[4], "DEPTH", LOAD_MAX_DEPTH);
 }
 
 void rec_check_args(struct rec_check *c, char **argv,

@@ -27,31 +27,37 @@ uint64_t now_ns(void);
 
 /*
  * @threads threads each open their handle (@open(@arg)), then, once all
- * have, append @records records of @size bytes through @append, then the
- * node prints one line: appends=N size=B threads=T seconds=S per_sec=R
- * lat_median_us=M lat_p99_us=P. Opening is not timed: seconds run from
- * the moment every thread may append to the last one's last append. With
+ * have, append @records records of @size bytes through @append, @depth at
+ * a time (the last group may be smaller), then the node prints one line:
+ * appends=N size=B threads=T depth=D seconds=S per_sec=R lat_median_us=M
+ * lat_p99_us=P. A record's latency is its group's: from handing the group
+ * to @append to its return. Opening is not timed: seconds run from the
+ * moment every thread may append to the last one's last append. With
  * @sync_nodes, the nodes start together: after opening, each node meets
  * the others at lite_barrier(@sync_nodes) (LITE's, whichever log is
  * loaded; it is outside the timed region). Exits 1 when an open, the
  * barrier or an append fails.
  */
+#define LOAD_MAX_DEPTH	64
 struct load {
 	uint32_t	node;		/* this node, written into each record */
 	unsigned long	threads;
 	uint64_t	records;	/* per thread */
 	uint32_t	size;
+	unsigned int	depth;		/* 1 .. LOAD_MAX_DEPTH */
 	unsigned int	sync_nodes;	/* 0: no start barrier */
 	void		*arg;
 	void		*(*open)(void *arg);	/* NULL: exit */
-	int		(*append)(void *h, const void *buf, uint32_t len);
+	/* @n records of @len bytes, one after the other at @recs. */
+	int		(*append)(void *h, const void *recs, uint32_t len,
+				  unsigned int n);
 	void		(*close)(void *h);
 };
 void load_run(const struct load *l);
 /*
- * THREADS RECORDS SIZE [NODES] from @argv (NULL after the last) into @l,
- * at most @max_records records of at most @max_size bytes; exits 1 on a
- * bad one.
+ * THREADS RECORDS SIZE [NODES [DEPTH]] from @argv (NULL after the last)
+ * into @l, at most @max_records records of at most @max_size bytes;
+ * exits 1 on a bad one. NODES 0 is no start barrier; DEPTH defaults to 1.
  */
 void load_args(struct load *l, char **argv, unsigned long max_records,
 	       unsigned long max_size);

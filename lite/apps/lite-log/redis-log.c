@@ -4,7 +4,7 @@
  * Redis stream (XADD to append, XRANGE to scan), over TCP with hiredis.
  * Each thread has its own connection.
  *
- *   redis-log append HOST PORT NODE THREADS RECORDS SIZE [NODES]
+ *   redis-log append HOST PORT NODE THREADS RECORDS SIZE [NODES [DEPTH]]
  *   redis-log verify HOST PORT NODES THREADS RECORDS SIZE
  *   redis-log reset HOST PORT
  *
@@ -12,6 +12,8 @@
  * status as lite-log's. With NODES, the nodes' appends start together, as
  * lite-log's do: at LITE's barrier (so this node must have joined a LITE
  * cluster), after every connection is made and outside the timed region.
+ * With DEPTH, each thread pipelines DEPTH XADDs at a time: all are sent
+ * before the first reply is read (lite-log's llog_append_many).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -59,15 +61,31 @@ static void *stream_open(void *arg)
 	return connect_to(arg);
 }
 
-static int stream_append(void *h, const void *buf, uint32_t len)
+static int stream_append(void *h, const void *recs, uint32_t len,
+			 unsigned int n)
 {
-	redisReply *r = redisCommand(h, "XADD " STREAM " * r %b", buf,
-				     (size_t)len);
-	int ret = r && r->type == REDIS_REPLY_STRING ? 0 : -EIO;
+	redisContext *c = h;
+	redisReply *r;
+	unsigned int i;
+	int ret = 0;
 
-	if (r && r->type == REDIS_REPLY_ERROR)
-		fprintf(stderr, "%s: XADD: %s\n", prog, r->str);
-	freeReplyObject(r);
+	/* Queued here, sent by the first redisGetReply: one pipeline. */
+	for (i = 0; i < n; i++)
+		if (redisAppendCommand(c, "XADD " STREAM " * r %b",
+				       (const char *)recs + (size_t)i * len,
+				       (size_t)len) != REDIS_OK)
+			return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		if (redisGetReply(c, (void **)&r) != REDIS_OK) {
+			fprintf(stderr, "%s: XADD: %s\n", prog, c->errstr);
+			return -EIO;
+		}
+		if (r->type != REDIS_REPLY_STRING)
+			ret = -EIO;
+		if (r->type == REDIS_REPLY_ERROR)
+			fprintf(stderr, "%s: XADD: %s\n", prog, r->str);
+		freeReplyObject(r);
+	}
 	return ret;
 }
 
@@ -182,8 +200,8 @@ static int cmd_reset(char **argv)
 int main(int argc, char **argv)
 {
 	static const struct log_cmd cmds[] = {
-		{ "append", "HOST PORT NODE THREADS RECORDS SIZE [NODES]", 8, 9,
-		  cmd_append },
+		{ "append", "HOST PORT NODE THREADS RECORDS SIZE [NODES [DEPTH]]",
+		  8, 10, cmd_append },
 		{ "verify", "HOST PORT NODES THREADS RECORDS SIZE", 8, 8,
 		  cmd_verify },
 		{ "reset", "HOST PORT", 4, 4, cmd_reset },
