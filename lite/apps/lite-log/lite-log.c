@@ -93,31 +93,6 @@ static int cmd_host(char **argv)
 	return 0;
 }
 
-/* Every thread shares the one open log: liblite is thread-safe. */
-static void *log_open(void *arg)
-{
-	return arg;
-}
-
-static int log_append(void *h, const void *recs, uint32_t len,
-		      unsigned int n)
-{
-	struct llog_rec r[LOAD_MAX_DEPTH];
-	uint64_t seq[LOAD_MAX_DEPTH];
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		r[i] = (struct llog_rec) {
-			.buf = (const char *)recs + (size_t)i * len, .len = len,
-		};
-	return llog_append_many(h, r, n, seq);
-}
-
-static void log_close(void *h)
-{
-	(void)h;
-}
-
 static int cmd_append(char **argv)
 {
 	struct llog *log = open_log(argv[2], argv[3]);
@@ -125,8 +100,8 @@ static int cmd_append(char **argv)
 	uint64_t n;
 	struct load l = {
 		.node = lite_node_id(),
-		.arg = log, .open = log_open, .append = log_append,
-		.close = log_close,
+		/* Every thread shares the one open log: liblite is thread-safe. */
+		.arg = log, .append = llog_load_append,
 	};
 
 	load_args(&l, argv + 4, LLOG_MAX_RECORDS, LLOG_MAX_RECORD);

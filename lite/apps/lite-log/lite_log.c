@@ -491,6 +491,22 @@ out:
 	return ret;
 }
 
+int llog_load_append(void *log, const void *recs, uint32_t len,
+		     unsigned int n)
+{
+	struct llog_rec r[LLOG_MAX_BATCH];
+	uint64_t seq[LLOG_MAX_BATCH];
+	unsigned int i;
+
+	if (n > LLOG_MAX_BATCH)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		r[i] = (struct llog_rec) {
+			.buf = (const char *)recs + (size_t)i * len, .len = len,
+		};
+	return llog_append_many(log, r, n, seq);
+}
+
 int llog_append(struct llog *log, const void *buf, uint32_t len,
 		uint64_t *seq)
 {

@@ -102,6 +102,13 @@ struct llog_rec {
 };
 int llog_append_many(struct llog *log, const struct llog_rec *recs,
 		     unsigned int n, uint64_t *seq);
+/*
+ * logload's append (struct load's @append, with @arg the struct llog every
+ * thread shares): the @n records of @len bytes at @recs in one
+ * llog_append_many().
+ */
+int llog_load_append(void *log, const void *recs, uint32_t len,
+		     unsigned int n);
 
 /*
  * Where appends spent their time: the mean per attempt of each phase, in

@@ -78,7 +78,7 @@ static void *append_thread(void *arg)
 	const struct load *l = a->load;
 	struct rec_id id = { .node = l->node, .thread = a->thread };
 	uint8_t *buf = malloc((size_t)l->size * l->depth);
-	void *h = l->open(l->arg);
+	void *h = l->open ? l->open(l->arg) : l->arg;
 	uint64_t i, k, n, t0, lat;
 
 	/* Both waits even after a failure: the others wait for this one. */
@@ -102,7 +102,7 @@ static void *append_thread(void *arg)
 	}
 	a->end_ns = now_ns();
 out:
-	if (h)
+	if (h && l->close)
 		l->close(h);
 	free(buf);
 	return NULL;

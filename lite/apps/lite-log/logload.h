@@ -47,11 +47,12 @@ struct load {
 	unsigned int	depth;		/* 1 .. LOAD_MAX_DEPTH */
 	unsigned int	sync_nodes;	/* 0: no start barrier */
 	void		*arg;
-	void		*(*open)(void *arg);	/* NULL: exit */
+	/* Each thread's handle; none: every thread uses @arg. */
+	void		*(*open)(void *arg);	/* returns NULL: exit */
 	/* @n records of @len bytes, one after the other at @recs. */
 	int		(*append)(void *h, const void *recs, uint32_t len,
 				  unsigned int n);
-	void		(*close)(void *h);
+	void		(*close)(void *h);	/* optional */
 };
 void load_run(const struct load *l);
 /*

@@ -66,31 +66,6 @@ static uint64_t ms_since(uint64_t t0)
 	return (now_ns() - t0) / 1000000;
 }
 
-/* As lite-log's append: the load's group in one llog_append_many. */
-static void *log_open(void *arg)
-{
-	return arg;
-}
-
-static int log_append(void *h, const void *recs, uint32_t len,
-		      unsigned int n)
-{
-	struct llog_rec r[LOAD_MAX_DEPTH];
-	uint64_t seq[LOAD_MAX_DEPTH];
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		r[i] = (struct llog_rec) {
-			.buf = (const char *)recs + (size_t)i * len, .len = len,
-		};
-	return llog_append_many(h, r, n, seq);
-}
-
-static void log_close(void *h)
-{
-	(void)h;
-}
-
 /* What a scan saw; @chk checks each record (intact, not twice). */
 struct seen {
 	struct rec_check	chk;
@@ -149,8 +124,7 @@ static void concurrent(struct llog *log, unsigned int depth)
 	struct scanner sc = { 0 };
 	struct load l = {
 		.node = 1, .threads = THREADS, .records = RECORDS, .size = SIZE,
-		.depth = depth, .arg = log, .open = log_open,
-		.append = log_append, .close = log_close,
+		.depth = depth, .arg = log, .append = llog_load_append,
 	};
 	struct seen s = {
 		.chk = { .nodes = 1, .threads = THREADS, .records = RECORDS,
