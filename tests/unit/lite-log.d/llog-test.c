@@ -66,6 +66,20 @@ static uint64_t ms_since(uint64_t t0)
 	return (now_ns() - t0) / 1000000;
 }
 
+/* A read of @seq through @log answers @want within [@min_ms, @max_ms]. */
+static void read_takes(struct llog *log, uint64_t seq, int want,
+		       uint64_t min_ms, uint64_t max_ms, const char *what)
+{
+	char buf[LLOG_MAX_RECORD];
+	uint64_t t0 = now_ns(), ms;
+	int ret;
+
+	ret = llog_read(log, seq, buf, sizeof(buf));
+	ms = ms_since(t0);
+	if (ret != want || ms < min_ms || ms > max_ms)
+		fail("%s: %d after %" PRIu64 " ms, want %d", what, ret, ms, want);
+}
+
 /* What a scan saw; @chk checks each record (intact, not twice). */
 struct seen {
 	struct rec_check	chk;
@@ -209,31 +223,17 @@ static void one_by_one(struct llog *log)
 	/* A hole: skipped after hole_ms, at once for the next reader. */
 	if (llog_reserve_only(log, 64, &seq))
 		fail("reserve_only");
-	t0 = now_ns();
-	ret = llog_read(quick, seq, buf, sizeof(buf));
-	if (ret != -ENOENT || ms_since(t0) < 95)
-		fail("a hole: %d after %" PRIu64 " ms, want -ENOENT after 100",
-		     ret, ms_since(t0));
-	t0 = now_ns();
-	ret = llog_read(slow_reader, seq, buf, sizeof(buf));
-	if (ret != -ENOENT || ms_since(t0) > 1000)
-		fail("a skipped hole read again: %d after %" PRIu64 " ms",
-		     ret, ms_since(t0));
+	read_takes(quick, seq, -ENOENT, 95, UINT64_MAX, "a hole, after hole_ms (100)");
+	read_takes(slow_reader, seq, -ENOENT, 0, 1000, "a skipped hole read again");
 	printf("ok: a reserved number: skipped after hole_ms (-ENOENT), then at once\n");
 
 	/* Committed, never written: lost after hole_ms, then at once. */
 	if (llog_commit_only(log, 64, &seq))
 		fail("commit_only");
-	t0 = now_ns();
-	ret = llog_read(quick, seq, buf, sizeof(buf));
-	if (ret != -EBADMSG || ms_since(t0) < 95)
-		fail("a record that never lands: %d after %" PRIu64 " ms, want -EBADMSG after 100",
-		     ret, ms_since(t0));
-	t0 = now_ns();
-	ret = llog_read(slow_reader, seq, buf, sizeof(buf));
-	if (ret != -EBADMSG || ms_since(t0) > 1000)
-		fail("a lost record read again: %d after %" PRIu64 " ms, want -EBADMSG at once (STALE)",
-		     ret, ms_since(t0));
+	read_takes(quick, seq, -EBADMSG, 95, UINT64_MAX,
+		   "a record that never lands, after hole_ms (100)");
+	read_takes(slow_reader, seq, -EBADMSG, 0, 1000,
+		   "a lost record read again, at once (STALE)");
 	t0 = now_ns();
 	ret = llog_scan(slow_reader, seq, seq + 1, see, &s);
 	if (ret || s.lost != 1 || s.lost_len != 64 || s.records ||
