@@ -443,7 +443,7 @@ static int llog_attempt(struct llog *log, struct llog_pend **p,
 int llog_append_many(struct llog *log, const struct llog_rec *recs,
 		     unsigned int n, uint64_t *seq)
 {
-	struct llog_pend *pend, *todo[LLOG_MAX_BATCH];
+	struct llog_pend *pend, *uncommitted[LLOG_MAX_BATCH];
 	unsigned int i, left;
 	bool keep = false;
 	int ret = 0;
@@ -466,18 +466,18 @@ int llog_append_many(struct llog *log, const struct llog_rec *recs,
 			.magic = LLOG_MAGIC, .len = recs[i].len,
 			.crc = llog_crc(recs[i].buf, recs[i].len),
 		};
-		todo[i] = &pend[i];
+		uncommitted[i] = &pend[i];
 	}
 	if (!pend || i < n) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	for (left = n; left && !ret;) {
-		ret = llog_attempt(log, todo, left, &keep);
+		ret = llog_attempt(log, uncommitted, left, &keep);
 		/* A reader gave some numbers up while we wrote: append again. */
 		for (i = 0, left = 0; i < n; i++)
 			if (!pend[i].committed)
-				todo[left++] = &pend[i];
+				uncommitted[left++] = &pend[i];
 	}
 	for (i = 0; i < n; i++)
 		if (pend[i].committed)
