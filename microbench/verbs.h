@@ -214,6 +214,7 @@ static inline void vb_watch_moved(struct vb_watch *w)
 	w->moved = true;
 }
 
+struct ibv_comp_channel *vb_comp_channel(struct ibv_context *ctx);
 void vb_sleep_open(struct vb_sleep *s, struct ibv_context *ctx);
 void vb_sleep_idle(struct vb_sleep *s, struct vb_watch *w);
 void vb_sleep_ack(struct vb_sleep *s);

@@ -113,17 +113,32 @@ void vb_watch_check(struct vb_watch *w)
 	}
 }
 
+/*
+ * A completion channel whose fd does not block: poll() says when to read,
+ * ibv_get_cq_event never sleeps. NULL (errno set) when it cannot be made.
+ */
+struct ibv_comp_channel *vb_comp_channel(struct ibv_context *ctx)
+{
+	struct ibv_comp_channel *cc = ibv_create_comp_channel(ctx);
+	int fl, err;
+
+	if (!cc)
+		return NULL;
+	fl = fcntl(cc->fd, F_GETFL);
+	if (fl < 0 || fcntl(cc->fd, F_SETFL, fl | O_NONBLOCK)) {
+		err = errno;
+		ibv_destroy_comp_channel(cc);
+		errno = err;
+		return NULL;
+	}
+	return cc;
+}
+
 void vb_sleep_open(struct vb_sleep *s, struct ibv_context *ctx)
 {
-	int fl;
-
-	s->cc = ibv_create_comp_channel(ctx);
+	s->cc = vb_comp_channel(ctx);
 	if (!s->cc)
-		bench_die("ibv_create_comp_channel: %s", strerror(errno));
-	/* poll() says when to read: never block in ibv_get_cq_event. */
-	fl = fcntl(s->cc->fd, F_GETFL);
-	if (fl < 0 || fcntl(s->cc->fd, F_SETFL, fl | O_NONBLOCK))
-		bench_die("completion channel: fcntl: %s", strerror(errno));
+		bench_die("completion channel: %s", strerror(errno));
 }
 
 /*

@@ -16,7 +16,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
@@ -171,9 +170,8 @@ static const char *open_session(struct vb_server *s, struct rdma_cm_id *id,
 	if (!s->pd)
 		return "server: ibv_alloc_pd failed";
 	if (s->event && rpc) {
-		s->cc = ibv_create_comp_channel(s->ctx);
-		if (!s->cc || fcntl(s->cc->fd, F_SETFL,
-				    fcntl(s->cc->fd, F_GETFL) | O_NONBLOCK))
+		s->cc = vb_comp_channel(s->ctx);
+		if (!s->cc)
 			return "server: no completion channel";
 	}
 	/* A channel for the receive CQ only: replies are reaped by polling. */
