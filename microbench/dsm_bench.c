@@ -311,6 +311,14 @@ static uint8_t *remote_page(uint64_t i)
 		       i % BLOCK_PAGES);
 }
 
+/* Sample @n: the time since @t0, kept unless warming up (@ns NULL). */
+static inline void took(uint64_t *ns, size_t *n, uint64_t t0)
+{
+	if (ns)
+		ns[*n] = bench_now_ns() - t0;
+	(*n)++;
+}
+
 /*
  * One round of @op: up to @room samples into @ns (NULL: warm-up, none
  * kept); returns how many it took. Every round but barrier's starts with
@@ -330,9 +338,7 @@ static size_t round_of(int op, uint64_t k, uint64_t *ns, size_t room)
 		acquire();
 		t = bench_now_ns();
 		touch(page_at(lay.single));
-		if (ns)
-			ns[n] = bench_now_ns() - t;
-		n++;
+		took(ns, &n, t);
 		release();
 		break;
 	case OP_BLOCK_FAULT:
@@ -341,9 +347,7 @@ static size_t round_of(int op, uint64_t k, uint64_t *ns, size_t room)
 			p = page_at(lay.remote[b] * BLOCK_PAGES);
 			t = bench_now_ns();
 			touch(p);
-			if (ns)
-				ns[n] = bench_now_ns() - t;
-			n++;
+			took(ns, &n, t);
 		}
 		release();
 		break;
@@ -355,9 +359,7 @@ static size_t round_of(int op, uint64_t k, uint64_t *ns, size_t room)
 			for (j = 1; j < BLOCK_PAGES && n < room; j++) {
 				t = bench_now_ns();
 				touch(p + j * PAGE);
-				if (ns)
-					ns[n] = bench_now_ns() - t;
-				n++;
+				took(ns, &n, t);
 			}
 		}
 		release();
@@ -378,9 +380,7 @@ static size_t round_of(int op, uint64_t k, uint64_t *ns, size_t room)
 				 */
 				t = bench_now_ns();
 				*q = *q;
-				if (ns)
-					ns[n] = bench_now_ns() - t;
-				n++;
+				took(ns, &n, t);
 			}
 		}
 		release();
@@ -388,9 +388,7 @@ static size_t round_of(int op, uint64_t k, uint64_t *ns, size_t room)
 	case OP_ACQUIRE:
 		t = bench_now_ns();
 		acquire();
-		if (ns)
-			ns[n] = bench_now_ns() - t;
-		n++;
+		took(ns, &n, t);
 		release();
 		break;
 	case OP_RELEASE:
@@ -408,16 +406,12 @@ static size_t round_of(int op, uint64_t k, uint64_t *ns, size_t room)
 		}
 		t = bench_now_ns();
 		release();
-		if (ns)
-			ns[n] = bench_now_ns() - t;
-		n++;
+		took(ns, &n, t);
 		break;
 	case OP_BARRIER:
 		t = bench_now_ns();
 		check(lite_dsm_barrier(d, dc.nodes), "lite_dsm_barrier");
-		if (ns)
-			ns[n] = bench_now_ns() - t;
-		n++;
+		took(ns, &n, t);
 		break;
 	}
 	return n;
