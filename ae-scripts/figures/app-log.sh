@@ -21,8 +21,9 @@
 # (fetch-and-add), then commit (compare-and-swap) with the record's write
 # posted and in flight; write_ms is posting it plus waiting for it after
 # the commit (what of the write the commit did not hide). Until the
-# two-step append the three ran one after the other (the reference at
-# e30c549). data.csv and data-lat.csv summarise them per point.
+# two-step append the three ran one after the other (exp.md's reference
+# run, e30c549); the two-step append is not yet measured. data.csv and
+# data-lat.csv summarise them per point.
 # Knobs: QUICK=1 (1 repetition, 64 B and 1 KiB, 1 and 2 threads, 50
 # records); default 3 repetitions, RECORDS=N (default 1000: a remote
 # node's run takes seconds), DEPTH=N (1..64, default 1: appends in flight
