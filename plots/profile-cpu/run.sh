@@ -22,9 +22,9 @@ RATE=${RATE:-100} ROUNDS=${ROUNDS:-2} WINDOW=${WINDOW:-8} OUT=${OUT:-$here}
 dur=$((2 * WINDOW + 8))
 ip2=$("$AE" inventory node2 fabric_ip)
 "$AE" sync >/dev/null
-# The guests see the controller's root, not this checkout's plots/.
-E=/var/tmp/lite-evcount.sh
-install -m 755 "$here/evcount.sh" "$E"
+# lite-ae sync leaves plots/ out: the counting script goes by ssh.
+E=/tmp/lite-evcount.sh
+"$AE" exec node2 -- "cat >$E && chmod 755 $E" <"$here/evcount.sh"
 mkdir -p "$OUT"
 
 # One snapshot of node2's counters, as 'key value' lines.

@@ -19,11 +19,9 @@ S=$here/../profile-write/graph-summary.awk
 N=${N:-200} DEPTH=${DEPTH:-4} OUT=${OUT:-$here}
 nodes=$("$AE" hosts | wc -l)
 "$AE" sync >/dev/null
-# The guests see the controller's root, but not this checkout's plots/
-# (lite-ae sync copies what the hosts build and run): the tracer script
-# goes through /var/tmp.
-T=/var/tmp/lite-trace-op.sh
-install -m 755 "$here/../profile-write/trace-op.sh" "$T"
+# lite-ae sync leaves plots/ out: the tracer script goes by ssh.
+T=/tmp/lite-trace-op.sh
+"$AE" exec node1 -- "cat >$T && chmod 755 $T" <"$here/../profile-write/trace-op.sh"
 loaded=()
 for h in $("$AE" hosts); do
 	if ! "$AE" exec "$h" -- "[ -e /sys/module/lite_dsm ]"; then

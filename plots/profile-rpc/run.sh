@@ -14,7 +14,7 @@ set -euo pipefail
 here=$(dirname "$(readlink -f "$0")")
 AE=$here/../../ae-scripts/lite-ae
 B=/root/lite-ae/microbench
-T=/root/lite-ae/plots/profile-write/trace-op.sh
+T=/tmp/lite-trace-op.sh
 S=$here/../profile-write/graph-summary.awk
 N=${N:-300} DEPTH=${DEPTH:-5} OUT=${OUT:-$here}
 P=/sys/module/lite/parameters/wait_policy
@@ -24,6 +24,10 @@ trap '"$AE" exec node1 -- "echo $was1 >$P"; "$AE" exec node2 -- "echo $was2 >$P"
 "$AE" exec node1 -- "echo busy >$P"
 "$AE" exec node2 -- "echo busy >$P"
 "$AE" sync >/dev/null
+# lite-ae sync leaves plots/ out: the tracer script goes by ssh.
+for h in node1 node2; do
+	"$AE" exec "$h" -- "cat >$T && chmod 755 $T" <"$here/../profile-write/trace-op.sh"
+done
 
 # pair NAME TOP SERVER_CMD CLIENT_CMD: both traced below TOP.
 pair() {
