@@ -13,13 +13,14 @@ LITE_AE := ae-scripts/lite-ae
 FIGURES := $(sort $(basename $(notdir $(wildcard ae-scripts/figures/*.sh))))
 
 .PHONY: help all deps deps-debug up down status kick-the-tires lite-install lite-uninstall \
-	figures plots reference test test-debug soak clean \
+	figures plots reference test test-figures test-debug soak clean \
 	$(addprefix fig-,$(FIGURES))
 
 help:
 	@echo "make all             deps -> up -> kick-the-tires -> lite-install -> every figure -> plots"
 	@echo "                     ([k/N] progress lines with the time left, a table at the end)"
 	@echo "make test            the test suite (shellcheck, unit tests, virtual-cluster integration)"
+	@echo "make test-figures    every figure in miniature on the local cluster (the benchmarks' smoke test)"
 	@echo "make test-debug      the kernel-facing tests on the debug guest kernel (KASAN, lockdep, kmemleak...)"
 	@echo "make soak            LITE under churn on 8 guests for 20 min (SOAK_SECS=, NODES=; not in 'make test')"
 	@echo "make deps            install what is missing (Debian packages, guest kernel)"
@@ -87,6 +88,10 @@ reference:
 test: deps
 	tests/run
 
+# Not in 'make test': its time is the figures' (tests/figures/smoke).
+test-figures: deps
+	tests/run figures
+
 # On the debug guest kernel (docs/debug-kernel.md): a short churn soak,
 # the integration tests that exercise the kernel, then the rest of
 # tests/debug (the defects it was built to catch, an ioctl stress, rmmod
@@ -97,7 +102,7 @@ TEST_DEBUG := debug/05-churn-soak \
 	integration/lite-device integration/lite-dsm \
 	$(filter-out debug/05-churn-soak,$(patsubst tests/%,%,$(sort $(wildcard tests/debug/[0-9]*))))
 test-debug: deps-debug
-	KVER=$(if $(filter-out 6.1,$(DEBUG_SERIES)),debug-$(DEBUG_SERIES),debug) LITE_RPC_FIGURES=0 AE_BOOT_TIMEOUT=$${AE_BOOT_TIMEOUT:-900} tests/run $(TEST_DEBUG)
+	KVER=$(if $(filter-out 6.1,$(DEBUG_SERIES)),debug-$(DEBUG_SERIES),debug) AE_BOOT_TIMEOUT=$${AE_BOOT_TIMEOUT:-900} tests/run $(TEST_DEBUG)
 
 soak: deps
 	tests/soak/run

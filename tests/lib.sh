@@ -15,6 +15,18 @@ trap 'rm -rf "$TEST_TMP"' EXIT
 # test_cluster_down leaves it running.
 export AE_STATE_DIR=${TEST_CLUSTER_STATE:-$TEST_TMP/state} AE_RESULTS=$TEST_TMP/results
 
+# A command that fails outside any check ends the test (set -e) without a
+# word of its own: say which and where on a FAIL line, the line tests/run
+# repeats at the end of its output (all a CI log may keep). Only the
+# test's own shell speaks (errtrace reaches into functions; a $(...) that
+# fails is reported by the command that used it).
+set -o errtrace
+trap 'test_err_report "$?" "$BASH_COMMAND" "${BASH_SOURCE[0]:-}" "$LINENO"' ERR
+test_err_report() {
+	[ "$BASHPID" = "$$" ] || return 0
+	printf "FAIL: %s:%s: '%.160s' exited %s\n" "${3#"$AE_ROOT"/}" "$4" "$2" "$1" >&2
+}
+
 # test_inventory DEFAULT: the inventory an integration test boots, DEFAULT
 # unless TEST_INVENTORY names another (e.g. a copy on other ports and
 # fabric, to run beside a cluster that uses DEFAULT's).
