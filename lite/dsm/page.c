@@ -468,9 +468,10 @@ static int dsm_fetch(struct dsm_region *r, pgoff_t lo, pgoff_t hi)
 			goto out;
 	}
 	buf = n == 1 ? page_address(pages[0]->page) : r->stage;
+	/* High priority: the faulting thread polls until the read is done. */
 	ret = liteapi_rdma_read_offset(r->lh[pl.home], buf,
 				       (u64)n << DSM_PAGE_SHIFT,
-				       LITE_PRIO_NORMAL, pl.off, r->password);
+				       LITE_PRIO_HIGH, pl.off, r->password);
 	if (ret)
 		goto out;
 	for (; stored < n; stored++) {

@@ -364,9 +364,8 @@ static void lite_ioctl_recv_undo(struct lite_ctx *ctx, void *data)
 {
 	const struct lite_ioc_rpc_recv *arg = data;
 
-	if (arg->descriptor != LITE_DESC_NO_REPLY &&
-	    lite_rpc_forget_token(ctx, arg->descriptor))
-		lite_rpc_drop_token(arg->descriptor);
+	if (arg->descriptor != LITE_DESC_NO_REPLY)
+		lite_rpc_token_drop(ctx, arg->descriptor);
 }
 
 static long lite_ioctl_reply_recv(struct lite_ctx *ctx, void *data,

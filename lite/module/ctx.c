@@ -29,7 +29,7 @@ struct lite_ctx *lite_ctx_create(bool limited)
 	if (!ctx)
 		return NULL;
 	xa_init_flags(&ctx->handles, XA_FLAGS_ALLOC1);
-	xa_init(&ctx->replies);
+	INIT_LIST_HEAD(&ctx->replies);
 	ctx->id = atomic64_inc_return(&lite_next_ctx_id);
 	ctx->uid = from_kuid_munged(&init_user_ns, current_fsuid());
 	if (limited) {

@@ -26,7 +26,7 @@ struct lite_async;
 
 struct lite_ctx {
 	struct xarray		handles;	/* id -> struct lite_handle */
-	struct xarray		replies;	/* RPC descriptors it owes (RPC's) */
+	struct list_head	replies;	/* RPC tokens it owes (RPC's) */
 	u64			id;		/* names it to lock homes */
 	u32			uid;		/* of the opener; 0: the kernel */
 	struct lite_user	*user;		/* its limits, or NULL */

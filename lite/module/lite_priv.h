@@ -155,8 +155,17 @@ void lite_cq_poll(void);
 struct lite_wait_hist {
 	u64	avg_ns;		/* recent waits of this kind */
 };
+
+/* How a waiter polls before it sleeps: lite_wait_mode() of its priority. */
+enum lite_wait_mode {
+	LITE_WAIT_SLEEP,	/* low priority: sleep at once, unrecorded */
+	LITE_WAIT_POLICY,	/* normal: as wait_policy says */
+	LITE_WAIT_SPIN,		/* high: poll until done, whatever the policy */
+};
+
+enum lite_wait_mode lite_wait_mode(int prio);
 bool lite_spin(struct lite_wait_hist *h, bool (*cond)(void *), void *arg,
-	       u64 start, u64 deadline);
+	       u64 start, u64 deadline, enum lite_wait_mode mode);
 void lite_wait_learn(struct lite_wait_hist *h, u64 ns);
 bool lite_spin_completion(void *arg);
 
@@ -633,11 +642,9 @@ int lite_rpc_recv(struct lite_ctx *ctx, u32 port, struct iov_iter *dst,
 		  u32 size, bool nonblock, u64 *desc, u32 *src_node);
 int lite_rpc_reply(struct lite_ctx *ctx, u64 desc, struct iov_iter *src,
 		   u32 len, int prio);
-void lite_rpc_drop_token(u64 desc);
-bool lite_rpc_forget_token(struct lite_ctx *ctx, u32 desc);
+void lite_rpc_token_drop(struct lite_ctx *ctx, u64 desc);
 void lite_rpc_ctx_release(struct lite_ctx *ctx);
 void lite_rpc_wake_all(void);
-void lite_rpc_server_leave(void);
 
 /* atomic.c: atomics on atomic LMRs, on the NIC or the owner's CPU */
 struct lite_handle;
@@ -680,6 +687,8 @@ enum lite_stat {
 	LITE_STAT_ATOMIC_NIC,		/* atomic WRs to an owner's NIC */
 	LITE_STAT_ATOMIC_LOOPBACK,	/* atomic WRs to our own NIC */
 	LITE_STAT_ATOMIC_CPU,		/* atomics run on this CPU */
+	LITE_STAT_OP_WAIT_SPUN,		/* read/write/atomic waits done polling */
+	LITE_STAT_OP_WAIT_SLEPT,	/* ... that slept */
 	LITE_STAT_NR,
 };
 

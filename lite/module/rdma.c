@@ -376,18 +376,21 @@ static int lite_op_post_zc(struct lite_rdma_op *op, bool write, u64 off,
 }
 
 /*
- * Wait for @op at most op_timeout_ms: as the wait policy says (wait.c) if
- * @spin, else sleeping at once and unrecorded (low priority, as for RPC).
+ * Wait for @op at most op_timeout_ms, polling first as a caller of
+ * priority @prio does (wait.c); a low-priority wait is not recorded.
  */
-static int lite_op_wait(struct lite_rdma_op *op, bool spin)
+static int lite_op_wait(struct lite_rdma_op *op, int prio)
 {
+	enum lite_wait_mode mode = lite_wait_mode(prio);
 	u64 start = ktime_get_ns();
 	u64 deadline = start + (u64)lite_op_timeout_ms * NSEC_PER_MSEC;
 	u64 now;
 
-	if (!spin ||
-	    !lite_spin(&lite_op_hist, lite_spin_completion, &op->done, start,
-		       deadline)) {
+	if (lite_spin(&lite_op_hist, lite_spin_completion, &op->done, start,
+		      deadline, mode)) {
+		lite_stat_inc(LITE_STAT_OP_WAIT_SPUN);
+	} else {
+		lite_stat_inc(LITE_STAT_OP_WAIT_SLEPT);
 		now = ktime_get_ns();
 		if (!wait_for_completion_timeout(&op->done, now < deadline ?
 						 nsecs_to_jiffies(deadline - now) : 0)) {
@@ -399,7 +402,7 @@ static int lite_op_wait(struct lite_rdma_op *op, bool spin)
 			return -ETIMEDOUT;
 		}
 	}
-	if (spin)
+	if (mode != LITE_WAIT_SLEEP)
 		lite_wait_learn(&lite_op_hist, ktime_get_ns() - start);
 	return READ_ONCE(op->status);
 }
@@ -475,7 +478,7 @@ static int lite_rdma_rw_copy(struct lite_handle *h, u64 off,
 			ret = lite_op_post(op, write, off, n);
 		else
 			lite_op_posted(op);
-		ret = lite_op_wait(op, prio != LITE_PRIO_LOW) ?: ret;
+		ret = lite_op_wait(op, prio) ?: ret;
 		lite_prio_low_done(peer, prio, step);
 		lite_peer_put(peer);
 		if (lite_op_retry(op, ret, deadline)) {
@@ -522,7 +525,7 @@ static int lite_rdma_rw_zc(struct lite_handle *h, u64 off,
 		n = step;
 		lite_op_attach(op, peer);	/* no bounce buffer: cannot fail */
 		ret = lite_op_post_zc(op, write, off, uoff, &n);
-		ret = lite_op_wait(op, prio != LITE_PRIO_LOW) ?: ret;
+		ret = lite_op_wait(op, prio) ?: ret;
 		lite_prio_low_done(peer, prio, step);
 		lite_peer_put(peer);
 		if (lite_op_retry(op, ret, deadline)) {
@@ -610,7 +613,7 @@ int lite_rdma_atomic(struct lite_handle *h, u64 off, enum ib_wr_opcode opcode,
 	lite_op_posted(op);
 	if (!ret)
 		lite_stat_inc(LITE_STAT_ATOMIC_NIC);
-	ret = lite_op_wait(op, true) ?: ret;
+	ret = lite_op_wait(op, LITE_PRIO_NORMAL) ?: ret;
 	lite_peer_put(peer);
 	if (!ret)	/* unmapped when it completed: the CPU's now */
 		*old = *(u64 *)op->buf;

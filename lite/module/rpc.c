@@ -182,6 +182,6 @@ LITE_CTRL_SERVICE(lite_rpc_ctrl_service, lite_rpc_serve,
 
 const struct lite_member_ops lite_rpc_member_ops = {
 	.peer_down	= lite_rpc_peer_down,
-	.leave		= lite_rpc_server_leave,
+	.leave		= lite_rpc_tokens_leave,
 	.left		= lite_rpc_wake_all,
 };

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * LITE RPC internals (docs/rpc.md) shared by its four files, split the
+ * LITE RPC internals (docs/rpc.md) shared by its five files, split the
  * way rtrs splits its client and server: rpc.c posts messages and sorts
  * incoming immediates, rpc_client.c is the sending side (our rings on
  * other nodes), rpc_call.c the calls waiting for replies, rpc_server.c
- * the receiving side (rings on this node, ports, replies owed). The ring and the header of a
- * request, which cross the wire: wire.h.
+ * the receiving side (rings on this node, ports), rpc_token.c the
+ * replies owed. The ring and the header of a request, which cross the
+ * wire: wire.h.
  */
 #ifndef LITE_RPC_H
 #define LITE_RPC_H
@@ -100,7 +101,32 @@ void lite_rpc_calls_peer_down(u16 node);
 
 /* rpc_server.c: what arrives for receivers */
 void lite_rpc_rx_request(struct lite_peer *peer, u32 imm, u32 byte_len);
-void lite_rpc_replied(u16 node, u32 call_id);
 void lite_rpc_server_peer_down(u16 node);
+
+/* rpc_token.c: the replies this node owes */
+struct lite_rpc_token {
+	struct lite_ctx		*ctx;		/* owes it; NULL: not owed */
+	struct list_head	link;		/* ctx->replies, or free */
+	u32			slot;		/* for good */
+	u32			uses;		/* of the slot, mod 2^11 */
+	u16			node;		/* where the reply goes */
+	u32			gen;
+	u32			call_id;
+	u32			reply_max;
+	u32			reply_rkey;
+	u64			reply_addr;
+	bool			forgotten;	/* RPC_FORGET: reply dropped */
+};
+
+int lite_rpc_token_new(struct lite_ctx *ctx,
+		       const struct lite_rpc_token *fill, u64 *desc);
+struct lite_rpc_token *lite_rpc_token_take(struct lite_ctx *ctx, u64 desc,
+					   bool replying);
+void lite_rpc_token_done(struct lite_rpc_token *tok, bool replying);
+void lite_rpc_replied(u16 node, u32 call_id);
+bool lite_rpc_tokens_forget(u16 node, u32 gen, u32 call_id);
+void lite_rpc_tokens_ctx_release(struct lite_ctx *ctx);
+void lite_rpc_tokens_leave(void);
+void lite_rpc_tokens_exit(void);
 
 #endif /* LITE_RPC_H */

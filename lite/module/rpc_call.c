@@ -294,13 +294,14 @@ err:
 }
 
 /*
- * Wait for @call's reply until @deadline (jiffies), polling first if
- * @spin. 0: it completed (call->status says how). -ETIMEDOUT or -EINTR:
+ * Wait for @call's reply until @deadline (jiffies), polling first as
+ * @mode says (wait.c). 0: it completed (call->status says how). -ETIMEDOUT or -EINTR:
  * the call is abandoned, the reply, RPC_FORGET or the node leaving frees
  * it, and the caller must not touch it again.
  */
 static int lite_rpc_call_wait(struct lite_rpc_call *call,
-			      unsigned long deadline, bool spin)
+			      unsigned long deadline,
+			      enum lite_wait_mode mode)
 {
 	u64 start = ktime_get_ns();
 	unsigned long flags;
@@ -308,9 +309,9 @@ static int lite_rpc_call_wait(struct lite_rpc_call *call,
 	u16 node;
 
 	left = (long)(deadline - jiffies);
-	if (spin && left > 0 &&
+	if (left > 0 &&
 	    lite_spin(&lite_rpc_reply_hist, lite_spin_completion, &call->done,
-		      start, start + jiffies_to_nsecs(left))) {
+		      start, start + jiffies_to_nsecs(left), mode)) {
 		lite_wait_learn(&lite_rpc_reply_hist, ktime_get_ns() - start);
 		return 0;
 	}
@@ -321,7 +322,7 @@ static int lite_rpc_call_wait(struct lite_rpc_call *call,
 	else
 		left = completion_done(&call->done);
 	if (left > 0) {
-		if (spin)
+		if (mode != LITE_WAIT_SLEEP)
 			lite_wait_learn(&lite_rpc_reply_hist,
 					ktime_get_ns() - start);
 		return 0;
@@ -442,7 +443,7 @@ int lite_rpc_call(struct lite_user *user, u32 node, u32 port,
 	}
 	ret = lite_rpc_call_wait(call, jiffies +
 				 msecs_to_jiffies(lite_rpc_timeout_ms),
-				 prio != LITE_PRIO_LOW);
+				 lite_wait_mode(prio));
 	lite_prio_end(prio);
 	if (ret)
 		return ret;
@@ -538,7 +539,9 @@ int lite_rpc_mcall(struct lite_user *user, struct lite_rpc_mdst *dsts,
 		/* After a signal: take what is there, abandon the rest. */
 		dsts[i].status = lite_rpc_call_wait(calls[i],
 						    ret ? jiffies : deadline,
-						    !ok && !ret);
+						    !ok && !ret ?
+						    lite_wait_mode(prio) :
+						    LITE_WAIT_SLEEP);
 		if (dsts[i].status == -EINTR)
 			ret = -EINTR;
 		if (dsts[i].status) {

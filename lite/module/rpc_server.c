@@ -13,19 +13,12 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <linux/xarray.h>
 
 #include "rpc.h"
 #include "lite_ctx.h"
 #include "wire.h"
 #include "wire_check.h"
 #include "../include/uapi/lite.h"
-
-/*
- * Replies in flight are counted in this many buckets of call ids per
- * node, so that one RPC_FORGET waits for few besides its own call's.
- */
-#define LITE_RPC_REPLY_BUCKETS	64
 
 /*
  * Descriptors a ring has besides LITE_RPC_RING_MSGS: for the requests of a
@@ -92,17 +85,6 @@ struct lite_rpc_port {
 	u64			last_arrival;	/* ktime_get_ns() */
 };
 
-/* A reply owed by a receiver: what the descriptor stands for. */
-struct lite_rpc_token {
-	u16	node;
-	u32	gen;
-	u32	call_id;
-	u32	reply_max;
-	u32	reply_rkey;
-	u64	reply_addr;
-	bool	forgotten;	/* RPC_FORGET: the reply is dropped */
-};
-
 static struct {
 	spinlock_t		lock;	/* everything below */
 	struct lite_rpc_port	ports[LITE_MAX_PORT];
@@ -114,25 +96,10 @@ static struct {
 	 */
 	u64			start[LITE_MAX_PORT][LITE_MAX_NODES];
 	struct list_head	orphans;	/* messages nobody will take */
-	struct xarray		tokens;		/* descriptor -> token */
-	u32			next_token;
-	/*
-	 * Replies taken out of @tokens and not yet completed, by node and
-	 * call id (a bucket of them; lite_rpc_replied()): RPC_FORGET waits
-	 * for those of its call's bucket.
-	 */
-	atomic_t		replying[LITE_MAX_NODES][LITE_RPC_REPLY_BUCKETS];
 } lite_rpc = {
 	.lock		= __SPIN_LOCK_UNLOCKED(lite_rpc.lock),
 	.orphans	= LIST_HEAD_INIT(lite_rpc.orphans),
-	.tokens		= XARRAY_INIT(lite_rpc.tokens, XA_FLAGS_ALLOC1),
 };
-
-/* The count of replies in flight to call @call_id of @node. */
-static atomic_t *lite_rpc_replying(u16 node, u32 call_id)
-{
-	return &lite_rpc.replying[node][call_id % LITE_RPC_REPLY_BUCKETS];
-}
 
 static void lite_rpc_orphans_work(struct work_struct *work);
 static DECLARE_WORK(lite_rpc_orphans, lite_rpc_orphans_work);
@@ -695,19 +662,6 @@ static bool lite_rpc_queue_ready(void *arg)
 	       READ_ONCE(a->port->ctx) != a->ctx || !lite_node_id();
 }
 
-/* The RPC descriptors a context may reply to: only those it received. */
-static void lite_rpc_note_token(struct lite_ctx *ctx, u32 desc)
-{
-	if (xa_err(xa_store(&ctx->replies, desc, xa_mk_value(1), GFP_KERNEL)))
-		lite_rpc_drop_token(desc);
-}
-
-/* @desc was @ctx's to reply to, and no longer is. */
-bool lite_rpc_forget_token(struct lite_ctx *ctx, u32 desc)
-{
-	return xa_erase(&ctx->replies, desc) != NULL;
-}
-
 /**
  * lite_rpc_recv() - take the next request on @port
  * @ctx: the context that registered @port
@@ -728,13 +682,10 @@ int lite_rpc_recv(struct lite_ctx *ctx, u32 port, struct iov_iter *dst,
 		  u32 size, bool nonblock, u64 *desc, u32 *src_node)
 {
 	struct lite_rpc_wait_arg arg;
-	struct lite_rpc_token *tok;
 	struct lite_rpc_msg *msg;
 	struct lite_rpc_port *p;
-	struct lite_dev *dev;
 	bool forgotten;
 	int ret;
-	u32 id;
 
 	if (port >= LITE_MAX_PORT)
 		return -EINVAL;
@@ -761,7 +712,7 @@ int lite_rpc_recv(struct lite_ctx *ctx, u32 port, struct iov_iter *dst,
 		if (nonblock)
 			return -EAGAIN;
 		if (lite_spin(&p->gaps, lite_rpc_queue_ready, &arg,
-			      ktime_get_ns(), U64_MAX))
+			      ktime_get_ns(), U64_MAX, LITE_WAIT_POLICY))
 			continue;
 		if (wait_event_interruptible(p->wq, lite_rpc_queue_ready(&arg)))
 			return -EINTR;
@@ -780,28 +731,22 @@ int lite_rpc_recv(struct lite_ctx *ctx, u32 port, struct iov_iter *dst,
 	}
 	ret = msg->len;
 	if (msg->call_id) {
-		tok = kmalloc(sizeof(*tok), GFP_KERNEL);
-		dev = lite_peer_dev(msg->ring->node, msg->ring->gen);
-		if (tok && dev) {
-			*tok = (struct lite_rpc_token) {
-				.node = msg->ring->node, .gen = msg->ring->gen,
-				.call_id = msg->call_id,
-				.reply_max = msg->reply_max,
-				.reply_rkey = msg->reply_rkey,
-				.reply_addr = msg->reply_addr,
-				.forgotten = forgotten,
-			};
-			if (xa_alloc_cyclic(&lite_rpc.tokens, &id, tok,
-					    xa_limit_31b, &lite_rpc.next_token,
-					    GFP_KERNEL) >= 0) {
-				lite_rpc_note_token(ctx, id);
-				*desc = id;
-				tok = NULL;
-			}
-		}
-		if (tok || !dev) {
-			kfree(tok);
-			ret = dev ? -ENOMEM : -ENOTCONN;
+		/* Owed before the message is done: RPC_FORGET sees either. */
+		const struct lite_rpc_token fill = {
+			.node = msg->ring->node, .gen = msg->ring->gen,
+			.call_id = msg->call_id,
+			.reply_max = msg->reply_max,
+			.reply_rkey = msg->reply_rkey,
+			.reply_addr = msg->reply_addr,
+			.forgotten = forgotten,
+		};
+
+		if (!lite_peer_dev(fill.node, fill.gen)) {
+			ret = -ENOTCONN;
+		} else if (lite_rpc_token_new(ctx, &fill, desc)) {
+			/* Its caller hears of it now, not at its timeout. */
+			lite_rpc_refuse(msg, LITE_RPC_ECONNREFUSED);
+			return -ENOMEM;
 		}
 	}
 	lite_rpc_release(msg);
@@ -833,16 +778,7 @@ int lite_rpc_reply(struct lite_ctx *ctx, u64 desc, struct iov_iter *src,
 
 	if (prio > LITE_PRIO_LOW)
 		return -EINVAL;
-	if (desc > INT_MAX || !lite_rpc_forget_token(ctx, desc))
-		return -EALREADY;
-	xa_lock(&lite_rpc.tokens);
-	tok = xa_load(&lite_rpc.tokens, desc);
-	if (tok) {
-		/* Counted before it leaves the table: RPC_FORGET sees either. */
-		atomic_inc(lite_rpc_replying(tok->node, tok->call_id));
-		__xa_erase(&lite_rpc.tokens, desc);
-	}
-	xa_unlock(&lite_rpc.tokens);
+	tok = lite_rpc_token_take(ctx, desc, true);
 	if (!tok)
 		return -EALREADY;
 	ret = 0;
@@ -885,25 +821,14 @@ int lite_rpc_reply(struct lite_ctx *ctx, u64 desc, struct iov_iter *src,
 			    len ? tok->reply_addr : 0, len ? tok->reply_rkey : 0);
 	lite_prio_end(prio);
 	if (len) {
-		kfree(tok);
+		/* Its completion ends the count (lite_rpc_replied()). */
+		lite_rpc_token_done(tok, false);
 		return ret;
 	}
 out:
 	/* Nothing is written into the caller's buffer any more. */
-	lite_rpc_replied(tok->node, tok->call_id);
-	kfree(tok);
+	lite_rpc_token_done(tok, true);
 	return ret;
-}
-
-/*
- * A reply to call @call_id of @node completed (a flushed one: after the
- * QP was marked broken), or was never posted. Ordered after all that, so
- * an RPC_FORGET that reads the count sees it too (lite_rpc_serve_forget).
- */
-void lite_rpc_replied(u16 node, u32 call_id)
-{
-	smp_mb__before_atomic();	/* pairs with atomic_read_acquire() */
-	atomic_dec(lite_rpc_replying(node, call_id));
 }
 
 /**
@@ -929,11 +854,8 @@ int lite_rpc_serve_forget(u16 src, u32 src_gen,
 {
 	u32 port = le32_to_cpu(req->port), id = le32_to_cpu(req->call_id);
 	u64 end = le64_to_cpu(req->end);
-	XA_STATE(xas, &lite_rpc.tokens, 0);
-	struct lite_rpc_token *tok;
 	struct lite_rpc_ring *ring;
 	struct lite_rpc_msg *m;
-	unsigned int n = 0;
 	int ret = 0;
 
 	if (port >= LITE_MAX_PORT || !id || id > LITE_CALL_ID_MAX)
@@ -956,52 +878,13 @@ int lite_rpc_serve_forget(u16 src, u32 src_gen,
 	if (ret)
 		return ret;
 	/*
-	 * A request handed over before we looked has its token by now. The
-	 * lock may be dropped on the way: a token taken out meanwhile was
-	 * counted first (lite_rpc_reply), one made meanwhile is from a
-	 * request marked above.
+	 * A request handed over before we looked has its token by now:
+	 * marked, or counted as a reply in flight; then the QP states.
 	 */
-	xas_lock(&xas);
-	xas_for_each(&xas, tok, ULONG_MAX) {
-		/* Index 0 holds a zero entry (XA_FLAGS_ALLOC1): skip it. */
-		if (xas_retry(&xas, tok))
-			continue;
-		if (tok->node == src && tok->gen == src_gen &&
-		    tok->call_id == id)
-			tok->forgotten = true;
-		if (++n % 256)
-			continue;
-		xas_pause(&xas);
-		xas_unlock(&xas);
-		cond_resched();
-		xas_lock(&xas);
-	}
-	xas_unlock(&xas);
-	/* Pairs with lite_rpc_replied(): a zero count, then the QP states. */
-	if (atomic_read_acquire(lite_rpc_replying(src, id)) ||
+	if (!lite_rpc_tokens_forget(src, src_gen, id) ||
 	    !lite_node_fenced(src, src_gen))
 		return -EAGAIN;
 	return 0;
-}
-
-/**
- * lite_rpc_drop_token() - forget a reply token (its context is going away)
- * @desc: the descriptor
- *
- * The caller gets ECONNREFUSED instead of waiting for its timeout, unless
- * it forgot the call (RPC_FORGET).
- */
-void lite_rpc_drop_token(u64 desc)
-{
-	struct lite_rpc_token *tok = xa_erase(&lite_rpc.tokens, desc);
-
-	if (!tok)
-		return;
-	if (!tok->forgotten)
-		lite_rpc_post_imm(tok->node, tok->gen,
-				  lite_imm_reply(LITE_RPC_ECONNREFUSED,
-						 tok->call_id));
-	kfree(tok);
 }
 
 /**
@@ -1011,14 +894,9 @@ void lite_rpc_drop_token(u64 desc)
  */
 void lite_rpc_ctx_release(struct lite_ctx *ctx)
 {
-	unsigned long id;
-	void *entry;
-
 	lite_rpc_unregister(ctx);
 	flush_work(&lite_rpc_orphans);
-	xa_for_each(&ctx->replies, id, entry)
-		lite_rpc_drop_token(id);
-	xa_destroy(&ctx->replies);
+	lite_rpc_tokens_ctx_release(ctx);
 }
 /* ---- membership --------------------------------------------------------- */
 
@@ -1103,24 +981,6 @@ size_t lite_rpc_show(char *buf, size_t size)
 }
 
 /**
- * lite_rpc_server_leave() - this node leaves: every reply owed is dropped
- *
- * The callers are gone with their nodes and freed their reply buffers; a
- * descriptor kept past a rejoin must not write into them (lite_rpc_reply
- * then gets -EALREADY).
- */
-void lite_rpc_server_leave(void)
-{
-	struct lite_rpc_token *tok;
-	unsigned long desc;
-
-	xa_for_each(&lite_rpc.tokens, desc, tok) {
-		if (xa_erase(&lite_rpc.tokens, desc) == tok)
-			kfree(tok);
-	}
-}
-
-/**
  * lite_rpc_wake_all() - wake every receiver: this node left the cluster
  * (the module or the device goes away), so they fail with -ENOTCONN
  */
@@ -1137,6 +997,7 @@ void lite_rpc_exit(void)
 	lite_rpc_calls_exit();
 	cancel_delayed_work_sync(&lite_rpc_closer);
 	cancel_delayed_work_sync(&lite_rpc_acker);
+	lite_rpc_tokens_exit();
 }
 
 void lite_rpc_init(void)

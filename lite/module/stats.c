@@ -2,7 +2,8 @@
 /*
  * Counters of what LITE did since the module was loaded, for people and
  * tests to read in /sys/kernel/debug/lite/counters ("name value" lines):
- * where atomics ran, and control messages by type, sent and served; and
+ * where atomics ran, how waits for reads and writes ended (polling or
+ * asleep), and control messages by type, sent and served; and
  * per peer in /sys/kernel/debug/lite/peers (a header, then one row per
  * node id with anything to count; a node that leaves and rejoins keeps
  * its row). 'lite-ae stats' collects both from every host.
@@ -18,6 +19,8 @@ static const char *const lite_stat_names[LITE_STAT_NR] = {
 	[LITE_STAT_ATOMIC_NIC]		= "atomic_wr_remote",
 	[LITE_STAT_ATOMIC_LOOPBACK]	= "atomic_wr_loopback",
 	[LITE_STAT_ATOMIC_CPU]		= "atomic_cpu",
+	[LITE_STAT_OP_WAIT_SPUN]	= "op_wait_spun",
+	[LITE_STAT_OP_WAIT_SLEPT]	= "op_wait_slept",
 };
 
 static const char *const lite_peer_stat_names[LITE_PSTAT_NR] = {

@@ -18,7 +18,10 @@
  * A spinner polls the CQ itself (cq.c) and yields to anything else
  * runnable: rxe transmits from ksoftirqd. Low-priority waits (reads,
  * writes and calls) do not spin and are not recorded: on a guest with one
- * vCPU their spinning left none to higher priorities.
+ * vCPU their spinning left none to higher priorities. High-priority ones
+ * poll until done whatever the policy: their caller asked for latency
+ * first (a DSM page fault has nothing else to do; sleeping after the
+ * adaptive budget tripled its time on the local cluster).
  */
 #include <linux/completion.h>
 #include <linux/moduleparam.h>
@@ -28,6 +31,7 @@
 #include <linux/string.h>
 
 #include "lite_priv.h"
+#include "../include/uapi/lite.h"
 
 enum { LITE_WAIT_ADAPTIVE, LITE_WAIT_BUSY };
 static const char * const lite_wait_policy_names[] = {
@@ -77,6 +81,20 @@ bool lite_spin_completion(void *arg)
 	return completion_done(arg);
 }
 
+/**
+ * lite_wait_mode() - how a waiter of priority @prio polls before it sleeps
+ * @prio: LITE_PRIO_*
+ *
+ * Return: LITE_WAIT_SLEEP (low), LITE_WAIT_SPIN (high), else
+ * LITE_WAIT_POLICY.
+ */
+enum lite_wait_mode lite_wait_mode(int prio)
+{
+	if (prio == LITE_PRIO_LOW)
+		return LITE_WAIT_SLEEP;
+	return prio == LITE_PRIO_HIGH ? LITE_WAIT_SPIN : LITE_WAIT_POLICY;
+}
+
 /*
  * lite_wait_learn() - record how long a wait of @h's kind took
  * @h: its history
@@ -107,12 +125,14 @@ static u64 lite_spin_budget(const struct lite_wait_hist *h)
 }
 
 /**
- * lite_spin() - poll for @cond as the wait policy says, before sleeping
+ * lite_spin() - poll for @cond as @mode says, before sleeping
  * @h: the history of this kind of wait (its recent length)
  * @cond: true when the wait is over; called often, must not sleep
  * @arg: its argument
  * @start: ktime_get_ns() when the wait began
  * @deadline: ktime_get_ns() value past which the caller gives up
+ * @mode: LITE_WAIT_POLICY (the wait policy's), LITE_WAIT_SPIN (until
+ *	@cond, @deadline or a signal) or LITE_WAIT_SLEEP (one look)
  *
  * The caller then sleeps for @cond with its usual timeout and signal
  * handling, and reports the wait's length with lite_wait_learn().
@@ -120,14 +140,17 @@ static u64 lite_spin_budget(const struct lite_wait_hist *h)
  * Return: true when @cond became true while spinning.
  */
 bool lite_spin(struct lite_wait_hist *h, bool (*cond)(void *), void *arg,
-	       u64 start, u64 deadline)
+	       u64 start, u64 deadline, enum lite_wait_mode mode)
 {
-	bool busy = READ_ONCE(lite_wait_policy) == LITE_WAIT_BUSY;
+	bool busy = mode == LITE_WAIT_SPIN ||
+		    READ_ONCE(lite_wait_policy) == LITE_WAIT_BUSY;
 	u64 end = deadline;
 	bool done;
 
 	if (cond(arg))
 		return true;
+	if (mode == LITE_WAIT_SLEEP)
+		return false;
 	if (!busy) {
 		end = min(deadline, start + lite_spin_budget(h));
 		if (atomic_inc_return(&lite_spinners) > num_online_cpus())
