@@ -215,6 +215,7 @@ static int serve_one(struct server_thread *t, int *cur, int len,
 		     uint64_t *desc, unsigned int *src)
 {
 	uint8_t *msg = t->buf[*cur];
+	uint64_t answered = *desc;
 	unsigned int from = *src;
 	int ret;
 
@@ -233,8 +234,19 @@ static int serve_one(struct server_thread *t, int *cur, int len,
 	*cur = !*cur;
 	ret = lite_rpc_reply_recv(*desc, msg, len, srv.port, t->buf[*cur],
 				  LITE_RPC_MAX_MSG, desc, src, t->prio);
-	if (ret >= 0)
+	if (ret >= 0) {
+		/*
+		 * A descriptor answers once, even where what stood behind it
+		 * now stands for the request just received: a second reply
+		 * must not reach that request's caller.
+		 */
+		int again = lite_rpc_reply(answered, msg, 1, t->prio);
+
+		if (again != -EALREADY)
+			fail("a second reply with a used descriptor: %s, not EALREADY",
+			     got_name(again));
 		return ret;
+	}
 	/* Whichever half failed, this thread then has no message: get one. */
 	fail("echo of %d bytes to node %u (reply_recv): %s", len, from,
 	     got_name(ret));
