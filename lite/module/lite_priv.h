@@ -566,6 +566,7 @@ enum lite_res {
 	LITE_RES_RING_BYTES,	/* RPC rings senders opened on its ports */
 	LITE_RES_BULK,		/* bulk control requests in flight (ctrl.c) */
 	LITE_RES_HOSTED_BYTES,	/* LMRs a (node, uid) allocated on this node */
+	LITE_RES_REPLIES,	/* RPC replies its receivers owe */
 	LITE_RES_NR,
 };
 struct lite_user;

@@ -377,7 +377,7 @@ static int lite_op_post_zc(struct lite_rdma_op *op, bool write, u64 off,
 
 /*
  * Wait for @op at most op_timeout_ms, polling first as a caller of
- * priority @prio does (wait.c); a low-priority wait is not recorded.
+ * priority @prio does (wait.c); only normal priority's waits are recorded.
  */
 static int lite_op_wait(struct lite_rdma_op *op, int prio)
 {
@@ -402,7 +402,7 @@ static int lite_op_wait(struct lite_rdma_op *op, int prio)
 			return -ETIMEDOUT;
 		}
 	}
-	if (mode != LITE_WAIT_SLEEP)
+	if (mode == LITE_WAIT_POLICY)
 		lite_wait_learn(&lite_op_hist, ktime_get_ns() - start);
 	return READ_ONCE(op->status);
 }

@@ -107,14 +107,14 @@ void lite_rpc_server_peer_down(u16 node);
 struct lite_rpc_token {
 	struct lite_ctx		*ctx;		/* owes it; NULL: not owed */
 	struct list_head	link;		/* ctx->replies, or free */
+	u64			uses;		/* of the slot */
+	u64			reply_addr;	/* where the reply goes */
 	u32			slot;		/* for good */
-	u32			uses;		/* of the slot, mod 2^11 */
-	u16			node;		/* where the reply goes */
 	u32			gen;
 	u32			call_id;
 	u32			reply_max;
 	u32			reply_rkey;
-	u64			reply_addr;
+	u16			node;
 	bool			forgotten;	/* RPC_FORGET: reply dropped */
 };
 

@@ -312,7 +312,9 @@ static int lite_rpc_call_wait(struct lite_rpc_call *call,
 	if (left > 0 &&
 	    lite_spin(&lite_rpc_reply_hist, lite_spin_completion, &call->done,
 		      start, start + jiffies_to_nsecs(left), mode)) {
-		lite_wait_learn(&lite_rpc_reply_hist, ktime_get_ns() - start);
+		if (mode == LITE_WAIT_POLICY)
+			lite_wait_learn(&lite_rpc_reply_hist,
+					ktime_get_ns() - start);
 		return 0;
 	}
 	left = (long)(deadline - jiffies);
@@ -322,7 +324,7 @@ static int lite_rpc_call_wait(struct lite_rpc_call *call,
 	else
 		left = completion_done(&call->done);
 	if (left > 0) {
-		if (mode != LITE_WAIT_SLEEP)
+		if (mode == LITE_WAIT_POLICY)
 			lite_wait_learn(&lite_rpc_reply_hist,
 					ktime_get_ns() - start);
 		return 0;

@@ -676,7 +676,9 @@ static bool lite_rpc_queue_ready(void *arg)
  * A request larger than @size is consumed: -EMSGSIZE here and for its
  * caller.
  *
- * Return: the request's length, or a negative errno.
+ * Return: the request's length, or a negative errno (-EDQUOT: the
+ * receiver's user owes user_replies replies already; the request is
+ * consumed and its caller refused).
  */
 int lite_rpc_recv(struct lite_ctx *ctx, u32 port, struct iov_iter *dst,
 		  u32 size, bool nonblock, u64 *desc, u32 *src_node)
@@ -740,14 +742,17 @@ int lite_rpc_recv(struct lite_ctx *ctx, u32 port, struct iov_iter *dst,
 			.reply_addr = msg->reply_addr,
 			.forgotten = forgotten,
 		};
+		int err = -ENOTCONN;
 
-		if (!lite_peer_dev(fill.node, fill.gen)) {
-			ret = -ENOTCONN;
-		} else if (lite_rpc_token_new(ctx, &fill, desc)) {
+		if (lite_peer_dev(fill.node, fill.gen))
+			err = lite_rpc_token_new(ctx, &fill, desc);
+		if (err == -EDQUOT || err == -ENOMEM) {
 			/* Its caller hears of it now, not at its timeout. */
 			lite_rpc_refuse(msg, LITE_RPC_ECONNREFUSED);
-			return -ENOMEM;
+			return err;
 		}
+		if (err)
+			ret = err;
 	}
 	lite_rpc_release(msg);
 	return ret;

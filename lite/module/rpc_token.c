@@ -2,29 +2,34 @@
 /*
  * The replies this node owes (docs/rpc.md): a token for each request a
  * receiver took that awaits its reply, found by the descriptor the
- * receiver was given, owned by that receiver's context.
+ * receiver was given, owned by that receiver's context and charged to its
+ * user (user_replies).
  *
  * Tokens live in slots that are made once and then reused, never freed
  * before the module goes: a server that made and erased an XArray entry
  * per call (twice: the table and its context's) freed an XArray node
  * through RCU each time, two RCU callbacks and grace periods per call
  * (plots/profile-cpu/). A descriptor is a slot's number and the count of
- * its uses, so the descriptor of an earlier use of a slot is refused; free
- * slots are reused oldest first, so a slot comes back only after all the
- * others did.
+ * its uses (43 bits: never seen twice), so the descriptor of an earlier
+ * use of a slot is refused. The slots owed carry a mark, so RPC_FORGET
+ * and a node's leaving look at those only, however many slots a burst
+ * once made.
  */
 #include <linux/list.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
-#include <linux/spinlock.h>
 #include <linux/xarray.h>
 
 #include "rpc.h"
 #include "lite_ctx.h"
 
-/* A descriptor: the slot in bits 19-0, its use count in bits 30-20. */
+/* A descriptor: the slot in bits 19-0, its use count in bits 62-20. */
 #define LITE_RPC_SLOT_BITS	20
 #define LITE_RPC_SLOT_MAX	((1U << LITE_RPC_SLOT_BITS) - 1)
-#define LITE_RPC_USES_MASK	((1U << (31 - LITE_RPC_SLOT_BITS)) - 1)
+#define LITE_RPC_USES_MASK	((1ULL << (63 - LITE_RPC_SLOT_BITS)) - 1)
+
+/* The slots owed (XA_MARK_0 is the allocator's). */
+#define LITE_RPC_OWED		XA_MARK_1
 
 /*
  * Replies in flight are counted in this many buckets of call ids per
@@ -33,9 +38,11 @@
 #define LITE_RPC_REPLY_BUCKETS	64
 
 static struct {
-	spinlock_t		lock;	/* the tokens' ctx and link, @free */
-	struct xarray		slots;	/* slot -> token, never erased */
-	struct list_head	free;	/* oldest first */
+	/* Slot -> token, never erased; its lock guards the tokens' ctx and
+	 * link, the marks and @free.
+	 */
+	struct xarray		slots;
+	struct list_head	free;		/* oldest first */
 	/*
 	 * Replies taken out of their context and not yet completed, by node
 	 * and call id (a bucket of them): RPC_FORGET waits for those of its
@@ -43,7 +50,6 @@ static struct {
 	 */
 	atomic_t		replying[LITE_MAX_NODES][LITE_RPC_REPLY_BUCKETS];
 } lite_tokens = {
-	.lock	= __SPIN_LOCK_UNLOCKED(lite_tokens.lock),
 	.slots	= XARRAY_INIT(lite_tokens.slots, XA_FLAGS_ALLOC1),
 	.free	= LIST_HEAD_INIT(lite_tokens.free),
 };
@@ -56,39 +62,54 @@ static atomic_t *lite_rpc_replying(u16 node, u32 call_id)
 
 static u64 lite_rpc_token_desc(const struct lite_rpc_token *tok)
 {
-	return (u64)tok->uses << LITE_RPC_SLOT_BITS | tok->slot;
+	return tok->uses << LITE_RPC_SLOT_BITS | tok->slot;
+}
+
+/* @tok leaves @ctx (its owner): xa_lock held. */
+static void lite_rpc_token_unown(struct lite_rpc_token *tok)
+{
+	lite_user_uncharge(tok->ctx->user, LITE_RES_REPLIES, 1);
+	tok->ctx = NULL;
+	list_del_init(&tok->link);
+	__xa_clear_mark(&lite_tokens.slots, tok->slot, LITE_RPC_OWED);
 }
 
 /**
  * lite_rpc_token_new() - a token for a reply @ctx will owe
- * @ctx: the receiver's context
+ * @ctx: the receiver's context, charged LITE_RES_REPLIES
  * @fill: the reply's destination (node, gen, call_id, reply_*, forgotten)
  * @desc: out: the descriptor @ctx replies with
  *
  * Context: process context.
- * Return: 0, or -ENOMEM (no memory, or every slot owed).
+ * Return: 0, -EDQUOT (@ctx's user owes user_replies already) or -ENOMEM
+ * (no memory, or every slot owed).
  */
 int lite_rpc_token_new(struct lite_ctx *ctx,
 		       const struct lite_rpc_token *fill, u64 *desc)
 {
 	struct lite_rpc_token *tok;
 	u32 slot;
+	int ret;
 
-	spin_lock(&lite_tokens.lock);
+	ret = lite_user_charge(ctx->user, LITE_RES_REPLIES, 1);
+	if (ret)
+		return ret;
+	xa_lock(&lite_tokens.slots);
 	tok = list_first_entry_or_null(&lite_tokens.free,
 				       struct lite_rpc_token, link);
 	if (tok)
-		list_del(&tok->link);
-	spin_unlock(&lite_tokens.lock);
+		list_del_init(&tok->link);
+	xa_unlock(&lite_tokens.slots);
 	if (!tok) {
 		tok = kzalloc(sizeof(*tok), GFP_KERNEL);
-		if (!tok)
-			return -ENOMEM;
-		if (xa_alloc(&lite_tokens.slots, &slot, tok,
+		if (!tok ||
+		    xa_alloc(&lite_tokens.slots, &slot, tok,
 			     XA_LIMIT(1, LITE_RPC_SLOT_MAX), GFP_KERNEL)) {
 			kfree(tok);
+			lite_user_uncharge(ctx->user, LITE_RES_REPLIES, 1);
 			return -ENOMEM;
 		}
+		INIT_LIST_HEAD(&tok->link);
 		tok->slot = slot;
 	}
 	tok->node = fill->node;
@@ -100,28 +121,28 @@ int lite_rpc_token_new(struct lite_ctx *ctx,
 	tok->forgotten = fill->forgotten;
 	tok->uses = (tok->uses + 1) & LITE_RPC_USES_MASK;
 	*desc = lite_rpc_token_desc(tok);
-	spin_lock(&lite_tokens.lock);
+	xa_lock(&lite_tokens.slots);
 	tok->ctx = ctx;
 	list_add_tail(&tok->link, &ctx->replies);
-	spin_unlock(&lite_tokens.lock);
+	__xa_set_mark(&lite_tokens.slots, tok->slot, LITE_RPC_OWED);
+	xa_unlock(&lite_tokens.slots);
 	return 0;
 }
 
 /* @tok, owed by nobody now, is a free slot again. */
 static void lite_rpc_token_free(struct lite_rpc_token *tok)
 {
-	spin_lock(&lite_tokens.lock);
+	xa_lock(&lite_tokens.slots);
 	list_add_tail(&tok->link, &lite_tokens.free);
-	spin_unlock(&lite_tokens.lock);
+	xa_unlock(&lite_tokens.slots);
 }
 
 /**
  * lite_rpc_token_take() - take the token of @desc away from @ctx
  * @ctx: the context that must owe it
- * @desc: the descriptor, as the receiver gave it
- * @replying: count a reply in flight to its call (lite_rpc_token_done()
- *	ends it), before the token leaves the context: RPC_FORGET sees
- *	either
+ * @desc: the descriptor, as the receiver gave it (from user space)
+ * @replying: count a reply in flight to its call, in the same step as
+ *	the token leaves @ctx: RPC_FORGET sees the one or the other
  *
  * Context: process context.
  * Return: the token, now the caller's (lite_rpc_token_done() frees it),
@@ -132,29 +153,29 @@ struct lite_rpc_token *lite_rpc_token_take(struct lite_ctx *ctx, u64 desc,
 {
 	struct lite_rpc_token *tok;
 
-	if (desc > INT_MAX)
+	if (desc >> 63)
 		return NULL;
+	xa_lock(&lite_tokens.slots);
 	tok = xa_load(&lite_tokens.slots, desc & LITE_RPC_SLOT_MAX);
-	if (!tok)
-		return NULL;
-	spin_lock(&lite_tokens.lock);
-	if (tok->ctx != ctx || lite_rpc_token_desc(tok) != desc) {
-		spin_unlock(&lite_tokens.lock);
+	if (!tok || tok->ctx != ctx || lite_rpc_token_desc(tok) != desc) {
+		xa_unlock(&lite_tokens.slots);
 		return NULL;
 	}
 	if (replying)
 		atomic_inc(lite_rpc_replying(tok->node, tok->call_id));
-	tok->ctx = NULL;
-	list_del(&tok->link);
-	spin_unlock(&lite_tokens.lock);
+	lite_rpc_token_unown(tok);
+	xa_unlock(&lite_tokens.slots);
 	return tok;
 }
 
 /**
  * lite_rpc_token_done() - a token taken is used up
  * @tok: from lite_rpc_token_take()
- * @replying: as it was taken, and nothing is written into the caller's
- *	reply buffer any more (else lite_rpc_replied() ends the count later)
+ * @replying: it was taken replying, and nothing will be written into the
+ *	caller's reply buffer any more: end the count now (else the reply's
+ *	completion ends it, lite_rpc_replied())
+ *
+ * Context: any.
  */
 void lite_rpc_token_done(struct lite_rpc_token *tok, bool replying)
 {
@@ -192,28 +213,20 @@ bool lite_rpc_tokens_forget(u16 node, u32 gen, u32 call_id)
 	struct lite_rpc_token *tok;
 	unsigned int n = 0;
 
-	/*
-	 * Slots are never erased: walk them under RCU, look at each under
-	 * the lock. A token taken meanwhile was counted first, one made
-	 * meanwhile is from a request the caller already marked.
-	 */
-	rcu_read_lock();
-	xas_for_each(&xas, tok, LITE_RPC_SLOT_MAX) {
-		if (xas_retry(&xas, tok))
-			continue;
-		spin_lock(&lite_tokens.lock);
-		if (tok->ctx && tok->node == node && tok->gen == gen &&
+	/* A token taken meanwhile was counted first (lite_rpc_token_take). */
+	xas_lock(&xas);
+	xas_for_each_marked(&xas, tok, LITE_RPC_SLOT_MAX, LITE_RPC_OWED) {
+		if (tok->node == node && tok->gen == gen &&
 		    tok->call_id == call_id)
 			tok->forgotten = true;
-		spin_unlock(&lite_tokens.lock);
 		if (++n % 256)
 			continue;
 		xas_pause(&xas);
-		rcu_read_unlock();
+		xas_unlock(&xas);
 		cond_resched();
-		rcu_read_lock();
+		xas_lock(&xas);
 	}
-	rcu_read_unlock();
+	xas_unlock(&xas);
 	/* Pairs with lite_rpc_replied(). */
 	return !atomic_read_acquire(lite_rpc_replying(node, call_id));
 }
@@ -235,6 +248,8 @@ static void lite_rpc_token_refuse(struct lite_rpc_token *tok)
  *
  * The caller gets ECONNREFUSED instead of waiting for its timeout, unless
  * it forgot the call (RPC_FORGET).
+ *
+ * Context: process context.
  */
 void lite_rpc_token_drop(struct lite_ctx *ctx, u64 desc)
 {
@@ -248,20 +263,20 @@ void lite_rpc_token_drop(struct lite_ctx *ctx, u64 desc)
  * lite_rpc_tokens_ctx_release() - @ctx goes away: refuse every call it
  * still owes a reply
  * @ctx: the context
+ *
+ * Context: process context.
  */
 void lite_rpc_tokens_ctx_release(struct lite_ctx *ctx)
 {
 	struct lite_rpc_token *tok;
 
 	for (;;) {
-		spin_lock(&lite_tokens.lock);
+		xa_lock(&lite_tokens.slots);
 		tok = list_first_entry_or_null(&ctx->replies,
 					       struct lite_rpc_token, link);
-		if (tok) {
-			tok->ctx = NULL;
-			list_del(&tok->link);
-		}
-		spin_unlock(&lite_tokens.lock);
+		if (tok)
+			lite_rpc_token_unown(tok);
+		xa_unlock(&lite_tokens.slots);
 		if (!tok)
 			return;
 		lite_rpc_token_refuse(tok);
@@ -274,30 +289,41 @@ void lite_rpc_tokens_ctx_release(struct lite_ctx *ctx)
  * The callers are gone with their nodes and freed their reply buffers; a
  * descriptor kept past a rejoin must not write into them (its context
  * owes it no more: lite_rpc_reply() gets -EALREADY).
+ *
+ * Context: process context.
  */
 void lite_rpc_tokens_leave(void)
 {
+	XA_STATE(xas, &lite_tokens.slots, 0);
 	struct lite_rpc_token *tok;
-	unsigned long slot;
+	unsigned int n = 0;
 
-	xa_for_each(&lite_tokens.slots, slot, tok) {
-		spin_lock(&lite_tokens.lock);
-		if (tok->ctx) {
-			tok->ctx = NULL;
-			list_move_tail(&tok->link, &lite_tokens.free);
-		}
-		spin_unlock(&lite_tokens.lock);
+	xas_lock(&xas);
+	xas_for_each_marked(&xas, tok, LITE_RPC_SLOT_MAX, LITE_RPC_OWED) {
+		lite_rpc_token_unown(tok);
+		list_add_tail(&tok->link, &lite_tokens.free);
+		if (++n % 256)
+			continue;
+		xas_pause(&xas);
+		xas_unlock(&xas);
+		cond_resched();
+		xas_lock(&xas);
 	}
+	xas_unlock(&xas);
 }
 
-/* Module exit, after every context went: every token is free. */
+/**
+ * lite_rpc_tokens_exit() - module exit, after every context went: free
+ * every slot
+ */
 void lite_rpc_tokens_exit(void)
 {
 	struct lite_rpc_token *tok;
 	unsigned long slot;
 
-	xa_for_each(&lite_tokens.slots, slot, tok)
+	xa_for_each(&lite_tokens.slots, slot, tok) {
 		kfree(tok);
+		cond_resched();
+	}
 	xa_destroy(&lite_tokens.slots);
-	INIT_LIST_HEAD(&lite_tokens.free);
 }

@@ -32,6 +32,7 @@ static unsigned int lite_user_max[LITE_RES_NR] = {
 	[LITE_RES_PORTS]	= 8,
 	[LITE_RES_RING_BYTES]	= 256,
 	[LITE_RES_BULK]		= 4,
+	[LITE_RES_REPLIES]	= 65536,
 };
 
 #define LITE_USER_PARAM(name, res, desc)				\
@@ -58,6 +59,8 @@ LITE_USER_PARAM(user_ring_mb, LITE_RES_RING_BYTES,
 	"MiB of RPC rings (4 MiB per sending node and port) senders may open on one user's ports (default: 256)");
 LITE_USER_PARAM(user_bulk, LITE_RES_BULK,
 	"remote MEMSETs, MEMMOVEs and ALLOCs of 1 MiB or more one user may have in flight: its calls wait for a slot; an owner refuses more of one (node, uid) with EBUSY (default: 4)");
+LITE_USER_PARAM(user_replies, LITE_RES_REPLIES,
+	"RPC replies one user's receivers on this node may owe at once: a receive past it fails with EDQUOT, its caller with ECONNREFUSED (default: 65536)");
 LITE_USER_PARAM(owner_lmr_mb, LITE_RES_HOSTED_BYTES,
 	"MiB of LMRs one user of one node may have allocated on this node (default: half of RAM, at least 1088)");
 

@@ -19,9 +19,10 @@
  * runnable: rxe transmits from ksoftirqd. Low-priority waits (reads,
  * writes and calls) do not spin and are not recorded: on a guest with one
  * vCPU their spinning left none to higher priorities. High-priority ones
- * poll until done whatever the policy: their caller asked for latency
- * first (a DSM page fault has nothing else to do; sleeping after the
- * adaptive budget tripled its time on the local cluster).
+ * poll until done, up to spin_high_max_us, whatever the adaptive budget:
+ * their caller asked for latency first (a DSM page fault has nothing else
+ * to do; sleeping after the budget tripled its time on the local
+ * cluster). Neither is recorded: the history is normal priority's.
  */
 #include <linux/completion.h>
 #include <linux/moduleparam.h>
@@ -61,11 +62,15 @@ static const struct kernel_param_ops lite_wait_policy_ops = {
 	.get	= lite_wait_policy_get,
 };
 module_param_cb(wait_policy, &lite_wait_policy_ops, NULL, 0644);
-MODULE_PARM_DESC(wait_policy, "how threads wait for completions, replies and requests: adaptive (default: spin about as long as such waits took recently, at most spin_max_us, then sleep) or busy (spin until done)");
+MODULE_PARM_DESC(wait_policy, "how threads wait for completions, replies and requests: adaptive (default: spin about as long as such waits took recently, at most spin_max_us, then sleep; high priority up to spin_high_max_us, low priority not at all) or busy (spin until done)");
 
 static unsigned int lite_spin_max_us = 1000;
 module_param_named(spin_max_us, lite_spin_max_us, uint, 0644);
 MODULE_PARM_DESC(spin_max_us, "adaptive policy: the longest a thread spins before it sleeps (default: 1000; 0: one look at the CQ, then sleep)");
+
+static unsigned int lite_spin_high_max_us = 10000;
+module_param_named(spin_high_max_us, lite_spin_high_max_us, uint, 0644);
+MODULE_PARM_DESC(spin_high_max_us, "high-priority waits (adaptive policy): the longest a thread polls before it sleeps (default: 10000)");
 
 /* For A/B measurements of what polling the CQ from a spinner gains. */
 static bool lite_spin_polls_cq = true;
@@ -131,8 +136,9 @@ static u64 lite_spin_budget(const struct lite_wait_hist *h)
  * @arg: its argument
  * @start: ktime_get_ns() when the wait began
  * @deadline: ktime_get_ns() value past which the caller gives up
- * @mode: LITE_WAIT_POLICY (the wait policy's), LITE_WAIT_SPIN (until
- *	@cond, @deadline or a signal) or LITE_WAIT_SLEEP (one look)
+ * @mode: LITE_WAIT_POLICY (the wait policy's), LITE_WAIT_SPIN (up to
+ *	spin_high_max_us under the adaptive policy) or LITE_WAIT_SLEEP
+ *	(one look)
  *
  * The caller then sleeps for @cond with its usual timeout and signal
  * handling, and reports the wait's length with lite_wait_learn().
@@ -142,8 +148,7 @@ static u64 lite_spin_budget(const struct lite_wait_hist *h)
 bool lite_spin(struct lite_wait_hist *h, bool (*cond)(void *), void *arg,
 	       u64 start, u64 deadline, enum lite_wait_mode mode)
 {
-	bool busy = mode == LITE_WAIT_SPIN ||
-		    READ_ONCE(lite_wait_policy) == LITE_WAIT_BUSY;
+	bool busy = READ_ONCE(lite_wait_policy) == LITE_WAIT_BUSY;
 	u64 end = deadline;
 	bool done;
 
@@ -152,7 +157,11 @@ bool lite_spin(struct lite_wait_hist *h, bool (*cond)(void *), void *arg,
 	if (mode == LITE_WAIT_SLEEP)
 		return false;
 	if (!busy) {
-		end = min(deadline, start + lite_spin_budget(h));
+		if (mode == LITE_WAIT_SPIN)
+			end = min(deadline, start + NSEC_PER_USEC *
+				  (u64)READ_ONCE(lite_spin_high_max_us));
+		else
+			end = min(deadline, start + lite_spin_budget(h));
 		if (atomic_inc_return(&lite_spinners) > num_online_cpus())
 			end = start;
 	}

@@ -14,7 +14,8 @@
  *   test_security limits NODE           run into the per-user limits
  *   test_security limits-other NODE     another user meanwhile
  *   test_security limits-exempt NODE    root past the limits
- *   test_security calls-server PORT     a port that answers only late
+ *   test_security calls-server PORT HOLD  a port that answers only late,
+ *                                       owing at most HOLD (user_replies)
  *   test_security calls NODE PORT       run into user_calls, get them back
  *   test_security calls-other NODE PORT another user meanwhile
  *   test_security ports PORT...         register, up to user_ports
@@ -41,7 +42,9 @@
  *                  on a line (send it after "freed") checks the handle is
  *                  dead and exits
  *   calls-server   prints "ready" once PORT is registered; on a line
- *                  replies to what was queued ("replied"); exits on the next
+ *                  takes everything queued without replying: the first
+ *                  HOLD, then EDQUOT for each of the rest (user_replies),
+ *                  replies to the HOLD ("replied"); exits on the next
  *   calls          prints "at-limit" while user_calls calls wait, "ready"
  *                  once given-up calls were forgotten; on a line (send it
  *                  once the server exited) checks a call is refused
@@ -84,7 +87,7 @@ static void usage(FILE *out)
 		"       test_security zc-fork|zc-mremap|zc-fdpass NODE\n"
 		"       test_security async-fdpass NODE\n"
 		"       test_security limits|limits-other|limits-exempt NODE\n"
-		"       test_security calls-server PORT\n"
+		"       test_security calls-server PORT HOLD\n"
 		"       test_security calls|calls-other NODE PORT\n"
 		"       test_security ports PORT...\n"
 		"       test_security send NODE PORT 0|EDQUOT|ECONNREFUSED\n"
@@ -168,8 +171,8 @@ int main(int argc, char *argv[])
 		return cmd_zc_fdpass_recv(UINT_ARG(2, "socket"));
 	if (!strcmp(cmd, "async-fdpass-recv") && n == 1)
 		return cmd_async_fdpass_recv(UINT_ARG(2, "socket"));
-	if (!strcmp(cmd, "calls-server") && n == 1)
-		return cmd_calls_server(UINT_ARG(2, "PORT"));
+	if (!strcmp(cmd, "calls-server") && n == 2)
+		return cmd_calls_server(UINT_ARG(2, "PORT"), UINT_ARG(3, "HOLD"));
 	if (!strcmp(cmd, "barrier") && n == 1)
 		return cmd_barrier(UINT_ARG(2, "NR"));
 	if (!strcmp(cmd, "ports") && n >= 1)

@@ -67,7 +67,7 @@ int cmd_async_fdpass_recv(int sock);
 int cmd_limits(unsigned int node);
 int cmd_limits_other(unsigned int node);
 int cmd_limits_exempt(unsigned int node);
-int cmd_calls_server(unsigned int port);
+int cmd_calls_server(unsigned int port, unsigned int hold);
 int cmd_calls(unsigned int node, unsigned int port);
 int cmd_calls_other(unsigned int node, unsigned int port);
 int cmd_ports(char **ports, int n);

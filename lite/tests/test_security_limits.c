@@ -261,34 +261,52 @@ int cmd_limits_exempt(unsigned int node)
 
 /*
  * A port that takes requests and does not answer. On a line it receives
- * what is queued and replies to each: its callers gave up and the
+ * everything queued without replying: the first @hold (the user's
+ * user_replies) are owed, each one past them fails with EDQUOT (and is
+ * consumed). Then it replies to the @hold: their callers gave up and the
  * requests were forgotten, so every reply is dropped and returns 0. It
  * exits on the next line.
  */
-int cmd_calls_server(unsigned int port)
+int cmd_calls_server(unsigned int port, unsigned int hold)
 {
 	uint8_t req[64], reply = 1;
-	uint64_t desc;
-	int ret, n = 0;
+	uint64_t desc[16];
+	unsigned int n = 0, refused = 0, i;
+	int ret;
 
+	if (hold >= 16) {
+		fail("calls-server: HOLD %u: at most 15", hold);
+		return finish();
+	}
 	if (!expect(lite_rpc_register(port, 64, "test_security calls"), 0,
 		    "register port %u", port))
 		return finish();
 	puts("ready");
 	read_line();
-	while ((ret = lite_rpc_recv(port, req, sizeof(req), &desc, NULL,
-				    LITE_RECV_NONBLOCK, LITE_PRIO_NORMAL)) > 0) {
-		if (!expect(lite_rpc_reply(desc, &reply, sizeof(reply),
-					   LITE_PRIO_NORMAL), 0,
-			    "reply to forgotten request %d", n + 1))
+	/* Past @hold nothing should be owed: room for one too many. */
+	for (;;) {
+		ret = lite_rpc_recv(port, req, sizeof(req), &desc[n], NULL,
+				    LITE_RECV_NONBLOCK, LITE_PRIO_NORMAL);
+		if (ret == -EDQUOT) {
+			refused++;
+			continue;
+		}
+		if (ret <= 0 || ++n == 16)
 			break;
-		n++;
 	}
-	expect(ret, EAGAIN, "nothing left to receive after %d requests", n);
-	if (n)
-		pass("replied to %d requests whose callers had given up", n);
+	expect(ret, EAGAIN, "nothing left to receive after %u requests held, %u refused",
+	       n, refused);
+	if (n == hold && refused)
+		pass("user_replies: %u requests owed, the %u after them refused with EDQUOT",
+		     n, refused);
 	else
-		fail("no request was queued on port %u", port);
+		fail("%u requests owed, %u refused with EDQUOT: want %u owed and the rest refused",
+		     n, refused, hold);
+	for (i = 0; i < n; i++)
+		expect(lite_rpc_reply(desc[i], &reply, sizeof(reply),
+				      LITE_PRIO_NORMAL), 0,
+		       "reply to forgotten request %u", i + 1);
+	pass("replied to %u requests whose callers had given up", n);
 	puts("replied");
 	read_line();
 	return finish();
