@@ -37,7 +37,11 @@ static const char *const lite_peer_stat_names[LITE_PSTAT_NR] = {
 	[LITE_PSTAT_RDMA_RETRIED]	= "rdma_retried",
 };
 
-static atomic64_t lite_stats[LITE_STAT_NR];
+/* Per CPU: the wait of every read and write adds to them. */
+struct lite_counts {
+	u64 v[LITE_STAT_NR];
+};
+static DEFINE_PER_CPU(struct lite_counts, lite_stats);
 /* Per CPU: every one-sided WR and RPC message adds to them. */
 struct lite_peer_counts {
 	u64 v[LITE_MAX_NODES][LITE_PSTAT_NR];
@@ -48,7 +52,7 @@ static atomic64_t lite_ctrl_served[LITE_CTRL_NR_TYPES];
 
 void lite_stat_inc(enum lite_stat stat)
 {
-	atomic64_inc(&lite_stats[stat]);
+	this_cpu_inc(lite_stats.v[stat]);
 }
 
 /* A request of @type sent (@served false) or served; type checked already. */
@@ -108,10 +112,15 @@ int lite_peer_stats_show(struct seq_file *m, void *unused)
 int lite_stats_show(struct seq_file *m, void *unused)
 {
 	unsigned int i;
+	u64 v;
+	int cpu;
 
-	for (i = 0; i < LITE_STAT_NR; i++)
-		seq_printf(m, "%s %lld\n", lite_stat_names[i],
-			   atomic64_read(&lite_stats[i]));
+	for (i = 0; i < LITE_STAT_NR; i++) {
+		v = 0;
+		for_each_possible_cpu(cpu)
+			v += per_cpu(lite_stats, cpu).v[i];
+		seq_printf(m, "%s %llu\n", lite_stat_names[i], v);
+	}
 	for (i = 1; i < LITE_CTRL_NR_TYPES; i++) {
 		const char *name = lite_ctrl_types[i].name ?: "unnamed";
 
