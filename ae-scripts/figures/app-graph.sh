@@ -149,7 +149,7 @@ figure_run() {
 			[ "${#run[@]}" -gt 0 ] || continue
 			order=$(mb_order "$out" "$rep" "$n" "${run[@]}") || ae_die "cannot shuffle the systems"
 			for sys in $order; do
-				appgraph_case "$out" "$rep" "$n" "$sys"
+				mb_timed "$out" "$rep" "$n" "$sys" appgraph_case "$out" "$rep" "$n" "$sys"
 			done
 		done
 	done

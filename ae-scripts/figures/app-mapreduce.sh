@@ -145,7 +145,7 @@ figure_run() {
 				[ "${#run[@]}" -gt 0 ] || continue
 				order=$(mb_order "$out" "$rep" "$job-$n" "${run[@]}") || ae_die "cannot shuffle the systems"
 				for sys in $order; do
-					appmr_case "$out" "$rep" "$job" "$n" "$sys"
+					mb_timed "$out" "$rep" "$job-$n" "$sys" appmr_case "$out" "$rep" "$job" "$n" "$sys"
 				done
 			done
 		done

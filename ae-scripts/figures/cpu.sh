@@ -108,7 +108,7 @@ figure_run() {
 			[ "${#run[@]}" -gt 0 ] || continue
 			order=$(mb_order "$out" "$rep" "$rate" "${run[@]}") || ae_die "cpu: cannot shuffle"
 			for sys in $order; do
-				cpu_case "$out" "$sys" "$rate" "$rep"
+				mb_timed "$out" "$rep" "$rate" "$sys" cpu_case "$out" "$sys" "$rate" "$rep"
 			done
 		done
 	done

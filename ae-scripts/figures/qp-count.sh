@@ -44,7 +44,7 @@ figure_run() {
 			grep -qw -- "$n" <<<"$threads" && systems+=(lite)
 			order=$(mb_order "$out" "$rep" "$n" "${systems[@]}") || ae_die "cannot shuffle"
 			for sys in $order; do
-				qpcount_case "$out" "$rep" "$n" "$sys"
+				mb_timed "$out" "$rep" "$n" "$sys" qpcount_case "$out" "$rep" "$n" "$sys"
 			done
 		done
 	done

@@ -501,8 +501,58 @@ mb_interleave() {
 			[ "${#run[@]}" -gt 0 ] || continue
 			order=$(mb_order "$out" "$rep" "$point" "${run[@]}") || ae_die "cannot shuffle ${run[*]}"
 			for sys in $order; do
-				"$fn" "$out" "$rep" "$point" "$sys"
+				mb_timed "$out" "$rep" "$point" "$sys" "$fn" "$out" "$rep" "$point" "$sys"
 			done
 		done
 	done
+}
+
+# mb_interleave_runs OUTDIR REPS "POINTS" CASE SYSTEM...: as mb_interleave,
+# but each system measures all its points of a repetition in one run of
+# its program (the latency programs take a list of sizes and warm up
+# before each), which pays the program's start and connection once
+# instead of once per point; under TCG that start costs more than a
+# point's measurement. For each repetition the SYSTEMs that run at any of
+# POINTS (mb_running) go back to back in mb_order's shuffled order (point
+# "all" in order.csv), and CASE gets "CASE OUTDIR REP 'POINT...' SYSTEM"
+# with the points mb_running keeps for that system, in POINTS' order.
+mb_interleave_runs() {
+	local out=$1 reps=$2 points=$3 fn=$4 rep point sys order
+	local -a run
+	local -A at
+	shift 4
+	for rep in $(seq "$reps"); do
+		at=()
+		for point in $points; do
+			while read -r sys; do
+				at[$sys]+="${at[$sys]:+ }$point"
+			done < <(mb_running "$rep" "$point" "$@")
+		done
+		run=()
+		for sys in "$@"; do
+			[ -z "${at[$sys]:-}" ] || run+=("$sys")
+		done
+		[ "${#run[@]}" -gt 0 ] || continue
+		order=$(mb_order "$out" "$rep" all "${run[@]}") || ae_die "cannot shuffle ${run[*]}"
+		for sys in $order; do
+			mb_timed "$out" "$rep" "${at[$sys]// /_}" "$sys" "$fn" "$out" "$rep" "${at[$sys]}" "$sys"
+		done
+	done
+}
+
+# mb_timed OUTDIR REP POINT SYSTEM CMD...: CMD, and how long it took in
+# OUTDIR/times.csv (rep,point,system,seconds: where a figure's time goes,
+# to trim what costs most). Its exit status is CMD's. CMD runs as a plain
+# command, not in a || list, so that errexit still holds inside it.
+mb_timed() {
+	local out=$1 rep=$2 point=$3 sys=$4 t0=$EPOCHREALTIME rc
+	shift 4
+	"$@"
+	rc=$?
+	if [ "$AE_DRY_RUN" != 1 ]; then
+		[ -s "$out/times.csv" ] || echo "rep,point,system,seconds" >"$out/times.csv"
+		awk -v a="$t0" -v b="$EPOCHREALTIME" -v k="$rep,$point,$sys" \
+			'BEGIN { printf "%s,%.1f\n", k, b - a }' >>"$out/times.csv"
+	fi
+	return "$rc"
 }
