@@ -35,9 +35,11 @@
  * ticket, BARRIER with LITE_BARRIER_ASK); 9: a caller that gave up on a
  * call asks the receiver to forget it (RPC_FORGET); 10: ECHO, which a
  * node whose port came back sends to learn that its manager connection
- * carries data again
+ * carries data again; 11: every message between nodes (hello, control,
+ * RPC) is sent solicited, and a node's CQ raises events for solicited
+ * completions only while nothing it posted is waited for (cq.c)
  */
-#define LITE_PROTO_VERSION	10
+#define LITE_PROTO_VERSION	11
 #define LITE_PROTO_DEFAULT_PORT	18500
 
 #define LITE_MAX_NODES		64	/* node ids are 1..LITE_MAX_NODES-1 */

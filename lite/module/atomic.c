@@ -145,6 +145,7 @@ static int lite_loop_post(u64 addr, u32 rkey, enum ib_wr_opcode opcode,
 		.length	= sizeof(op->result),
 		.lkey	= lite_loop.dev->pd->local_dma_lkey,
 	};
+	lite_cq_await_begin(lite_loop.dev);
 	ret = ib_post_send(lite_loop.qp, &wr.wr, NULL);
 	if (!ret) {
 		lite_stat_inc(LITE_STAT_ATOMIC_LOOPBACK);
@@ -165,6 +166,7 @@ static int lite_loop_post(u64 addr, u32 rkey, enum ib_wr_opcode opcode,
 		else if (op->status != IB_WC_SUCCESS)
 			ret = -EIO;
 	}
+	lite_cq_await_end(lite_loop.dev);
 	ib_dma_unmap_single(ibdev, dma, sizeof(op->result), DMA_FROM_DEVICE);
 	if (!ret)
 		*old = op->result;

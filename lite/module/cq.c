@@ -11,6 +11,18 @@
  * Pollers exclude each other (@cq_lock); completion handlers run with
  * bottom halves off either way, so they stay atomic and see the same
  * context as before.
+ *
+ * The CQ raises an event for every completion only while someone waits
+ * for a send's: a work request whose poster (or a thread that sleeps for
+ * send credits, or a drain) said so with lite_cq_await_begin(). Else it
+ * is armed for solicited completions only, which are the receives of
+ * messages (every LITE message is sent with IB_SEND_SOLICITED), so an
+ * RPC server's reply completes without an event of its own: the next
+ * poll, raised by the next message, takes its completion, as a native
+ * server that never arms its send CQ does. mlx5, like the IB spec, also
+ * raises the event of a solicited-only CQ for a completion in error;
+ * rxe does not, so there an error of a reply nobody waits for is seen
+ * at the next poll.
  */
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
@@ -19,10 +31,28 @@
 #include "lite_priv.h"
 
 #define LITE_CQ_BUDGET	64	/* completions per softirq round */
-#define LITE_CQ_REARM	(IB_CQ_NEXT_COMP | IB_CQ_REPORT_MISSED_EVENTS)
 
 /* The device whose CQ spinning threads poll; cleared before it goes. */
 static struct lite_dev __rcu *lite_cq_dev;
+
+/*
+ * Arm the CQ for the next completion, or for the next solicited one when
+ * nobody waits for a send's; true when completions came before it was
+ * armed. Caller holds @dev->cq_lock.
+ */
+static bool lite_cq_arm(struct lite_dev *dev)
+{
+	enum ib_cq_notify_flags flags = IB_CQ_SOLICITED;
+
+	clear_bit(LITE_CQ_SENDS, &dev->cq_flags);
+	/* Pairs with lite_cq_await_begin(): one of us sees the other. */
+	smp_mb__after_atomic();
+	if (atomic_read(&dev->cq_awaited) > 0) {
+		set_bit(LITE_CQ_SENDS, &dev->cq_flags);
+		flags = IB_CQ_NEXT_COMP;
+	}
+	return ib_req_notify_cq(dev->cq, flags | IB_CQ_REPORT_MISSED_EVENTS) > 0;
+}
 
 /* Caller holds @dev->cq_lock with bottom halves off. */
 static int lite_cq_process(struct lite_dev *dev, int budget)
@@ -61,8 +91,7 @@ static int lite_cq_irq_poll(struct irq_poll *iop, int budget)
 	done = lite_cq_process(dev, budget);
 	if (done < budget) {
 		irq_poll_complete(iop);
-		/* > 0: completions arrived before the CQ was armed again. */
-		again = ib_req_notify_cq(dev->cq, LITE_CQ_REARM) > 0;
+		again = lite_cq_arm(dev);
 	}
 	spin_unlock(&dev->cq_lock);
 	if (again)
@@ -74,6 +103,7 @@ static void lite_cq_event(struct ib_cq *cq, void *ctx)
 {
 	struct lite_dev *dev = ctx;
 
+	lite_stat_inc(LITE_STAT_CQ_EVENTS);
 	irq_poll_sched(&dev->cq_iop);
 }
 
@@ -139,7 +169,9 @@ int lite_cq_create(struct lite_dev *dev, int cqe)
 	dev->cq = cq;
 	/* What the provider made: at least @cqe (mlx5 rounds up). */
 	atomic_set(&dev->cq_room, cq->cqe - LITE_CQ_LOOPBACK);
-	ib_req_notify_cq(cq, IB_CQ_NEXT_COMP);
+	spin_lock_bh(&dev->cq_lock);
+	lite_cq_arm(dev);	/* empty: nothing was missed */
+	spin_unlock_bh(&dev->cq_lock);
 	rcu_assign_pointer(lite_cq_dev, dev);
 	return 0;
 }
@@ -171,6 +203,51 @@ void lite_cq_destroy(struct lite_dev *dev)
 	irq_poll_disable(&dev->cq_iop);
 	ib_destroy_cq(dev->cq);
 	dev->cq = NULL;
+}
+
+/**
+ * lite_cq_await_begin() - a send's completion is waited for: until
+ * lite_cq_await_end(), every completion raises an event
+ * @dev: the device whose CQ it completes to
+ *
+ * Called before the work request is posted (or before sleeping for
+ * completions of others, as for send credits), so that no completion it
+ * waits for can come while the CQ is armed for solicited ones only.
+ *
+ * Context: any; takes @dev->cq_lock (bottom halves off) when the CQ must
+ * be armed anew, so not under a lock a completion handler takes.
+ */
+void lite_cq_await_begin(struct lite_dev *dev)
+{
+	bool missed;
+
+	/*
+	 * One count for the device, not per CPU: lite_cq_arm() needs an
+	 * exact zero, which a sum of per-CPU counts read one by one is not.
+	 */
+	atomic_inc(&dev->cq_awaited);
+	/* Pairs with lite_cq_arm(): one of us sees the other. */
+	smp_mb__after_atomic();
+	if (test_bit(LITE_CQ_SENDS, &dev->cq_flags))
+		return;
+	spin_lock_bh(&dev->cq_lock);
+	/* A CQ armed for solicited completions takes the wider arm. */
+	missed = lite_cq_arm(dev);
+	spin_unlock_bh(&dev->cq_lock);
+	if (missed)
+		irq_poll_sched(&dev->cq_iop);
+}
+
+/**
+ * lite_cq_await_end() - the wait of lite_cq_await_begin() is over
+ * @dev: its device
+ *
+ * The CQ goes back to solicited completions at its next arming.
+ * Context: any.
+ */
+void lite_cq_await_end(struct lite_dev *dev)
+{
+	atomic_dec(&dev->cq_awaited);
 }
 
 /**
@@ -308,6 +385,7 @@ int lite_cq_drain_qp(struct lite_dev *dev, struct ib_qp *qp, bool rq)
 	bool posted[2] = {};
 	int i, n = rq ? 2 : 1, ret = 0;
 
+	lite_cq_await_begin(dev);
 	for (i = 0; i < n; i++) {
 		d[i] = kzalloc(sizeof(*d[i]), GFP_KERNEL);
 		if (!d[i])
@@ -339,6 +417,7 @@ int lite_cq_drain_qp(struct lite_dev *dev, struct ib_qp *qp, bool rq)
 			ret = -EIO;
 		lite_drain_put(d[i]);
 	}
+	lite_cq_await_end(dev);
 	if (ret)
 		pr_warn("%s: QP %u not drained: the CQ failed\n",
 			dev_name(&dev->ibdev->dev), qp->qp_num);

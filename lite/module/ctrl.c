@@ -107,7 +107,7 @@ static int lite_ctrl_tx_post(struct lite_ctrl_tx *tx)
 		.sg_list	= &sge,
 		.num_sge	= 1,
 		.opcode		= IB_WR_SEND,
-		.send_flags	= IB_SEND_SIGNALED,
+		.send_flags	= IB_SEND_SIGNALED | IB_SEND_SOLICITED,
 	};
 	int ret;
 
@@ -120,7 +120,7 @@ static int lite_ctrl_tx_post(struct lite_ctrl_tx *tx)
 		.lkey	= tx->peer->dev->pd->local_dma_lkey,
 	};
 	tx->lqp = lite_peer_pick_qp(tx->peer);
-	ret = lite_qp_post(tx->lqp, &wr);
+	ret = lite_qp_post(tx->lqp, &wr, true);
 	if (!ret)
 		return 0;	/* lite_ctrl_tx_done() takes it from here */
 	ib_dma_unmap_single(ibdev, tx->dma, tx->len, DMA_TO_DEVICE);

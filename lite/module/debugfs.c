@@ -117,7 +117,7 @@ static int lite_probe_read(u16 node, u32 qpi, u32 rkey, u64 addr, u32 len)
 		.remote_addr	= addr,
 		.rkey		= rkey,
 	};
-	ret = lite_qp_post(lqp, &wr.wr);
+	ret = lite_qp_post(lqp, &wr.wr, true);
 	if (!ret) {
 		/* Bounded: the QP's retries run out, or teardown flushes it. */
 		wait_for_completion(&p->done);

@@ -66,7 +66,8 @@ struct lite_dev {
 	struct ib_cq		*cq;	/* shared by every QP (cq.c) */
 	int			cq_depth;	/* asked of ib_create_cq() */
 	atomic_t		cq_room;	/* completions no peer reserved */
-	unsigned long		cq_flags;	/* LITE_CQ_FAILED */
+	unsigned long		cq_flags;	/* LITE_CQ_FAILED, LITE_CQ_SENDS */
+	atomic_t		cq_awaited;	/* lite_cq_await_begin() */
 	bool			fatal;	/* IB_EVENT_DEVICE_FATAL: unusable */
 	spinlock_t		cq_lock;	/* one poller at a time; @cq_wc */
 	struct irq_poll		cq_iop;
@@ -140,6 +141,7 @@ extern struct workqueue_struct *lite_dev_wq;
  */
 #define LITE_CQ_LOOPBACK	16
 #define LITE_CQ_FAILED		0	/* IB_EVENT_CQ_ERR: replace the CQ */
+#define LITE_CQ_SENDS		1	/* armed for every completion */
 
 int lite_cq_create(struct lite_dev *dev, int cqe);
 void lite_cq_stop_spinners(struct lite_dev *dev);
@@ -150,6 +152,8 @@ int lite_cq_reserve(struct lite_dev *dev, int n);
 void lite_cq_unreserve(struct lite_dev *dev, int n);
 int lite_cq_drain_qp(struct lite_dev *dev, struct ib_qp *qp, bool rq);
 void lite_cq_poll(void);
+void lite_cq_await_begin(struct lite_dev *dev);
+void lite_cq_await_end(struct lite_dev *dev);
 
 /* wait.c: one wait policy (spin, then sleep) for every kind of wait */
 struct lite_wait_hist {
@@ -287,6 +291,7 @@ struct lite_qp {
 	unsigned int		tx_first;	/* oldest of tx_uid[] */
 	unsigned int		tx_posted;	/* entries in tx_uid[] */
 	u32			tx_uid[LITE_TX_DEPTH];	/* per posted WR, in order */
+	u32			tx_awaited;	/* bit per tx_uid[]: someone waits */
 	struct list_head	tx_held;	/* lite_qp_credit granted */
 	struct list_head	tx_waiters;	/* lite_qp_credit waiting */
 	wait_queue_head_t	tx_wq;		/* a credit was granted */
@@ -365,7 +370,8 @@ struct lite_qp_credit {
 int lite_qp_reserve(struct lite_qp *lqp, struct lite_qp_credit *cr,
 		    const struct ib_cqe *cqe, unsigned long deadline);
 void lite_qp_unreserve(struct lite_qp *lqp, struct lite_qp_credit *cr);
-int lite_qp_post(struct lite_qp *lqp, const struct ib_send_wr *wr);
+int lite_qp_post(struct lite_qp *lqp, const struct ib_send_wr *wr,
+		 bool awaited);
 
 /* One signaled atomic on the 8 bytes at (@rkey, @addr), the old value to @sge. */
 static inline struct ib_atomic_wr lite_atomic_wr(struct ib_sge *sge,
@@ -690,6 +696,7 @@ enum lite_stat {
 	LITE_STAT_ATOMIC_CPU,		/* atomics run on this CPU */
 	LITE_STAT_OP_WAIT_SPUN,		/* read/write/atomic waits done polling */
 	LITE_STAT_OP_WAIT_SLEPT,	/* ... that slept */
+	LITE_STAT_CQ_EVENTS,		/* completion events of the CQ */
 	LITE_STAT_NR,
 };
 

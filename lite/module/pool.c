@@ -326,6 +326,7 @@ static int lite_region_register(struct lite_region *r, struct lite_dev *dev)
 	wr.wr.wr_cqe = &w->cqe;
 	wr.mr = r->mr;
 	wr.key = r->mr->rkey;
+	lite_cq_await_begin(dev);
 	ret = lite_pool_post_reg(&wr);
 	if (ret == -EINVAL && (wr.access & IB_ACCESS_REMOTE_ATOMIC)) {
 		/* Some mlx5 firmware: no atomics through fast registration. */
@@ -336,6 +337,7 @@ static int lite_region_register(struct lite_region *r, struct lite_dev *dev)
 		ret = lite_pool_post_reg(&wr);
 	}
 	if (ret) {
+		lite_cq_await_end(dev);
 		kfree(w);
 		return ret;
 	}
@@ -351,6 +353,7 @@ static int lite_region_register(struct lite_region *r, struct lite_dev *dev)
 		       ib_wc_status_msg(w->status));
 		ret = -EIO;
 	}
+	lite_cq_await_end(dev);
 	if (refcount_dec_and_test(&w->refs))
 		kfree(w);
 	if (ret) {

@@ -678,7 +678,7 @@ int lite_qp_send_hello(struct lite_qp *lqp)
 		.sg_list	= &sge,
 		.num_sge	= 1,
 		.opcode		= IB_WR_SEND,
-		.send_flags	= IB_SEND_SIGNALED,
+		.send_flags	= IB_SEND_SIGNALED | IB_SEND_SOLICITED,
 	};
 
 	*h = (struct lite_hello) {
@@ -864,10 +864,17 @@ static int lite_tx_reserve(struct lite_qp *lqp, struct lite_qp_credit *cr,
 	 * Killable, and bounded for kernel threads and workers, which no
 	 * signal ends: completions and flushes give credits back.
 	 */
-	if (!READ_ONCE(cr->granted))
+	/*
+	 * Credits come back with completions, of replies too, which
+	 * nobody else may be waiting for: have them raise events.
+	 */
+	if (!READ_ONCE(cr->granted)) {
+		lite_cq_await_begin(peer->dev);
 		left = wait_event_killable_timeout(lqp->tx_wq,
 				lite_tx_granted(lqp, cr),
 				max_t(long, (long)(deadline - jiffies), 1));
+		lite_cq_await_end(peer->dev);
+	}
 	spin_lock_irqsave(&lqp->tx_lock, flags);
 	if (!cr->granted) {
 		list_del_init(&cr->link);
@@ -933,7 +940,7 @@ void lite_qp_unreserve(struct lite_qp *lqp, struct lite_qp_credit *cr)
  * -EBUSY: none; the caller waits for one.
  */
 static int lite_qp_try_post(struct lite_qp *lqp, const struct ib_send_wr *wr,
-			    u32 uid)
+			    u32 uid, bool awaited)
 {
 	struct lite_peer *peer = lqp->peer;
 	bool bh_off = READ_ONCE(lite_post_inline_softirq);
@@ -985,7 +992,13 @@ static int lite_qp_try_post(struct lite_qp *lqp, const struct ib_send_wr *wr,
 		ret = -EBUSY;
 	}
 	if (!ret) {
-		lqp->tx_uid[(lqp->tx_first + lqp->tx_posted) % LITE_TX_DEPTH] = uid;
+		unsigned int at = (lqp->tx_first + lqp->tx_posted) % LITE_TX_DEPTH;
+
+		lqp->tx_uid[at] = uid;
+		if (awaited)
+			lqp->tx_awaited |= BIT(at);
+		else
+			lqp->tx_awaited &= ~BIT(at);
 		lqp->tx_posted++;
 	}
 	spin_unlock(&lqp->tx_lock);
@@ -1012,6 +1025,9 @@ out:
  * @lqp: a QP of a peer the caller holds a reference on
  * @wr: the WR (no chain); its completion handler must call
  *	lite_qp_complete()
+ * @awaited: someone waits for its completion, which must then raise an
+ *	event (lite_cq_await_begin()); false for a reply nobody waits for,
+ *	whose completion the next poll takes
  *
  * Takes a send credit (one send queue entry): the one lite_qp_reserve()
  * took for @wr->wr_cqe, or waits for one (killably, at most 10 s).
@@ -1021,20 +1037,28 @@ out:
  * is being reconnected, -EINTR on a fatal signal, -ETIMEDOUT, or the
  * provider's error; on error the WR was not posted.
  */
-int lite_qp_post(struct lite_qp *lqp, const struct ib_send_wr *wr)
+int lite_qp_post(struct lite_qp *lqp, const struct ib_send_wr *wr,
+		 bool awaited)
 {
+	struct lite_dev *dev = lqp->peer->dev;
 	u32 uid = lite_tx_uid(wr);
 	struct lite_qp_credit cr;
 	int ret;
 
-	ret = lite_qp_try_post(lqp, wr, uid);
-	if (ret != -EBUSY)
-		return ret;
-	ret = lite_tx_reserve(lqp, &cr, wr->wr_cqe, uid, jiffies + LITE_TX_WAIT);
-	if (ret)
-		return ret;
-	ret = lite_qp_try_post(lqp, wr, uid);
-	lite_qp_unreserve(lqp, &cr);
+	/* Before the post: its completion must find the CQ armed for it. */
+	if (awaited)
+		lite_cq_await_begin(dev);
+	ret = lite_qp_try_post(lqp, wr, uid, awaited);
+	if (ret == -EBUSY) {
+		ret = lite_tx_reserve(lqp, &cr, wr->wr_cqe, uid,
+				      jiffies + LITE_TX_WAIT);
+		if (!ret) {
+			ret = lite_qp_try_post(lqp, wr, uid, awaited);
+			lite_qp_unreserve(lqp, &cr);
+		}
+	}
+	if (ret && awaited)
+		lite_cq_await_end(dev);	/* nothing posted */
 	return ret;
 }
 
@@ -1048,8 +1072,8 @@ int lite_qp_post(struct lite_qp *lqp, const struct ib_send_wr *wr)
  */
 void lite_qp_complete(struct lite_qp *lqp, enum ib_wc_status status)
 {
+	bool wake = false, awaited = false;
 	unsigned long flags;
-	bool wake = false;
 	u32 uid;
 
 	if (status != IB_WC_SUCCESS)
@@ -1057,11 +1081,14 @@ void lite_qp_complete(struct lite_qp *lqp, enum ib_wc_status status)
 	spin_lock_irqsave(&lqp->tx_lock, flags);
 	if (!WARN_ON_ONCE(!lqp->tx_posted)) {
 		uid = lqp->tx_uid[lqp->tx_first];
+		awaited = lqp->tx_awaited & BIT(lqp->tx_first);
 		lqp->tx_first = (lqp->tx_first + 1) % LITE_TX_DEPTH;
 		lqp->tx_posted--;
 		wake = lite_tx_give(lqp, uid);
 	}
 	spin_unlock_irqrestore(&lqp->tx_lock, flags);
+	if (awaited)
+		lite_cq_await_end(lqp->peer->dev);
 	if (wake)
 		wake_up_all(&lqp->tx_wq);
 }

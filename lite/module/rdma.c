@@ -259,7 +259,7 @@ static int lite_op_post_wr(struct lite_rdma_op *op, const struct ib_send_wr *wr)
 
 	atomic_inc(&op->pending);
 	refcount_inc(&op->refs);
-	ret = lite_qp_post(op->lqp, wr);
+	ret = lite_qp_post(op->lqp, wr, true);
 	if (ret) {
 		atomic_dec(&op->pending);
 		refcount_dec(&op->refs);

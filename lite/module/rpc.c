@@ -65,7 +65,8 @@ int lite_rpc_post(struct lite_qp *lqp, struct lite_rpc_tx *tx, u32 len,
 			.num_sge	= len ? 1 : 0,
 			.opcode		= remote ? IB_WR_RDMA_WRITE_WITH_IMM :
 						   IB_WR_SEND_WITH_IMM,
-			.send_flags	= IB_SEND_SIGNALED,
+			/* Solicited: the receiver's CQ raises an event for it. */
+			.send_flags	= IB_SEND_SIGNALED | IB_SEND_SOLICITED,
 			.ex.imm_data	= cpu_to_be32(imm),
 		},
 		.remote_addr	= remote,
@@ -87,7 +88,11 @@ int lite_rpc_post(struct lite_qp *lqp, struct lite_rpc_tx *tx, u32 len,
 			.lkey = peer->dev->pd->local_dma_lkey,
 		};
 	}
-	ret = lite_qp_post(lqp, &wr.wr);
+	/*
+	 * Nobody waits for a reply's completion: it frees @tx and ends the
+	 * reply's count, which the next poll does as well as an event.
+	 */
+	ret = lite_qp_post(lqp, &wr.wr, !tx->reply_call);
 	if (!ret)
 		return 0;
 	if (len)

@@ -21,6 +21,7 @@ static const char *const lite_stat_names[LITE_STAT_NR] = {
 	[LITE_STAT_ATOMIC_CPU]		= "atomic_cpu",
 	[LITE_STAT_OP_WAIT_SPUN]	= "op_wait_spun",
 	[LITE_STAT_OP_WAIT_SLEPT]	= "op_wait_slept",
+	[LITE_STAT_CQ_EVENTS]		= "cq_events",
 };
 
 static const char *const lite_peer_stat_names[LITE_PSTAT_NR] = {
