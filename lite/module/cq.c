@@ -19,10 +19,11 @@
  * messages (every LITE message is sent with IB_SEND_SOLICITED), so an
  * RPC server's reply completes without an event of its own: the next
  * poll, raised by the next message, takes its completion, as a native
- * server that never arms its send CQ does. mlx5, like the IB spec, also
- * raises the event of a solicited-only CQ for a completion in error;
- * rxe does not, so there an error of a reply nobody waits for is seen
- * at the next poll.
+ * server that never arms its send CQ does; on a node fallen idle a timer
+ * takes it (lite_cq_reap()). By the IB spec a completion in error raises
+ * the event of a solicited-only CQ too; rxe raises none for a send's, so
+ * there an error of a reply nobody waits for is seen at the next poll.
+ * Drains poll on their own (lite_drain_wait()).
  */
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
@@ -31,6 +32,8 @@
 #include "lite_priv.h"
 
 #define LITE_CQ_BUDGET	64	/* completions per softirq round */
+/* Longest a completion nobody waits for stays in the CQ on an idle node. */
+#define LITE_CQ_REAP	(HZ / 10)
 
 /* The device whose CQ spinning threads poll; cleared before it goes. */
 static struct lite_dev __rcu *lite_cq_dev;
@@ -44,6 +47,8 @@ static bool lite_cq_arm(struct lite_dev *dev)
 {
 	enum ib_cq_notify_flags flags = IB_CQ_SOLICITED;
 
+	if (!dev->cq)
+		return false;	/* destroyed; the next one is armed when made */
 	clear_bit(LITE_CQ_SENDS, &dev->cq_flags);
 	/* Pairs with lite_cq_await_begin(): one of us sees the other. */
 	smp_mb__after_atomic();
@@ -51,7 +56,38 @@ static bool lite_cq_arm(struct lite_dev *dev)
 		set_bit(LITE_CQ_SENDS, &dev->cq_flags);
 		flags = IB_CQ_NEXT_COMP;
 	}
+	/*
+	 * A provider may report missed completions without arming (bnxt_re
+	 * with a CQ not empty): LITE_CQ_SENDS then stands for the poll our
+	 * caller schedules on true, which arms again.
+	 */
 	return ib_req_notify_cq(dev->cq, flags | IB_CQ_REPORT_MISSED_EVENTS) > 0;
+}
+
+/*
+ * A completion nobody waits for raises no event: it is taken by the next
+ * poll, which the next message's arrival brings. On a node that then
+ * falls idle, this timer brings it instead, so that the work request's
+ * buffer, send credit and peer reference are not held for longer.
+ */
+static void lite_cq_reap(struct timer_list *t)
+{
+	struct lite_dev *dev = from_timer(dev, t, cq_reaper);
+
+	if (atomic_read(&dev->cq_unawaited) <= 0 || !READ_ONCE(dev->cq))
+		return;
+	irq_poll_sched(&dev->cq_iop);
+	mod_timer(&dev->cq_reaper, jiffies + LITE_CQ_REAP);
+}
+
+/**
+ * lite_cq_init() - what the device's CQs share over its life
+ * @dev: the device, before its first lite_cq_create()
+ */
+void lite_cq_init(struct lite_dev *dev)
+{
+	spin_lock_init(&dev->cq_lock);
+	timer_setup(&dev->cq_reaper, lite_cq_reap, 0);
 }
 
 /* Caller holds @dev->cq_lock with bottom halves off. */
@@ -153,7 +189,6 @@ int lite_cq_create(struct lite_dev *dev, int cqe)
 	struct ib_cq *cq;
 
 	dev->cq_depth = cqe;
-	spin_lock_init(&dev->cq_lock);
 	irq_poll_init(&dev->cq_iop, LITE_CQ_BUDGET, lite_cq_irq_poll);
 	cq = ib_create_cq(dev->ibdev, lite_cq_event, lite_cq_async_event,
 			  dev, &attr);
@@ -166,10 +201,10 @@ int lite_cq_create(struct lite_dev *dev, int cqe)
 	 * WR's completion, which our irq_poll delivers (0 already, said here).
 	 */
 	cq->poll_ctx = IB_POLL_SOFTIRQ;
-	dev->cq = cq;
 	/* What the provider made: at least @cqe (mlx5 rounds up). */
 	atomic_set(&dev->cq_room, cq->cqe - LITE_CQ_LOOPBACK);
 	spin_lock_bh(&dev->cq_lock);
+	WRITE_ONCE(dev->cq, cq);
 	lite_cq_arm(dev);	/* empty: nothing was missed */
 	spin_unlock_bh(&dev->cq_lock);
 	rcu_assign_pointer(lite_cq_dev, dev);
@@ -197,12 +232,19 @@ void lite_cq_stop_spinners(struct lite_dev *dev)
  */
 void lite_cq_destroy(struct lite_dev *dev)
 {
+	struct ib_cq *cq;
+
 	if (!dev->cq)
 		return;
 	lite_cq_stop_spinners(dev);
 	irq_poll_disable(&dev->cq_iop);
-	ib_destroy_cq(dev->cq);
-	dev->cq = NULL;
+	/* Arming (lite_cq_await_begin()) looks at @dev->cq under the lock. */
+	spin_lock_bh(&dev->cq_lock);
+	cq = dev->cq;
+	WRITE_ONCE(dev->cq, NULL);
+	spin_unlock_bh(&dev->cq_lock);
+	del_timer_sync(&dev->cq_reaper);
+	ib_destroy_cq(cq);
 }
 
 /**
@@ -247,7 +289,34 @@ void lite_cq_await_begin(struct lite_dev *dev)
  */
 void lite_cq_await_end(struct lite_dev *dev)
 {
-	atomic_dec(&dev->cq_awaited);
+	/* Below zero, the CQ would wait for solicited completions only. */
+	WARN_ON_ONCE(atomic_dec_return(&dev->cq_awaited) < 0);
+}
+
+/**
+ * lite_cq_unawaited_begin() - a work request nobody waits for is posted
+ * @dev: the device whose CQ it completes to
+ *
+ * Its completion may raise no event: lite_cq_reap() polls for it if
+ * nothing else does within LITE_CQ_REAP.
+ * Context: any.
+ */
+void lite_cq_unawaited_begin(struct lite_dev *dev)
+{
+	if (atomic_inc_return(&dev->cq_unawaited) == 1 &&
+	    !timer_pending(&dev->cq_reaper))
+		mod_timer(&dev->cq_reaper, jiffies + LITE_CQ_REAP);
+}
+
+/**
+ * lite_cq_unawaited_end() - its completion was taken (or it was not posted)
+ * @dev: its device
+ *
+ * Context: any.
+ */
+void lite_cq_unawaited_end(struct lite_dev *dev)
+{
+	WARN_ON_ONCE(atomic_dec_return(&dev->cq_unawaited) < 0);
 }
 
 /**
@@ -347,12 +416,17 @@ static void lite_drain_done(struct ib_cq *cq, struct ib_wc *wc)
 	lite_drain_put(d);
 }
 
-/* Until @d's completion ran; false when the CQ failed first. */
+/*
+ * Until @d's completion ran; false when the CQ failed first. A flush may
+ * raise no event (rxe reports flushed sends unsolicited): poll each tick.
+ */
 static bool lite_drain_wait(struct lite_dev *dev, struct lite_drain *d)
 {
-	while (!wait_for_completion_timeout(&d->done, HZ / 10))
+	while (!wait_for_completion_timeout(&d->done, HZ / 10)) {
 		if (lite_cq_failed(dev))
 			return false;
+		irq_poll_sched(&dev->cq_iop);
+	}
 	return true;
 }
 

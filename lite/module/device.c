@@ -227,6 +227,7 @@ static int lite_dev_take(struct ib_device *ibdev)
 	dev->node = dev_to_node(&ibdev->dev);
 	atomic_set(&dev->users, 1);
 	INIT_WORK(&dev->event_work, lite_dev_event_work);
+	lite_cq_init(dev);
 	dev->port = lite_param_port;
 	dev->link_layer = rdma_port_get_link_layer(ibdev, dev->port);
 	/*

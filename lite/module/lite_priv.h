@@ -67,7 +67,10 @@ struct lite_dev {
 	int			cq_depth;	/* asked of ib_create_cq() */
 	atomic_t		cq_room;	/* completions no peer reserved */
 	unsigned long		cq_flags;	/* LITE_CQ_FAILED, LITE_CQ_SENDS */
-	atomic_t		cq_awaited;	/* lite_cq_await_begin() */
+	/* Written by every post and completion: a line of their own. */
+	atomic_t		cq_awaited ____cacheline_aligned_in_smp;
+	atomic_t		cq_unawaited;	/* posted, nobody waits */
+	struct timer_list	cq_reaper;	/* polls for the unawaited */
 	bool			fatal;	/* IB_EVENT_DEVICE_FATAL: unusable */
 	spinlock_t		cq_lock;	/* one poller at a time; @cq_wc */
 	struct irq_poll		cq_iop;
@@ -152,8 +155,11 @@ int lite_cq_reserve(struct lite_dev *dev, int n);
 void lite_cq_unreserve(struct lite_dev *dev, int n);
 int lite_cq_drain_qp(struct lite_dev *dev, struct ib_qp *qp, bool rq);
 void lite_cq_poll(void);
+void lite_cq_init(struct lite_dev *dev);
 void lite_cq_await_begin(struct lite_dev *dev);
 void lite_cq_await_end(struct lite_dev *dev);
+void lite_cq_unawaited_begin(struct lite_dev *dev);
+void lite_cq_unawaited_end(struct lite_dev *dev);
 
 /* wait.c: one wait policy (spin, then sleep) for every kind of wait */
 struct lite_wait_hist {

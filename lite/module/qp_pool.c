@@ -693,6 +693,8 @@ int lite_qp_send_hello(struct lite_qp *lqp)
 	return ib_post_send(lqp->qp, &wr, NULL);
 }
 
+static void lite_qp_posted_lost(struct lite_qp *lqp);
+
 /**
  * lite_qp_reset() - take a BROKEN QP back to INIT with fresh receives
  * @lqp: the QP, out of use
@@ -720,6 +722,7 @@ int lite_qp_reset(struct lite_qp *lqp)
 	ret = ib_modify_qp(lqp->qp, &attr, IB_QP_STATE);
 	if (ret)
 		return ret;
+	lite_qp_posted_lost(lqp);	/* if the drain gave up */
 	lqp->inited = false;
 	ret = lite_qp_modify_init(dev, lqp->qp);
 	if (ret)
@@ -935,6 +938,44 @@ void lite_qp_unreserve(struct lite_qp *lqp, struct lite_qp_credit *cr)
 		wake_up_all(&lqp->tx_wq);
 }
 
+/* A work request of lite_qp_post() completed, or was not posted after all. */
+static void lite_qp_posted_end(struct lite_dev *dev, bool awaited)
+{
+	if (awaited)
+		lite_cq_await_end(dev);
+	else
+		lite_cq_unawaited_end(dev);
+}
+
+/*
+ * @lqp's work requests still posted will never complete: the drain gave up
+ * (the CQ failed) and the QP was reset or destroyed, which takes its
+ * completions out of the CQ. Their counts in the CQ's arming end here.
+ * Context: process context, membership lock held; nothing posts on @lqp.
+ */
+static void lite_qp_posted_lost(struct lite_qp *lqp)
+{
+	u32 awaited = 0, lost = 0;
+	unsigned long flags;
+	bool wake = false;
+	unsigned int at;
+
+	spin_lock_irqsave(&lqp->tx_lock, flags);
+	for (; lqp->tx_posted; lqp->tx_posted--) {
+		at = lqp->tx_first;
+		lost |= BIT(at);
+		awaited |= lqp->tx_awaited & BIT(at);
+		wake |= lite_tx_give(lqp, lqp->tx_uid[at]);
+		lqp->tx_first = (at + 1) % LITE_TX_DEPTH;
+	}
+	spin_unlock_irqrestore(&lqp->tx_lock, flags);
+	for (at = 0; at < LITE_TX_DEPTH; at++)
+		if (lost & BIT(at))
+			lite_qp_posted_end(lqp->peer->dev, awaited & BIT(at));
+	if (wake)
+		wake_up_all(&lqp->tx_wq);
+}
+
 /*
  * Post @wr with a credit held for it, or one free now to a newcomer.
  * -EBUSY: none; the caller waits for one.
@@ -1045,9 +1086,12 @@ int lite_qp_post(struct lite_qp *lqp, const struct ib_send_wr *wr,
 	struct lite_qp_credit cr;
 	int ret;
 
+	BUILD_BUG_ON(BITS_PER_TYPE(lqp->tx_awaited) < LITE_TX_DEPTH);
 	/* Before the post: its completion must find the CQ armed for it. */
 	if (awaited)
 		lite_cq_await_begin(dev);
+	else
+		lite_cq_unawaited_begin(dev);
 	ret = lite_qp_try_post(lqp, wr, uid, awaited);
 	if (ret == -EBUSY) {
 		ret = lite_tx_reserve(lqp, &cr, wr->wr_cqe, uid,
@@ -1057,8 +1101,8 @@ int lite_qp_post(struct lite_qp *lqp, const struct ib_send_wr *wr,
 			lite_qp_unreserve(lqp, &cr);
 		}
 	}
-	if (ret && awaited)
-		lite_cq_await_end(dev);	/* nothing posted */
+	if (ret)		/* nothing posted */
+		lite_qp_posted_end(dev, awaited);
 	return ret;
 }
 
@@ -1072,7 +1116,7 @@ int lite_qp_post(struct lite_qp *lqp, const struct ib_send_wr *wr,
  */
 void lite_qp_complete(struct lite_qp *lqp, enum ib_wc_status status)
 {
-	bool wake = false, awaited = false;
+	bool wake = false, posted = false, awaited = false;
 	unsigned long flags;
 	u32 uid;
 
@@ -1081,14 +1125,15 @@ void lite_qp_complete(struct lite_qp *lqp, enum ib_wc_status status)
 	spin_lock_irqsave(&lqp->tx_lock, flags);
 	if (!WARN_ON_ONCE(!lqp->tx_posted)) {
 		uid = lqp->tx_uid[lqp->tx_first];
+		posted = true;
 		awaited = lqp->tx_awaited & BIT(lqp->tx_first);
 		lqp->tx_first = (lqp->tx_first + 1) % LITE_TX_DEPTH;
 		lqp->tx_posted--;
 		wake = lite_tx_give(lqp, uid);
 	}
 	spin_unlock_irqrestore(&lqp->tx_lock, flags);
-	if (awaited)
-		lite_cq_await_end(lqp->peer->dev);
+	if (posted)
+		lite_qp_posted_end(lqp->peer->dev, awaited);
 	if (wake)
 		wake_up_all(&lqp->tx_wq);
 }
@@ -1149,8 +1194,11 @@ void lite_peer_destroy(struct lite_peer *peer)
 		}
 	}
 	for (i = 0; i < peer->nr_qps; i++) {
-		if (peer->qps[i].qp)
+		if (peer->qps[i].qp) {
 			ib_destroy_qp(peer->qps[i].qp);
+			/* What a drain that gave up left posted. */
+			lite_qp_posted_lost(&peer->qps[i]);
+		}
 		peer->qps[i].qp = NULL;
 		lite_qp_free_bufs(&peer->qps[i]);
 	}

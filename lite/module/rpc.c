@@ -50,10 +50,13 @@ static void lite_rpc_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 /*
  * Post @len bytes of @tx->data (0: none) on @lqp: an RDMA write with
  * immediate to (@remote, @rkey), or a send with immediate when @remote is 0.
+ * @awaited: someone waits for its completion (a request: the ring's
+ * inflight count); replies, ACKs and refusals are not waited for, and the
+ * next poll takes their completions (lite_qp_post()).
  * Consumes @tx and the caller's reference on the QP's peer, whatever happens.
  */
 int lite_rpc_post(struct lite_qp *lqp, struct lite_rpc_tx *tx, u32 len,
-			 u32 imm, u64 remote, u32 rkey)
+		  u32 imm, u64 remote, u32 rkey, bool awaited)
 {
 	struct lite_peer *peer = lqp->peer;
 	struct ib_device *ibdev = peer->dev->ibdev;
@@ -88,11 +91,7 @@ int lite_rpc_post(struct lite_qp *lqp, struct lite_rpc_tx *tx, u32 len,
 			.lkey = peer->dev->pd->local_dma_lkey,
 		};
 	}
-	/*
-	 * Nobody waits for a reply's completion: it frees @tx and ends the
-	 * reply's count, which the next poll does as well as an event.
-	 */
-	ret = lite_qp_post(lqp, &wr.wr, !tx->reply_call);
+	ret = lite_qp_post(lqp, &wr.wr, awaited);
 	if (!ret)
 		return 0;
 	if (len)
@@ -120,7 +119,8 @@ int lite_rpc_post_imm(u16 node, u32 gen, u32 imm)
 		lite_peer_put(peer);
 		return -ENOMEM;
 	}
-	return lite_rpc_post(lite_peer_pick_qp(peer), tx, 0, imm, 0, 0);
+	/* An ACK or a refusal: nobody waits for its completion. */
+	return lite_rpc_post(lite_peer_pick_qp(peer), tx, 0, imm, 0, 0, false);
 }
 
 /**

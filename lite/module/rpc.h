@@ -50,7 +50,7 @@ struct lite_rpc_tx {
 
 /* rpc.c: posting */
 int lite_rpc_post(struct lite_qp *lqp, struct lite_rpc_tx *tx, u32 len,
-		  u32 imm, u64 remote, u32 rkey);
+		  u32 imm, u64 remote, u32 rkey, bool awaited);
 int lite_rpc_post_imm(u16 node, u32 gen, u32 imm);
 
 static inline u32 lite_imm_reply(int err, u32 call_id)

@@ -448,6 +448,7 @@ int lite_rpc_send_msg(u16 node, u32 port, struct iov_iter *src, u32 len,
 	tx->call_id = call_id;
 	tx->ring = NULL;
 	tx->reply_node = 0;
+	tx->reply_call = 0;
 	peer = lite_peer_get(node, tr->gen);
 	if (!peer) {
 		kfree(tx);
@@ -528,7 +529,7 @@ int lite_rpc_send_msg(u16 node, u32 port, struct iov_iter *src, u32 len,
 	imm = LITE_IMM_REQ << 30 | port << 24 | pos / LITE_RPC_ALIGN;
 	refcount_inc(&peer->refs);	/* lite_rpc_post()'s; ours keeps @lqp */
 	ret = lite_rpc_post(lqp, tx, sizeof(*hdr) + len, imm,
-			    tr->dma + pos, tr->rkey);
+			    tr->dma + pos, tr->rkey, true);
 	if (!ret) {
 		WRITE_ONCE(tr->head, tr->head + need);
 		WRITE_ONCE(tr->ends[tr->next % LITE_RPC_RING_MSGS], tr->head);

@@ -823,7 +823,8 @@ int lite_rpc_reply(struct lite_ctx *ctx, u64 desc, struct iov_iter *src,
 	lite_prio_begin(prio);
 	ret = lite_rpc_post(lite_peer_pick_qp(peer), tx, len,
 			    lite_imm_reply(0, tok->call_id),
-			    len ? tok->reply_addr : 0, len ? tok->reply_rkey : 0);
+			    len ? tok->reply_addr : 0, len ? tok->reply_rkey : 0,
+			    false);
 	lite_prio_end(prio);
 	if (len) {
 		/* Its completion ends the count (lite_rpc_replied()). */
