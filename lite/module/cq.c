@@ -83,11 +83,25 @@ static void lite_cq_reap(struct timer_list *t)
 /**
  * lite_cq_init() - what the device's CQs share over its life
  * @dev: the device, before its first lite_cq_create()
+ *
+ * Context: process context, once per device.
  */
 void lite_cq_init(struct lite_dev *dev)
 {
 	spin_lock_init(&dev->cq_lock);
 	timer_setup(&dev->cq_reaper, lite_cq_reap, 0);
+}
+
+/**
+ * lite_cq_fini() - the end of lite_cq_init(): the device is freed
+ * @dev: the device; its CQ destroyed (or never made)
+ *
+ * A post that found no CQ may still have started the reaper.
+ * Context: process context.
+ */
+void lite_cq_fini(struct lite_dev *dev)
+{
+	timer_shutdown_sync(&dev->cq_reaper);
 }
 
 /* Caller holds @dev->cq_lock with bottom halves off. */
@@ -243,7 +257,7 @@ void lite_cq_destroy(struct lite_dev *dev)
 	cq = dev->cq;
 	WRITE_ONCE(dev->cq, NULL);
 	spin_unlock_bh(&dev->cq_lock);
-	del_timer_sync(&dev->cq_reaper);
+	timer_delete_sync(&dev->cq_reaper);
 	ib_destroy_cq(cq);
 }
 
@@ -518,4 +532,28 @@ void lite_cq_poll(void)
 	}
 	rcu_read_unlock();
 	local_bh_enable();
+}
+
+/**
+ * lite_cq_settle() - take every completion the CQ holds, then call @fn
+ * @dev: the device
+ * @fn: called with @arg under the pollers' lock, with bottom halves off
+ * @arg: its argument
+ *
+ * For a QP just reset or destroyed after a drain that gave up: neither
+ * rxe nor mlx5 writes completions of it any more, but rxe leaves those
+ * already written in the CQ (mlx5 cleans them out, but a batch polled
+ * before may still be handled). Once this returns, none of them is
+ * handled later, and @fn may take what they would have ended.
+ *
+ * Context: process context.
+ */
+void lite_cq_settle(struct lite_dev *dev, void (*fn)(void *), void *arg)
+{
+	spin_lock_bh(&dev->cq_lock);
+	if (dev->cq)
+		while (lite_cq_process(dev, LITE_CQ_BUDGET) == LITE_CQ_BUDGET)
+			;
+	fn(arg);
+	spin_unlock_bh(&dev->cq_lock);
 }

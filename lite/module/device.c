@@ -67,6 +67,7 @@ static void lite_dev_free(struct lite_dev *dev)
 	if (!dev)
 		return;
 	lite_cq_destroy(dev);
+	lite_cq_fini(dev);
 	/* The CQ's error event may have queued it; no event comes now. */
 	cancel_work_sync(&dev->event_work);
 	if (dev->pd)

@@ -67,10 +67,10 @@ struct lite_dev {
 	int			cq_depth;	/* asked of ib_create_cq() */
 	atomic_t		cq_room;	/* completions no peer reserved */
 	unsigned long		cq_flags;	/* LITE_CQ_FAILED, LITE_CQ_SENDS */
-	/* Written by every post and completion: a line of their own. */
+	/* Written by every post and completion: not on cq_lock's line. */
 	atomic_t		cq_awaited ____cacheline_aligned_in_smp;
 	atomic_t		cq_unawaited;	/* posted, nobody waits */
-	struct timer_list	cq_reaper;	/* polls for the unawaited */
+	struct timer_list	cq_reaper ____cacheline_aligned_in_smp;
 	bool			fatal;	/* IB_EVENT_DEVICE_FATAL: unusable */
 	spinlock_t		cq_lock;	/* one poller at a time; @cq_wc */
 	struct irq_poll		cq_iop;
@@ -156,6 +156,8 @@ void lite_cq_unreserve(struct lite_dev *dev, int n);
 int lite_cq_drain_qp(struct lite_dev *dev, struct ib_qp *qp, bool rq);
 void lite_cq_poll(void);
 void lite_cq_init(struct lite_dev *dev);
+void lite_cq_fini(struct lite_dev *dev);
+void lite_cq_settle(struct lite_dev *dev, void (*fn)(void *), void *arg);
 void lite_cq_await_begin(struct lite_dev *dev);
 void lite_cq_await_end(struct lite_dev *dev);
 void lite_cq_unawaited_begin(struct lite_dev *dev);
@@ -303,6 +305,7 @@ struct lite_qp {
 	wait_queue_head_t	tx_wq;		/* a credit was granted */
 	struct lite_rx_buf	rx[LITE_RX_DEPTH];
 	struct ib_cqe		tx_cqe;
+	bool			tx_hello;	/* posted, its completion awaited */
 	void			*tx_data;	/* the hello */
 	u64			tx_dma;
 };

@@ -222,6 +222,11 @@ static void lite_tx_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct lite_qp *lqp = container_of(wc->wr_cqe, struct lite_qp, tx_cqe);
 
+	/* Under the pollers' lock, as lite_qp_posted_lost()'s look. */
+	if (lqp->tx_hello) {
+		lqp->tx_hello = false;
+		lite_cq_await_end(lqp->peer->dev);
+	}
 	if (wc->status != IB_WC_SUCCESS)
 		lite_qp_break(lqp, "hello failed");
 }
@@ -680,6 +685,7 @@ int lite_qp_send_hello(struct lite_qp *lqp)
 		.opcode		= IB_WR_SEND,
 		.send_flags	= IB_SEND_SIGNALED | IB_SEND_SOLICITED,
 	};
+	int ret;
 
 	*h = (struct lite_hello) {
 		.magic		= cpu_to_le32(LITE_PROTO_MAGIC),
@@ -690,7 +696,22 @@ int lite_qp_send_hello(struct lite_qp *lqp)
 	};
 	ib_dma_sync_single_for_device(dev->ibdev, lqp->tx_dma, sizeof(*h),
 				      DMA_TO_DEVICE);
-	return ib_post_send(lqp->qp, &wr, NULL);
+	/*
+	 * Awaited: nobody sleeps for it, but its failure must raise an
+	 * event to break the QP, and rxe reports a failed send unsolicited.
+	 */
+	lite_cq_await_begin(dev);
+	spin_lock_bh(&dev->cq_lock);
+	lqp->tx_hello = true;
+	spin_unlock_bh(&dev->cq_lock);
+	ret = ib_post_send(lqp->qp, &wr, NULL);
+	if (ret) {
+		spin_lock_bh(&dev->cq_lock);
+		lqp->tx_hello = false;
+		spin_unlock_bh(&dev->cq_lock);
+		lite_cq_await_end(dev);
+	}
+	return ret;
 }
 
 static void lite_qp_posted_lost(struct lite_qp *lqp);
@@ -949,30 +970,52 @@ static void lite_qp_posted_end(struct lite_dev *dev, bool awaited)
 
 /*
  * @lqp's work requests still posted will never complete: the drain gave up
- * (the CQ failed) and the QP was reset or destroyed, which takes its
- * completions out of the CQ. Their counts in the CQ's arming end here.
+ * (the CQ failed) and the QP was reset or destroyed, so no completion of
+ * it is written any more; those already written are handled first
+ * (lite_cq_settle()). The rest end here: their counts in the CQ's arming,
+ * their send credits, the hello's wait. Nothing when the drain ended.
  * Context: process context, membership lock held; nothing posts on @lqp.
  */
-static void lite_qp_posted_lost(struct lite_qp *lqp)
+struct lite_qp_lost {
+	struct lite_qp	*lqp;
+	u32		lost, awaited;	/* ring slots */
+	bool		hello, wake;
+};
+
+/* Under the pollers' lock: no completion of @arg's QP is handled after. */
+static void lite_qp_take_lost(void *arg)
 {
-	u32 awaited = 0, lost = 0;
+	struct lite_qp_lost *l = arg;
+	struct lite_qp *lqp = l->lqp;
 	unsigned long flags;
-	bool wake = false;
 	unsigned int at;
 
+	l->hello = lqp->tx_hello;
+	lqp->tx_hello = false;
 	spin_lock_irqsave(&lqp->tx_lock, flags);
 	for (; lqp->tx_posted; lqp->tx_posted--) {
 		at = lqp->tx_first;
-		lost |= BIT(at);
-		awaited |= lqp->tx_awaited & BIT(at);
-		wake |= lite_tx_give(lqp, lqp->tx_uid[at]);
+		l->lost |= BIT(at);
+		l->awaited |= lqp->tx_awaited & BIT(at);
+		l->wake |= lite_tx_give(lqp, lqp->tx_uid[at]);
 		lqp->tx_first = (at + 1) % LITE_TX_DEPTH;
 	}
 	spin_unlock_irqrestore(&lqp->tx_lock, flags);
+}
+
+static void lite_qp_posted_lost(struct lite_qp *lqp)
+{
+	struct lite_dev *dev = lqp->peer->dev;
+	struct lite_qp_lost l = { .lqp = lqp };
+	unsigned int at;
+
+	lite_cq_settle(dev, lite_qp_take_lost, &l);
+	if (l.hello)
+		lite_cq_await_end(dev);
 	for (at = 0; at < LITE_TX_DEPTH; at++)
-		if (lost & BIT(at))
-			lite_qp_posted_end(lqp->peer->dev, awaited & BIT(at));
-	if (wake)
+		if (l.lost & BIT(at))
+			lite_qp_posted_end(dev, l.awaited & BIT(at));
+	if (l.wake)
 		wake_up_all(&lqp->tx_wq);
 }
 
@@ -1068,7 +1111,8 @@ out:
  *	lite_qp_complete()
  * @awaited: someone waits for its completion, which must then raise an
  *	event (lite_cq_await_begin()); false for a reply nobody waits for,
- *	whose completion the next poll takes
+ *	whose completion the next poll takes, at the latest the reaper's
+ *	(lite_cq_unawaited_begin())
  *
  * Takes a send credit (one send queue entry): the one lite_qp_reserve()
  * took for @wr->wr_cqe, or waits for one (killably, at most 10 s).
