@@ -25,6 +25,7 @@
  * there an error of a reply nobody waits for is seen at the next poll.
  * Drains poll on their own (lite_drain_wait()).
  */
+#include <linux/moduleparam.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
@@ -34,6 +35,11 @@
 #define LITE_CQ_BUDGET	64	/* completions per softirq round */
 /* Longest a completion nobody waits for stays in the CQ on an idle node. */
 #define LITE_CQ_REAP	(HZ / 10)
+
+/* For A/B measurements of the solicited-only arm (tests/integration/lite-rpc). */
+static bool lite_cq_solicited = true;
+module_param_named(cq_solicited, lite_cq_solicited, bool, 0644);
+MODULE_PARM_DESC(cq_solicited, "arm the CQ for solicited completions only while no send's completion is waited for (default: Y; N: every completion raises an event, as before, for A/B runs)");
 
 /* The device whose CQ spinning threads poll; cleared before it goes. */
 static struct lite_dev __rcu *lite_cq_dev;
@@ -52,7 +58,7 @@ static bool lite_cq_arm(struct lite_dev *dev)
 	clear_bit(LITE_CQ_SENDS, &dev->cq_flags);
 	/* Pairs with lite_cq_await_begin(): one of us sees the other. */
 	smp_mb__after_atomic();
-	if (atomic_read(&dev->cq_awaited) > 0) {
+	if (atomic_read(&dev->cq_awaited) > 0 || !READ_ONCE(lite_cq_solicited)) {
 		set_bit(LITE_CQ_SENDS, &dev->cq_flags);
 		flags = IB_CQ_NEXT_COMP;
 	}
