@@ -13,7 +13,7 @@
 # closed-loop caller issues 1/median operations per second). On rxe the
 # "NIC" is the owner's kernel too (softirq): see exp.md.
 # Knobs: QUICK=1 (1 repetition, 1 s windows), FULL=1 (5 repetitions);
-# default 3 repetitions, 2 s windows.
+# default MB_REPS_SHOWN (2) repetitions (no target judges it), 2 s windows.
 
 # atomic_path HOST nic|cpu: where the atomics of LMRs HOST creates now run.
 atomic_path() {
@@ -82,7 +82,7 @@ atomic_summarize() {
 }
 
 figure_run() {
-	local out=$1 reps=3 window=2 sdelay rep path op order
+	local out=$1 reps=$MB_REPS_SHOWN window=2 sdelay rep path op order
 	[ "${QUICK:-0}" = 1 ] && reps=1 window=1
 	[ "${FULL:-0}" = 1 ] && reps=5
 	# MB_SRV: the owner of the atomic LMRs.

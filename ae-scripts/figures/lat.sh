@@ -16,7 +16,7 @@
 # perftest, which takes one size, once per size); every sample of the
 # microbench programs is kept in samples.csv.gz (perftest reports only its
 # statistics). Medians of the repetitions (lib/bench.sh: 7 of a judged
-# series, 3 of the rest).
+# series, 2 of the rest).
 # Knobs: QUICK=1 (200 operations per point, 1 repetition), FULL=1 (10000);
 # default 1000. SIZES="8,64,..." (bytes, no suffixes) overrides the sizes;
 # SEED=N the shuffle.

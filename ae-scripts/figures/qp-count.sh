@@ -10,7 +10,7 @@
 # point run back to back in a shuffled order (order.csv), each for that
 # one point (-r 1).
 # Knobs: QUICK=1 (1 s windows, 1 repetition, fewer points), FULL=1 (10 s);
-# default 2 s windows, 3 repetitions; SEED=N the shuffle.
+# default 2 s windows, MB_REPS_SHOWN (2) repetitions (no target judges it); SEED=N the shuffle.
 
 # qpcount_case OUTDIR REP N SYSTEM: one system at N connections, one rep.
 qpcount_case() {
@@ -26,7 +26,7 @@ qpcount_case() {
 }
 
 figure_run() {
-	local out=$1 dur=2 reps=3 qps threads n rep common points order sys
+	local out=$1 dur=2 reps=$MB_REPS_SHOWN qps threads n rep common points order sys
 	local -a systems
 	qps="1 2 4 8 16 32 64 128 256" threads="1 2 4 8 16 32 64"
 	[ "${QUICK:-0}" = 1 ] && dur=1 reps=1 qps="1 8 64" threads="1 8 32"

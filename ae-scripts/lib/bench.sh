@@ -26,9 +26,10 @@ MB_SEED=${SEED:-1}
 # MB_REPS_JUDGED interleaved repetition pairs (7: the exact 95% interval of
 # a median needs 6, and 7 give the pairs' range at 98.4%); what no target
 # judges (other series, sizes, rates; points the host runs
-# oversubscribed) only the first MB_REPS_SHOWN, to keep 'make reference'
-# within about an hour. QUICK=1: one of each (nothing is decided).
-MB_REPS_JUDGED=7 MB_REPS_SHOWN=3
+# oversubscribed) only the first MB_REPS_SHOWN (2: a spread, not a
+# verdict), to keep 'make reference' under 75 minutes here. QUICK=1: one
+# of each (nothing is decided).
+MB_REPS_JUDGED=7 MB_REPS_SHOWN=2
 [ "${QUICK:-0}" != 1 ] || MB_REPS_JUDGED=1 MB_REPS_SHOWN=1
 
 # mb_running REP POINT SYSTEM...: the SYSTEMs that run at repetition REP
@@ -466,7 +467,7 @@ mb_summarize() {
 
 # mb_sweep OUTDIR FIGURE KNOB POINT "POINTS" "QUICK_POINTS" CASE SYSTEM...:
 # a throughput figure between the first two nodes (mb_two_nodes FIGURE):
-# MB_SWEEP_REPS (default 3; QUICK=1: 1) repetitions of POINTS (QUICK=1: QUICK_POINTS; the
+# MB_SWEEP_REPS (default MB_REPS_SHOWN; QUICK=1: 1) repetitions of POINTS (QUICK=1: QUICK_POINTS; the
 # variable KNOB, when set, replaces them), the SYSTEMs interleaved per
 # (repetition, point) (mb_interleave with CASE), then data.csv. CASE finds
 # the figure's name in MB_FIGURE and the window to give its client in
@@ -474,7 +475,7 @@ mb_summarize() {
 # repetition. The provenance's method line names the points by KNOB in
 # lower case and one of them POINT; MB_METHOD_MORE, if set, ends it.
 mb_sweep() {
-	local out=$1 fig=$2 knob=$3 point=$4 points=$5 dur=2 reps=${MB_SWEEP_REPS:-3}
+	local out=$1 fig=$2 knob=$3 point=$4 points=$5 dur=2 reps=${MB_SWEEP_REPS:-$MB_REPS_SHOWN}
 	[ "${QUICK:-0}" = 1 ] && dur=1 reps=1 points=$6
 	[ "${FULL:-0}" = 1 ] && dur=10
 	points=${!knob:-$points}

@@ -137,24 +137,75 @@ void mr_ctab_free(struct mr_ctab *t)
 	*t = (struct mr_ctab){ 0 };
 }
 
-/* The vocabulary: spellings, and the Zipf(1) cumulative weights. */
+/*
+ * The vocabulary: spellings, and how a word is drawn with Zipf(1)
+ * probabilities. A draw takes m, the top 53 bits of the split's generator,
+ * as u = m 2^-53 W (W the sum of the weights, in doubles) and picks the
+ * first word whose cumulative weight exceeds u, else the last. The same
+ * pick without floating point in the draw: word i is picked for
+ * end[i - 1] <= m < end[i], end[i] the least m whose u reaches word i's
+ * cumulative weight (u grows with m); a guide by m's top bits narrows the
+ * search. The corpus is the one the doubles' binary search made (out_fnv
+ * in tests/unit/mapreduce), faster under TCG, where every double compare
+ * is a call into soft-float and the search ran over 2 MiB of weights.
+ */
+#define DRAW_BITS	53
+#define GUIDE_BITS	12
 static struct {
 	char	(*word)[WORD_MIN + WORD_SPAN];
 	uint8_t	*len;
-	double	*cdf;
+	uint64_t *end;
+	unsigned int guide[(1U << GUIDE_BITS) + 1];
 	unsigned int n;
 } vocab;
 
+/* u for @m, as the draw has always computed it. */
+static double draw_u(uint64_t m, double total)
+{
+	return m * 0x1p-53 * total;
+}
+
+/* The least m whose u is not below @cdf (1 << DRAW_BITS: none is). */
+static uint64_t draw_end(double cdf, double total)
+{
+	const uint64_t top = 1ULL << DRAW_BITS;
+	double e = cdf / total * (double)top;
+	uint64_t m = e >= (double)top ? top : (uint64_t)e;
+
+	/* e is within a few units of the answer: step to it. */
+	while (m > 0 && !(cdf > draw_u(m - 1, total)))
+		m--;
+	while (m < top && cdf > draw_u(m, total))
+		m++;
+	return m;
+}
+
+/* The first word in @lo..@hi whose end is past @m, else @hi. */
+static unsigned int draw_search(uint64_t m, unsigned int lo, unsigned int hi)
+{
+	unsigned int mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (vocab.end[mid] > m)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
 void mr_vocab_init(const struct mr_opts *o)
 {
+	double *cdf, sum = 0;
 	unsigned int i, j;
-	double sum = 0;
 	uint64_t s, r;
 
 	vocab.n = o->vocab;
 	vocab.word = xmalloc((size_t)vocab.n * sizeof(*vocab.word));
 	vocab.len = xmalloc(vocab.n);
-	vocab.cdf = xmalloc((size_t)vocab.n * sizeof(double));
+	vocab.end = xmalloc((size_t)vocab.n * sizeof(*vocab.end));
+	cdf = xmalloc((size_t)vocab.n * sizeof(*cdf));
 	for (i = 0; i < vocab.n; i++) {
 		s = o->seed ^ ((uint64_t)i << 32 | i);
 		r = splitmix64(&s);
@@ -166,24 +217,25 @@ void mr_vocab_init(const struct mr_opts *o)
 			r >>= 5;
 		}
 		sum += 1.0 / (i + 1);
-		vocab.cdf[i] = sum;
+		cdf[i] = sum;
 	}
+	for (i = 0; i < vocab.n; i++)
+		vocab.end[i] = draw_end(cdf[i], sum);
+	free(cdf);
+	for (i = 0; i < 1U << GUIDE_BITS; i++)
+		vocab.guide[i] = draw_search((uint64_t)i << (DRAW_BITS - GUIDE_BITS),
+					     0, vocab.n - 1);
+	vocab.guide[1U << GUIDE_BITS] = vocab.n - 1;
 }
 
 /* A word index drawn with Zipf(1) probabilities. */
 static unsigned int zipf_draw(uint64_t *s)
 {
-	double u = (splitmix64(s) >> 11) * 0x1p-53 * vocab.cdf[vocab.n - 1];
-	unsigned int lo = 0, hi = vocab.n - 1, mid;
+	uint64_t m = splitmix64(s) >> (64 - DRAW_BITS);
+	unsigned int g = m >> (DRAW_BITS - GUIDE_BITS);
 
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (vocab.cdf[mid] > u)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return lo;
+	/* Picks grow with m: m's bucket picks from its start's to the next's. */
+	return draw_search(m, vocab.guide[g], vocab.guide[g + 1]);
 }
 
 unsigned int mr_splits(const struct mr_opts *o)
