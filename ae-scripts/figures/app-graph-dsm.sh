@@ -29,7 +29,7 @@
 # Knobs: QUICK=1 (1 repetition, scale 12, 5 iterations); default 7
 # repetitions of the judged points (LITE-Graph-DSM, ga-graph, LITE-Graph
 # from 2 nodes, where the host has a core per vCPU of the whole cluster:
-# mb_judged), 2 of the rest, SCALE=N
+# mb_judged), MB_REPS_SHOWN of the rest (lib/bench.sh), SCALE=N
 # (default 16), ITERS=N (default 10), SEED=N the shuffle.
 
 # shellcheck source=ae-scripts/figures/app-graph.sh

@@ -13,7 +13,8 @@
 # closed-loop caller issues 1/median operations per second). On rxe the
 # "NIC" is the owner's kernel too (softirq): see exp.md.
 # Knobs: QUICK=1 (1 repetition, 1 s windows), FULL=1 (5 repetitions);
-# default MB_REPS_SHOWN (2) repetitions (no target judges it), 2 s windows.
+# default MB_REPS_SHOWN repetitions (lib/bench.sh; no target judges it),
+# 2 s windows.
 
 # atomic_path HOST nic|cpu: where the atomics of LMRs HOST creates now run.
 atomic_path() {

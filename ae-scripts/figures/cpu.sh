@@ -17,7 +17,7 @@
 # in a shuffled order (order.csv, lib/bench.sh).
 # Knobs: QUICK=1 (rates 50,200,0; 5 s windows; 1 repetition), FULL=1
 # (20 s windows); default 8 s windows, 7 repetitions of what the target
-# judges, 2 of the rest. RATES="..." overrides;
+# judges, MB_REPS_SHOWN of the rest (lib/bench.sh). RATES="..." overrides;
 # SEED=N the shuffle.
 
 # cpu_samplers_start PREFIX DELAY WINDOW SERVER CLIENT: cpu-sample

@@ -15,8 +15,8 @@
 # client once for all the sizes (-r 1, 0.5 s warm-up before each size;
 # perftest, which takes one size, once per size); every sample of the
 # microbench programs is kept in samples.csv.gz (perftest reports only its
-# statistics). Medians of the repetitions (lib/bench.sh: 7 of a judged
-# series, 2 of the rest).
+# statistics). Medians of the repetitions (lib/bench.sh: MB_REPS_JUDGED of
+# a judged series, MB_REPS_SHOWN of the rest).
 # Knobs: QUICK=1 (200 operations per point, 1 repetition), FULL=1 (10000);
 # default 1000. SIZES="8,64,..." (bytes, no suffixes) overrides the sizes;
 # SEED=N the shuffle.

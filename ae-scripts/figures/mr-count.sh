@@ -8,8 +8,8 @@
 # repetition and count the two run back to back in a shuffled order
 # (order.csv), each for that one count (-r 1).
 # Knobs: QUICK=1 (1 s windows, 1 repetition, up to 256), FULL=1 (10 s);
-# default 2 s windows, MB_REPS_SHOWN (2) repetitions (no target judges
-# it). THREADS=N LITE client threads (1),
+# default 2 s windows, MB_REPS_SHOWN repetitions (lib/bench.sh; no target
+# judges it). THREADS=N LITE client threads (1),
 # DEPTH=N posted writes in flight per LITE thread (16; 0: synchronous);
 # SEED=N the shuffle.
 

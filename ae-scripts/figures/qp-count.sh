@@ -10,7 +10,8 @@
 # point run back to back in a shuffled order (order.csv), each for that
 # one point (-r 1).
 # Knobs: QUICK=1 (1 s windows, 1 repetition, fewer points), FULL=1 (10 s);
-# default 2 s windows, MB_REPS_SHOWN (2) repetitions (no target judges it); SEED=N the shuffle.
+# default 2 s windows, MB_REPS_SHOWN repetitions (lib/bench.sh; no target
+# judges it); SEED=N the shuffle.
 
 # qpcount_case OUTDIR REP N SYSTEM: one system at N connections, one rep.
 qpcount_case() {

@@ -12,8 +12,8 @@
 # shuffled order (order.csv), each client (and server) once for all its
 # sizes of that repetition (-r 1, 0.5 s warm-up before each size); every
 # call's latency is in samples.csv.gz. Medians of the repetitions
-# (lib/bench.sh: 7 of a judged point, 2 of the rest; after the second
-# repetition only the judged systems run, at 64 B).
+# (lib/bench.sh: MB_REPS_JUDGED of a judged point, MB_REPS_SHOWN of the
+# rest; after those repetitions only the judged systems run, at 64 B).
 # The target compares like with like (exp.md, Targets): LITE's default
 # policy, which sleeps, against the event-driven native RPC; the
 # busy-polling native RPCs are shown (LITE's busy policy against the

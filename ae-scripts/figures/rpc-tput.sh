@@ -7,8 +7,8 @@
 # run back to back in a shuffled order (order.csv), each for that one point
 # (-r 1).
 # Knobs: QUICK=1 (1 s windows, 1 repetition, 1/4/16 threads), FULL=1
-# (10 s); default 2 s windows, MB_REPS_SHOWN (2) repetitions (no target
-# judges it); SEED=N the shuffle.
+# (10 s); default 2 s windows, MB_REPS_SHOWN repetitions (lib/bench.sh; no
+# target judges it); SEED=N the shuffle.
 
 # rpctput_case OUTDIR REP THREADS SYSTEM: one system at one thread count.
 rpctput_case() {

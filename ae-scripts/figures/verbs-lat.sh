@@ -4,9 +4,9 @@
 # powers of four (a perftest run costs about 6 s under TCG: 42 took 241 s
 # at d85134e), between the first two nodes of the inventory. perftest
 # reports write/send latency as RTT/2 and read latency as the full RTT.
-# The three tools run back to back for
-# each size in a shuffled order (order.csv, lib/bench.sh; one run per
-# point: perftest's report holds its own distribution of the iterations).
+# The three tools run back to back for each size in a shuffled order
+# (order.csv, lib/bench.sh; one run per point: perftest's report holds its
+# own distribution of the iterations).
 # Knobs: QUICK=1 (200 iterations per point), FULL=1 (10000), default 1000;
 # SIZES="8 64 ..." overrides the size list; SEED=N the shuffle.
 

@@ -467,7 +467,8 @@ mb_summarize() {
 
 # mb_sweep OUTDIR FIGURE KNOB POINT "POINTS" "QUICK_POINTS" CASE SYSTEM...:
 # a throughput figure between the first two nodes (mb_two_nodes FIGURE):
-# MB_SWEEP_REPS (default MB_REPS_SHOWN; QUICK=1: 1) repetitions of POINTS (QUICK=1: QUICK_POINTS; the
+# MB_SWEEP_REPS (default MB_REPS_SHOWN; QUICK=1: 1) repetitions of POINTS
+# (QUICK=1: QUICK_POINTS; the
 # variable KNOB, when set, replaces them), the SYSTEMs interleaved per
 # (repetition, point) (mb_interleave with CASE), then data.csv. CASE finds
 # the figure's name in MB_FIGURE and the window to give its client in

@@ -159,7 +159,7 @@ static struct {
 	unsigned int n;
 } vocab;
 
-/* u for @m, as the draw has always computed it. */
+/* u for @m, as the doubles' draw computed it (mr_vocab_init only). */
 static double draw_u(uint64_t m, double total)
 {
 	return m * 0x1p-53 * total;
