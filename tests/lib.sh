@@ -96,9 +96,17 @@ summary() { echo "summary: $*"; }
 # pass it; when it does not, the test fails with the table (the failed row
 # is what a CI log needs).
 check_table() {
-	local out
-	out=$("$LITE_AE" check) || fail "kick-the-tires failed:
+	local out dir keep
+	if ! out=$("$LITE_AE" check); then
+		# Its logs (perftest's, each host's probe) are in the cluster's
+		# state, which goes with the test: keep a copy.
+		dir=$(sed -n 's/.*; details in \(.*\))$/\1/p' <<<"$out" | tail -n 1)
+		keep=$(test_log kick-the-tires)
+		rm -rf "$keep"
+		[ -z "$dir" ] || cp -r "$dir" "$keep" || true
+		fail "kick-the-tires failed (its logs: $keep):
 $out"
+	fi
 	printf '%s\n' "$out"
 }
 

@@ -14,6 +14,15 @@
 # and then plots/reference/ and exp.md's table replaced (two renames). Any
 # failure before that leaves both as they were.
 #
+# A run that stops at a failed figure leaves plots/.reference-partial (the
+# commit and each finished step's time and result directory). 'lite-ae
+# reference --resume' (make reference-resume), at that same commit and
+# still clean, installs LITE again and runs only the figures not yet
+# finished; the set then holds the finished ones' directories as they
+# were, and reference.txt says which figure failed and when. For a
+# failure of the test bed (a guest lost), not of the code measured: a
+# figure that fails the same way again is the code's.
+#
 # AE_REFERENCE_RUNNER (for tests/unit/reference-run only): a program run as
 # RUNNER FIGURE DIR instead of installing LITE and running the figure.
 
@@ -21,6 +30,7 @@ REF_DIR=$AE_ROOT/plots/reference
 REF_NEW=$AE_ROOT/plots/.reference-new
 REF_OLD=$AE_ROOT/plots/.reference-old
 REF_EXP_NEW=$AE_ROOT/plots/.reference-exp.md
+REF_PARTIAL=$AE_ROOT/plots/.reference-partial
 # The lines around the generated table in exp.md.
 REF_BEGIN='<!-- targets table: begin (make reference writes it from ae-scripts/lite-ae targets reference; do not edit) -->'
 REF_END='<!-- targets table: end -->'
@@ -119,24 +129,60 @@ ref_one() {
 	fi
 }
 
-# fig_reference [--check]: the whole run; --check stops after the
-# clean-tree and knob checks (make reference runs it before booting).
+# ref_note LINE: one line into plots/.reference-partial (not in a dry run).
+ref_note() { [ "$AE_DRY_RUN" = 1 ] || echo "$1" >>"$REF_PARTIAL"; }
+
+# fig_reference [--check|--resume]: the whole run; --check stops after the
+# clean-tree and knob checks (make reference runs it before booting);
+# --resume continues the interrupted run of plots/.reference-partial.
 fig_reference() {
 	local commit start=$SECONDS t0 rc name dir i log exp=$AE_ROOT/exp.md table started
-	local -a names=() dirs=() secs=() labels=() guesses=()
-	if [ "${1:-}" = --check ]; then
+	local resume=0 before=0 pc step label sec f
+	local -a names=() dirs=() secs=() labels=() guesses=() todo=() failures=()
+	local -A done_dir=()
+	case "${1:-}" in
+	--check)
 		commit=$(ref_preflight)
 		ae_log "reference: tree clean at ${commit:0:12}, no knobs set"
-		return 0
-	fi
+		return 0 ;;
+	--resume) resume=1 ;;
+	esac
 	[ "$AE_DRY_RUN" = 1 ] || ref_recover
 	commit=$(ref_preflight)
 	started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 	mapfile -t names < <(fig_list)
-	ae_log "reference: ${#names[@]} figures at ${commit:0:12}: ${names[*]}"
+	if [ "$resume" = 1 ]; then
+		[ -r "$REF_PARTIAL" ] ||
+			ae_die "reference: --resume: no interrupted run to resume ($REF_PARTIAL); start one with make reference"
+		pc=$(sed -n 's/^commit //p' "$REF_PARTIAL")
+		[ "$pc" = "$commit" ] ||
+			ae_die "reference: --resume: the interrupted run was at ${pc:0:12}, HEAD is ${commit:0:12}; start afresh (make reference)"
+		started=$(sed -n 's/^started //p' "$REF_PARTIAL")
+		before=$(sed -n 's/^elapsed //p' "$REF_PARTIAL" | tail -n 1)
+		mapfile -t failures < <(sed -n 's/^failed //p' "$REF_PARTIAL")
+		while read -r step label sec dir; do
+			[ "$step" = step ] || continue
+			if [ "$dir" != - ]; then
+				[ -d "$dir" ] ||
+					ae_die "reference: --resume: $label's result directory $dir is gone; start afresh (make reference)"
+				done_dir[$label]=$dir
+			fi
+			labels+=("$label") secs+=("$sec")
+		done <"$REF_PARTIAL"
+		for name in "${names[@]}"; do
+			[ -n "${done_dir[$name]:-}" ] || todo+=("$name")
+		done
+		ae_log "reference: resuming the run at ${commit:0:12} of $started: ${#todo[@]} of ${#names[@]} figures left: ${todo[*]}"
+	else
+		todo=("${names[@]}")
+		if [ "$AE_DRY_RUN" != 1 ]; then
+			printf 'commit %s\nstarted %s\n' "$commit" "$started" >"$REF_PARTIAL"
+		fi
+		ae_log "reference: ${#names[@]} figures at ${commit:0:12}: ${names[*]}"
+	fi
 	# One progress line as each step starts and ends (lib/progress.sh).
 	if [ -z "${AE_REFERENCE_RUNNER:-}" ]; then
-		mapfile -t guesses < <(ref_step_guesses install "${names[@]}")
+		mapfile -t guesses < <(ref_step_guesses install "${todo[@]}")
 		progress_init "${guesses[@]}"
 		# The module the LITE figures measure is built from this commit.
 		progress_start install
@@ -151,12 +197,19 @@ fig_reference() {
 			ae_die "reference: installing LITE at ${commit:0:12} failed (above); plots/reference/ is unchanged"
 		fi
 		progress_done ok
-		labels+=("(install)") secs+=("$((SECONDS - t0))")
+		label="(install)"
+		[ "$resume" = 0 ] || label="(reinstall)"
+		labels+=("$label") secs+=("$((SECONDS - t0))")
+		ref_note "step $label $((SECONDS - t0)) -"
 	else
-		progress_init "${names[@]}"
+		progress_init "${todo[@]}"
 	fi
 
 	for name in "${names[@]}"; do
+		if [ -n "${done_dir[$name]:-}" ]; then
+			dirs+=("${done_dir[$name]}")
+			continue
+		fi
 		progress_start "$name"
 		t0=$SECONDS
 		if [ "$AE_DRY_RUN" = 1 ]; then
@@ -178,9 +231,12 @@ fig_reference() {
 			if [ "$rc" != 0 ]; then
 				progress_done "FAILED: exit $rc" "${dir#"$AE_ROOT"/}"
 				progress_summary reference
-				ae_die "reference: $name failed after $(progress_fmt "$((SECONDS - t0))") (exit $rc); log: $log; data: $dir. plots/reference/ and exp.md are unchanged"
+				ref_note "failed $name $(date -u +%Y-%m-%dT%H:%M:%SZ) (exit $rc, log $log)"
+				ref_note "elapsed $((SECONDS - start + before))"
+				ae_die "reference: $name failed after $(progress_fmt "$((SECONDS - t0))") (exit $rc); log: $log; data: $dir. plots/reference/ and exp.md are unchanged. A failure of the test bed, not of the code (a guest lost): make reference-resume runs the figures not yet finished"
 			fi
 			progress_done ok "${dir#"$AE_ROOT"/}" "$(fig_targets_met "$name" "$dir")"
+			ref_note "step $name $((SECONDS - t0)) $dir"
 		fi
 		dirs+=("$dir")
 		ref_unchanged "$commit" "while $name ran" ||
@@ -207,8 +263,9 @@ fig_reference() {
 		echo "date: $started .. $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 		echo "inventory: ${INV_FILE#"$AE_ROOT"/}"
 		echo "figures: ${names[*]}"
+		for f in "${failures[@]}"; do echo "resumed: after $f"; done
 		for i in "${!secs[@]}"; do echo "elapsed ${labels[$i]}: ${secs[$i]} s"; done
-		echo "elapsed total: $((SECONDS - start)) s"
+		echo "elapsed total: $((SECONDS - start + before)) s"
 	} >"$REF_NEW/reference.txt"
 	"$AE_ROOT/ae-scripts/check-reference" -c "$commit" "$REF_NEW" "${names[@]}" >/dev/null ||
 		ref_fail "reference: the new set fails the check (above); plots/reference/ and exp.md are unchanged; the runs stay in ${dirs[0]%/*}/"
@@ -234,7 +291,7 @@ plots/reference/ and exp.md are unchanged; the runs stay in ${dirs[0]%/*}/"
 		[ ! -d "$REF_OLD" ] || mv -T "$REF_OLD" "$REF_DIR"
 		ae_die "reference: could not replace $exp; plots/reference/ is unchanged"
 	fi
-	rm -rf "$REF_OLD"
+	rm -rf "$REF_OLD" "$REF_PARTIAL"
 	progress_summary reference
 	ae_log "reference: plots/reference/ now holds ${#names[@]} figures at ${commit:0:12}, and exp.md's targets table is theirs:"
 	ae_log "  git add -A plots/reference exp.md && git commit -m 'plots/reference: make reference at ${commit:0:12}'"

@@ -254,7 +254,7 @@ ae_tail() {
 # server is stopped. Status 0, or 1 with AE_PAIR_ERR saying what failed
 # and the logs' last lines. WHAT names the run in messages.
 ae_pair() {
-	local fetch="" merge=0 what srv srv_cmd ready cli cli_cmd log remote rc=0
+	local fetch="" merge=0 what srv srv_cmd ready cli cli_cmd log remote how last rc=0
 	while :; do
 		case $1 in
 		--fetch) fetch=$2; shift 2 ;;
@@ -268,8 +268,18 @@ ae_pair() {
 	if [ -n "$srv" ]; then
 		ae_bg_start pair-server "$srv" "$AE_TIMEOUT" "$log.server.log" "$srv_cmd"
 		if ! ae_bg_ready pair-server "$ready" $((30 * AE_SLOW)); then
-			ae_bg_stop pair-server || true
-			AE_PAIR_ERR="server on $srv did not start: $(ae_tail "$log.server.log")"
+			# Say which: it ended (its status: 255 is ssh's own failure,
+			# 124 its time limit) or it still runs without taking clients.
+			if kill -0 "${AE_BG_PID[pair-server]}" 2>/dev/null; then
+				how="not ready after $((30 * AE_SLOW)) s"
+				ae_bg_stop pair-server || true
+			else
+				rc=0
+				ae_bg_wait pair-server || rc=$?
+				how="exited with status $rc before it was ready"
+			fi
+			last=$(ae_tail "$log.server.log")
+			AE_PAIR_ERR="server on $srv did not start ($how): ${last:-its log is empty}"
 			return 1
 		fi
 	fi
