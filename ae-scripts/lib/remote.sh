@@ -241,6 +241,14 @@ ae_tail() {
 	done | tr '\n' ' '
 }
 
+# ae_pair_state HOST PROGRAM: what HOST's processes named PROGRAM are doing
+# (state, age, kernel wait channel and stack), for a server that runs but
+# never became ready; bounded, and empty when the host does not answer.
+ae_pair_state() {
+	timeout 20 ssh -F "$AE_SSH_CONFIG" "$1" -- "ps -o pid,stat,etimes,wchan:32,args -C '$2';
+		for p in \$(pgrep -x '$2'); do echo \"# \$p: kernel stack\"; cat /proc/\$p/stack; done" 2>&1 || true
+}
+
 # ae_pair [--fetch FILE] [--merge] WHAT SERVER SERVER_CMD READY CLIENT
 #         CLIENT_CMD LOG [HOOK...]
 # One client/server measurement: SERVER_CMD on SERVER in the background
@@ -271,7 +279,8 @@ ae_pair() {
 			# Say which: it ended (its status: 255 is ssh's own failure,
 			# 124 its time limit) or it still runs without taking clients.
 			if kill -0 "${AE_BG_PID[pair-server]}" 2>/dev/null; then
-				how="not ready after $((30 * AE_SLOW)) s"
+				how="not ready after $((30 * AE_SLOW)) s; its processes there: $log.server.state"
+				ae_pair_state "$srv" "${srv_cmd%% *}" >"$log.server.state"
 				ae_bg_stop pair-server || true
 			else
 				rc=0
