@@ -158,7 +158,10 @@ fig_reference() {
 		[ "$pc" = "$commit" ] ||
 			ae_die "reference: --resume: the interrupted run was at ${pc:0:12}, HEAD is ${commit:0:12}; start afresh (make reference)"
 		started=$(sed -n 's/^started //p' "$REF_PARTIAL")
+		# The time the stopped attempts took (none recorded if stopped
+		# by a signal or during the install).
 		before=$(sed -n 's/^elapsed //p' "$REF_PARTIAL" | tail -n 1)
+		before=${before:-0}
 		mapfile -t failures < <(sed -n 's/^failed //p' "$REF_PARTIAL")
 		while read -r step label sec dir; do
 			[ "$step" = step ] || continue
