@@ -138,7 +138,7 @@ ref_note() { [ "$AE_DRY_RUN" = 1 ] || echo "$1" >>"$REF_PARTIAL"; }
 fig_reference() {
 	local commit start=$SECONDS t0 rc name dir i log exp=$AE_ROOT/exp.md table started
 	local resume=0 before=0 pc step label sec f
-	local -a names=() dirs=() secs=() labels=() guesses=() todo=() failures=()
+	local -a names=() dirs=() secs=() labels=() guesses=() left=() failures=()
 	local -A done_dir=()
 	case "${1:-}" in
 	--check)
@@ -173,11 +173,11 @@ fig_reference() {
 			labels+=("$label") secs+=("$sec")
 		done <"$REF_PARTIAL"
 		for name in "${names[@]}"; do
-			[ -n "${done_dir[$name]:-}" ] || todo+=("$name")
+			[ -n "${done_dir[$name]:-}" ] || left+=("$name")
 		done
-		ae_log "reference: resuming the run at ${commit:0:12} of $started: ${#todo[@]} of ${#names[@]} figures left: ${todo[*]}"
+		ae_log "reference: resuming the run at ${commit:0:12} of $started: ${#left[@]} of ${#names[@]} figures left: ${left[*]}"
 	else
-		todo=("${names[@]}")
+		left=("${names[@]}")
 		if [ "$AE_DRY_RUN" != 1 ]; then
 			printf 'commit %s\nstarted %s\n' "$commit" "$started" >"$REF_PARTIAL"
 		fi
@@ -185,7 +185,7 @@ fig_reference() {
 	fi
 	# One progress line as each step starts and ends (lib/progress.sh).
 	if [ -z "${AE_REFERENCE_RUNNER:-}" ]; then
-		mapfile -t guesses < <(ref_step_guesses install "${todo[@]}")
+		mapfile -t guesses < <(ref_step_guesses install "${left[@]}")
 		progress_init "${guesses[@]}"
 		# The module the LITE figures measure is built from this commit.
 		progress_start install
@@ -205,7 +205,7 @@ fig_reference() {
 		labels+=("$label") secs+=("$((SECONDS - t0))")
 		ref_note "step $label $((SECONDS - t0)) -"
 	else
-		progress_init "${todo[@]}"
+		progress_init "${left[@]}"
 	fi
 
 	for name in "${names[@]}"; do

@@ -283,7 +283,6 @@ ae_pair() {
 				ae_pair_state "$srv" "${srv_cmd%% *}" >"$log.server.state"
 				ae_bg_stop pair-server || true
 			else
-				rc=0
 				ae_bg_wait pair-server || rc=$?
 				how="exited with status $rc before it was ready"
 			fi
