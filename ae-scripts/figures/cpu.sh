@@ -2,12 +2,12 @@
 # Figure cpu: CPU time per RPC on the server host and on the client host vs
 # the load offered by the client: LITE RPC (server sleeps in the kernel
 # until a request arrives; one polling thread per device) against the
-# native write-imm RPC (verbs_bench, callers busy-poll for replies) with two
-# servers: one that busy-polls its CQ (verbs) and an event-driven one that
-# sleeps on the CQ's completion channel (verbs-event: ibv_req_notify_cq,
-# ibv_get_cq_event). The target judges LITE's server (default policy:
-# spin a while, then sleep) against the event-driven one, which sleeps
-# too; the busy-polling server is shown. 64 B calls from 4 client threads on node1 to one
+# native write-imm RPC (verbs_bench) two ways: server and callers
+# busy-polling their CQs (verbs), and both sleeping on their CQs'
+# completion channels (verbs-event: ibv_req_notify_cq, ibv_get_cq_event).
+# The target judges LITE's server (default policy: spin a while, then
+# sleep) against the event-driven one, which sleeps too; the busy-polling
+# server is shown. 64 B calls from 4 client threads on node1 to one
 # server on node2, paced to each offered rate (--rate; 0 = as fast as
 # replies come). The CPU time is the whole host's, from /proc/stat
 # (ae-scripts/cpu-sample: processes, kernel threads, interrupts), over a
@@ -32,15 +32,19 @@ cpu_samplers_start() {
 # cpu_case OUTDIR SYSTEM(lite|verbs|verbs-event) RATE REP: one measurement;
 # appends a row to OUTDIR/cpu.csv.
 cpu_case() {
-	local out=$1 sys=$2 rate=$3 rep=$4 tag="$2-r$3-$4" rc=0 ops
+	local out=$1 sys=$2 rate=$3 rep=$4 tag="$2-r$3-$4" rc=0 ops cwait="" swait=""
 	# shellcheck disable=SC2034 # read by mb_pair
 	local -a MB_BEFORE_CLIENT=(cpu_samplers_start "$out/raw/$tag" "$sdelay" "$swindow" "$MB_SRV" "$MB_CLI")
 	if [ "$sys" = lite ]; then
 		MB_SERIES="$sys-r$rate" MB_REP=$rep mb_lite_rpc "$out" "$tag" "$common --rate $rate" || rc=1
 	else
+		# verbs-event: callers and server sleep on completion events, as
+		# LITE's (default policy) do once they have spun; busy-polling
+		# callers would hold the client's vCPU and cap the paced rate.
+		[ "$sys" != verbs-event ] || cwait="--client-wait event" swait="--server-wait event"
 		MB_SERIES="$sys-r$rate" MB_REP=$rep mb_verbs "$out" "$tag" \
-			"-m rpc -o writeimm --param-name threads $common --rate $rate" \
-			"$([ "$sys" = verbs-event ] && echo --server-wait event)" || rc=1
+			"-m rpc -o writeimm --param-name threads $common --rate $rate $cwait" \
+			"$swait" || rc=1
 	fi
 	ae_bg_wait cpu-server || rc=1
 	ae_bg_wait cpu-client || rc=1
